@@ -88,13 +88,10 @@ class HeuristicBot:
 
     # -- helpers
     def _whole_hand(self, game, seat, hand, top):
+        if not hand or len({CARD_RANK[c] for c in hand if CARD_RANK[c] < TWO}) > 1:
+            return None  # two base ranks: not one combo
         cards = [c for c, n in hand.items() for _ in range(n)]
-        if not cards:
-            return None
-        try:
-            combo = combo_of(cards)
-        except ValueError:
-            return None
+        combo = combo_of(cards)
         if top is not None and not beats(combo, top, game._rj_any):
             return None
         try:

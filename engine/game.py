@@ -29,10 +29,10 @@ from .cards import (
     CardError,
     ComboError,
     beats,
+    canon_card,
     card_word,
     cards_words,
     combo_of,
-    canon_card,
     full_set,
     sort_cards,
 )
@@ -112,7 +112,7 @@ class Game:
             self.hands.append(h)
         self.count = [36] * 6
         self.out: Counter = Counter()  # cards out of play (革命, elimination, 会3)
-        self.played: Counter = Counter()
+        self.n_played = 0  # cards played to the table
         self.state = "pre"
         self.stage = ST_YUDIAN
         self.void = False
@@ -129,6 +129,7 @@ class Game:
         self.tribute_kind_seen = -1
         self.owed_pre: list[dict] = [] if previous is None else _owed_from(previous)
         self.paid_pre: Counter = Counter()
+        self.tribute_exhausted: set[int] = set()  # givers left with no tribute card
         self.luo_given: list[list] = []  # [from, to, n cards, returned?]
         self.bought = [False] * 6
         self.hui3_done = False
@@ -182,7 +183,7 @@ class Game:
 
     def phase2(self) -> bool:
         """四户乱缠: only four (or fewer) seats still play."""
-        return sum(self.active) <= 4
+        return self.active.count(True) <= 4
 
     def _no_head(self, s: int) -> bool:
         """无头: the seat's 对头 is out of play and it holds no 够死级 right."""
@@ -437,13 +438,12 @@ class Game:
                 f"; never a card received as tribute): it holds "
                 f"{cards_words(held) if held else 'none'}, and gave {cards_words(cards) or 'none'}",
                 frm)
-        if self.previous is not None and len(cards) < self._owed_key_remaining(kind, frm, to):
-            # paying part now is fine only if nothing is left to pay with
-            pass
         self._take_cards(frm, cards, word)
         self._give_cards(to, cards)
         self.received_tribute[to].update(cards)
         self.paid_pre[(kind, frm, to)] += len(cards)
+        if not self._tribute_eligible(frm):
+            self.tribute_exhausted.add(frm)  # gave what it had: nothing more is owed
         if kind == "luo" and cards:
             self.luo_given.append([frm, to, len(cards), False])
 
@@ -453,7 +453,8 @@ class Game:
                 continue
             key = (t["kind"], t["from"], t["to"])
             left = self._owed_key_remaining(*key)
-            if left > 0 and self._tribute_eligible(t["from"]):
+            if left > 0 and t["from"] not in self.tribute_exhausted \
+                    and self._tribute_eligible(t["from"]):
                 raise self._pre_error(
                     f"seat {t['from']} still owes seat {t['to']} {left} {TRIBUTE_WORD[kind]} "
                     f"card(s)", t["from"])
@@ -650,12 +651,11 @@ class Game:
             self._live_pre_act(seat, action)
             return
         kind = action.get("act")
-        allowed = {"play": {"act", "cards", "seat"}, "burn": {"act", "cards", "seat"},
-                   "pass": {"act", "seat"}, "yield": {"act", "seat"}}.get(kind)
+        allowed = _ACT_KEYS.get(kind)
         if allowed is None:
             raise IllegalAction("bad_format", f"unknown act {kind!r}: use play, pass, yield or burn",
                                 seat=seat)
-        extra = set(action) - allowed
+        extra = action.keys() - allowed
         if extra:
             raise IllegalAction("bad_format", f"unknown key {sorted(extra)[0]!r} in a {kind} act",
                                 seat=seat)
@@ -685,12 +685,10 @@ class Game:
                     self._do_pass(seat, yielded=True)
                 else:
                     self._do_yield(seat)
-        rec = {"seat": seat, "act": kind}
-        if kind in ("play", "burn"):
-            rec["cards"] = list(action["cards"]) if not isinstance(action["cards"], str) else \
-                action["cards"].replace(",", " ").split()
-            rec["cards"] = sort_cards(canon_card(c) for c in rec["cards"])
-        self.actions.append(rec)
+        if kind == "play" or kind == "burn":
+            self.actions.append({"seat": seat, "act": kind, "cards": list(combo.cards)})
+        else:
+            self.actions.append({"seat": seat, "act": kind})
         self.version += 1
 
     def _turn_error(self, seat, kind) -> IllegalAction:
@@ -737,7 +735,9 @@ class Game:
                 raise IllegalAction("not_in_hand", f"seat {seat} does not hold "
                                     f"{card_word(cards[0])}", seat=seat)
         else:
-            need = Counter(cards)
+            need: dict[str, int] = {}
+            for c in cards:
+                need[c] = need.get(c, 0) + 1
             for c, n in need.items():
                 if hand.get(c, 0) < n:
                     have = hand.get(c, 0)
@@ -806,7 +806,7 @@ class Game:
             else:
                 del hand[c]
         self.count[seat] -= len(cards)
-        self.played.update(cards)
+        self.n_played += len(cards)
 
     def _do_play(self, seat, combo, cards):
         if self.leading:
@@ -1604,7 +1604,7 @@ class Game:
 
     def card_total(self) -> int:
         """Cards in hands + played + out of play: always 216 (conservation check)."""
-        return sum(self.count) + sum(self.played.values()) + sum(self.out.values())
+        return sum(self.count) + self.n_played + sum(self.out.values())
 
 
 def _public_event(ev: dict) -> dict:
@@ -1612,6 +1612,9 @@ def _public_event(ev: dict) -> dict:
     玩家吃的贡牌和还的牌都要显示出来), so they are public."""
     return dict(ev)
 
+
+_ACT_KEYS = {"play": {"act", "cards", "seat"}, "burn": {"act", "cards", "seat"},
+             "pass": {"act", "seat"}, "yield": {"act", "seat"}}
 
 _STAGE_WORD = {ST_YUDIAN: "预点", ST_REVOLT: "革命", ST_WAIVE: "够死级 waiver",
                ST_TRIBUTE: "进贡/还贡", ST_BUY3: "买3", ST_MINGDIAN: "明点", ST_HUI3: "会3",

@@ -124,6 +124,8 @@ class Rules(Mapping):
         return self._opts[key]
 
     def __getattr__(self, key):
+        if key.startswith("_"):
+            raise AttributeError(key)
         try:
             return self._opts[key]
         except KeyError:
@@ -143,3 +145,9 @@ class Rules(Mapping):
 
     def __hash__(self):
         return hash(tuple(sorted(self._opts.items())))
+
+    def __copy__(self):
+        return self  # immutable
+
+    def __deepcopy__(self, memo):
+        return self

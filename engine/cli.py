@@ -1,0 +1,219 @@
+"""Command line: ``python -m engine replay|simulate|bench``.
+
+* ``replay FILE|-`` prints the result JSON of a game or match record; exit 0 legal, 1 illegal
+  record, 2 unreadable input (with a one-line reason on stderr).
+* ``simulate --games N --seed S --rules PRESET [--out DIR]`` plays bot games at tables of
+  ``--per-table`` games (tributes carry over), prints outcome statistics, writes match records.
+* ``bench`` prints replay and simulation throughput.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import statistics
+import sys
+import time
+from collections import Counter
+
+from .bots import make_bot, play_out
+from .cards import deal
+from .game import Game
+from .record import replay, replay_match
+from .rules import PRESETS, Rules, RulesError
+
+
+def _read_json(path: str):
+    try:
+        if path == "-":
+            text = sys.stdin.read()
+        else:
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+    except OSError as exc:
+        raise SystemExit(_fail(f"cannot read {path}: {exc.strerror or exc}")) from None
+    except UnicodeDecodeError:
+        raise SystemExit(_fail(f"cannot read {path}: not UTF-8 text")) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SystemExit(_fail(f"{path} is not JSON: {exc.msg} at line {exc.lineno} column "
+                               f"{exc.colno}")) from None
+
+
+def _fail(reason: str) -> int:
+    print(f"error: {reason}", file=sys.stderr)
+    return 2
+
+
+def cmd_replay(args) -> int:
+    data = _read_json(args.file)
+    if isinstance(data, dict) and data.get("format") == "gouji-match/1":
+        result = replay_match(data)
+    else:
+        result = replay(data)
+    json.dump(result, sys.stdout, ensure_ascii=False, indent=None if args.compact else 2)
+    sys.stdout.write("\n")
+    return 0 if result.get("ok") else 1
+
+
+def play_table(rules, rng: random.Random, games: int, bot: str = "heuristic",
+               opening_seat: int = 0) -> list[Game]:
+    """Play ``games`` consecutive bot games at one table (tributes and leaders carry over)."""
+    out: list[Game] = []
+    previous = None
+    bots = [make_bot(bot, random.Random(rng.random())) for _ in range(6)]
+    for k in range(games):
+        g = Game(rules, deal(rng), previous, opening_seat, first_game=(k == 0))
+        play_out(g, bots, rng)
+        out.append(g)
+        previous = g.result()
+    return out
+
+
+def match_record(games: list[Game]) -> dict:
+    first = games[0]
+    recs = []
+    for g in games:
+        rec = g.record()
+        rec.pop("rules")
+        rec.pop("opening_seat")
+        rec.pop("previous")
+        recs.append(rec)
+    return {"format": "gouji-match/1", "rules": first.rules.spec(),
+            "opening_seat": first.opening_seat, "games": recs}
+
+
+def cmd_simulate(args) -> int:
+    try:
+        rules = Rules.from_spec(args.rules)
+    except RulesError as exc:
+        return _fail(str(exc))
+    if args.games < 1 or args.per_table < 1:
+        return _fail("--games and --per-table must be at least 1")
+    rng = random.Random(args.seed)
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+    stats = Counter()
+    place_points = Counter()
+    actions = []
+    t0 = time.perf_counter()
+    played = 0
+    table = 0
+    while played < args.games:
+        n = min(args.per_table, args.games - played)
+        games = play_table(rules, rng, n, args.bot)
+        for g in games:
+            res = g.result()
+            actions.append(len(g.actions))
+            stats["void"] += res["void"]
+            stats["sweep"] += res["sweep"]
+            stats["revolutions"] += len(res["revolutions"])
+            stats["burns"] += len(res["burns"])
+            stats["counter_burns"] += sum(b["counter"] for b in res["burns"])
+            stats["eliminated_failed_burn"] += sum(e["reason"] == "failed_burn"
+                                                   for e in res["eliminated"])
+            stats["eliminated_smothered"] += sum(e["reason"] == "smothered"
+                                                 for e in res["eliminated"])
+            stats["smothers"] += len(res["smothers"])
+            if res["kaidian"][0] is not None:
+                stats["kaidian_seats"] += sum(bool(k) for k in res["kaidian"])
+            for t in (0, 1):
+                place_points[t] += res["team_points"][t]
+            stats["team0_wins"] += res["team_points"][0] > 0
+            stats["team1_wins"] += res["team_points"][1] > 0
+        if args.out:
+            path = os.path.join(args.out, f"table-{table:04d}.json")
+            with open(path, "w", encoding="utf-8") as fh:
+                json.dump(match_record(games), fh, ensure_ascii=False)
+        if args.check:
+            res = replay_match(match_record(games))
+            if not res["ok"]:
+                print(f"table {table}: record does not replay: {res['error']}", file=sys.stderr)
+                return 1
+        played += n
+        table += 1
+    elapsed = time.perf_counter() - t0
+    print(f"rules: {json.dumps(rules.spec(), ensure_ascii=False)}  bot: {args.bot}  "
+          f"seed: {args.seed}")
+    print(f"games: {played} at {table} table(s), {elapsed:.2f} s ({played / elapsed:.0f} games/s)")
+    print(f"actions per game: median {statistics.median(actions):.0f}, max {max(actions)}")
+    print(f"void (流局): {stats['void']}  串三户 sweeps: {stats['sweep']}  "
+          f"revolutions: {stats['revolutions']}")
+    print(f"burns (烧牌): {stats['burns']} (counter-burns {stats['counter_burns']}), "
+          f"failed burns (诈烧): {stats['eliminated_failed_burn']}")
+    print(f"smothers (闷): {stats['smothers']} (eliminated {stats['eliminated_smothered']})")
+    if rules["dadian"]:
+        print(f"开点 per game: {stats['kaidian_seats'] / played:.2f} seats")
+    print(f"team points: team 0 {place_points[0]}, team 1 {place_points[1]}; games won: "
+          f"team 0 {stats['team0_wins']}, team 1 {stats['team1_wins']}")
+    if args.out:
+        print(f"records: {table} match file(s) in {args.out}")
+    return 0
+
+
+def cmd_bench(args) -> int:
+    rng = random.Random(args.seed)
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
+          f"{platform.python_version()}; {time.strftime('%Y-%m-%d')}")
+    for preset in args.rules:
+        records = []
+        t0 = time.perf_counter()
+        n_sim = 0
+        while time.perf_counter() - t0 < args.seconds or n_sim < 20:
+            g = play_table(preset, rng, 1)[0]
+            n_sim += 1
+            if len(records) < args.games:
+                records.append(g.record())
+        sim_elapsed = time.perf_counter() - t0
+        times = []
+        n_actions = 0
+        for rec in records:
+            t = time.perf_counter()
+            res = replay(rec)
+            times.append(time.perf_counter() - t)
+            assert res["ok"], res
+            n_actions += len(rec["actions"])
+        total = sum(times)
+        print(f"[{preset}] replay: {len(records)} recorded games, median "
+              f"{statistics.median(times) * 1000:.2f} ms/game, p99 "
+              f"{sorted(times)[int(len(times) * 0.99) - 1] * 1000:.2f} ms, "
+              f"{len(records) / total:.0f} games/s, {total / n_actions * 1e6:.1f} µs/action")
+        print(f"[{preset}] simulate: {n_sim} heuristic-bot games in {sim_elapsed:.2f} s = "
+              f"{n_sim / sim_elapsed:.0f} games/s on one core")
+    return 0
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m engine", description="够级 rules engine")
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    p = sub.add_parser("replay", help="replay a game or match record and print its result")
+    p.add_argument("file", help="a JSON file, or - for standard input")
+    p.add_argument("--compact", action="store_true", help="print the result on one line")
+    p.set_defaults(func=cmd_replay)
+    p = sub.add_parser("simulate", help="play bot games and print outcome statistics")
+    p.add_argument("--games", type=int, default=100)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rules", default="dagang", help=f"preset: {', '.join(PRESETS)} "
+                   "(or a JSON rules object)")
+    p.add_argument("--per-table", type=int, default=4, help="games per table (a match)")
+    p.add_argument("--bot", choices=("heuristic", "random"), default="heuristic")
+    p.add_argument("--out", help="directory for the match records")
+    p.add_argument("--check", action="store_true", help="replay every match record too")
+    p.set_defaults(func=cmd_simulate)
+    p = sub.add_parser("bench", help="replay and simulation throughput")
+    p.add_argument("--games", type=int, default=300, help="recorded games to replay")
+    p.add_argument("--seconds", type=float, default=3.0, help="time spent simulating")
+    p.add_argument("--seed", type=int, default=7)
+    p.add_argument("--rules", nargs="+", default=list(PRESETS))
+    p.set_defaults(func=cmd_bench)
+    args = ap.parse_args(argv)
+    if getattr(args, "rules", None) and isinstance(args.rules, str) and args.rules.startswith("{"):
+        try:
+            args.rules = json.loads(args.rules)
+        except json.JSONDecodeError:
+            return _fail("--rules is neither a preset name nor a JSON object")
+    return args.func(args)
