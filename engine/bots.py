@@ -11,6 +11,7 @@ Both answer ``choose(game, seat)`` (the seat's act now) and ``burn(game, seat)``
 from __future__ import annotations
 
 import random
+from collections import Counter
 
 from .cards import BIG_ATTACHED, BJ, CARD_ORDER, CARD_RANK, RJ, SMALL_ATTACHED, TWO, beats, combo_of
 from .errors import IllegalAction
@@ -81,10 +82,25 @@ class HeuristicBot:
         return {"act": "play", "cards": cards} if cards else {"act": "pass"}
 
     def burn(self, game: Game, seat: int) -> dict | None:
-        # burn only when the burn takes every card left: no risk of 诈烧
+        """Burn (烧牌) an opponent's 够级 combo late in the game, when every combo left after
+        the burn can carry a joker (never risking 诈烧); go out with a burn whenever possible."""
         hand = game.hands[seat]
         whole = self._whole_hand(game, seat, hand, game.top)
-        return {"act": "burn", "cards": whole} if whole else None
+        if whole:
+            return {"act": "burn", "cards": whole}
+        if game.owner % 2 == seat % 2 or game.count[seat] > 10:
+            return None
+        best, best_cost = None, None
+        for cards in game._plays(seat, game.top, burn=True):
+            rest = Counter(hand)
+            rest.subtract(cards)
+            if not game.burn_feasible(+rest):
+                continue
+            combo = combo_of(cards)
+            cost = combo.n_rj * 1000 + combo.n_bj * 300 + combo.n_two * 40 + combo.rank
+            if best_cost is None or cost < best_cost:
+                best, best_cost = cards, cost
+        return {"act": "burn", "cards": best} if best else None
 
     # -- helpers
     def _whole_hand(self, game, seat, hand, top):
@@ -114,8 +130,9 @@ class HeuristicBot:
         if ranks:
             r = min(ranks)
             cards = list(ranks[r])
-            if burning:
-                cards.append(bjs[0] if bjs else rjs[0]) if (bjs or rjs) else None
+            if burning and (bjs or rjs):
+                # a burner's lead carries a joker; its 2s go along so none is left loose
+                cards += twos + [bjs[0] if bjs else rjs[0]]
             return cards
         # only 2s and jokers (and maybe 3s under 憋3)
         if twos:

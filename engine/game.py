@@ -302,8 +302,6 @@ class Game:
         if not self.can_revolt(s):
             what = "no 3, no 2 and no joker" if self._bie3 else "no 2 and no joker"
             raise self._pre_error(f"seat {s} cannot revolt: only a seat dealt {what} may", s)
-        if self.declared[s] or self.declared[opp(s)]:
-            raise self._pre_error(f"seat {s} cannot revolt after a 预点 in its pair", s)
         self.revolutionaries.append(s)
         self.active[s] = False
         for c, n in self.hands[s].items():
@@ -765,10 +763,16 @@ class Game:
     def _check_play(self, seat, combo, cards):
         self._check_three_rule(seat, combo, cards)
         if self.leading:
-            if self.burner == seat and self.rules["strict_burn"] and not combo.has_joker \
+            if self.burner == seat and self.rules["strict_burn"] \
                     and len(cards) != self.count[seat]:
-                raise IllegalAction("illegal_burn", f"seat {seat} is burning (烧牌): every combo it "
-                                    f"leads must carry a joker until its last", seat=seat)
+                if not combo.has_joker:
+                    raise IllegalAction("illegal_burn", f"seat {seat} is burning (烧牌): every "
+                                        f"combo it leads must carry a joker until its last",
+                                        seat=seat)
+                if not self._rest_feasible(seat, cards):
+                    raise IllegalAction("illegal_burn", f"seat {seat} is burning (烧牌): after "
+                                        f"{cards_words(cards)} it would not hold a joker for "
+                                        f"every combo it must still lead", seat=seat)
             return
         if not beats(combo, self.top, self._rj_any):
             raise IllegalAction("does_not_beat", f"seat {seat}'s {cards_words(cards)} does not beat "
@@ -881,8 +885,8 @@ class Game:
         self.active[seat] = False
         self.finish_order.append(seat)
         self.last_out = seat
-        if self.burner == seat:
-            self.burner = None
+        if self.burner == seat or self.phase2():
+            self.burner = None  # burning ends with the burner, and in 四户乱缠
         if len(self.finish_order) <= 2:
             self.pending_evals.append(seat)
             o = opp(seat)
@@ -898,7 +902,7 @@ class Game:
             self.out[c] += n
         self.hands[seat] = {}
         self.count[seat] = 0
-        if self.burner == seat:
+        if self.burner == seat or self.phase2():
             self.burner = None
         if self.yielder == seat:
             self.yielder = None
@@ -938,12 +942,15 @@ class Game:
                                 f"seat {p}'s {cards_words(top.cards)}, so it cannot burn it"
                                 + _beat_hint(combo, top), seat=seat)
         if self.rules["strict_burn"]:
-            rest = Counter(self.hands[seat])
-            rest.subtract(cards)
-            if not self.burn_feasible(+rest):
+            if not self._rest_feasible(seat, cards):
                 raise IllegalAction("illegal_burn", f"seat {seat} cannot burn: after "
                                     f"{cards_words(cards)} it would not hold a joker for every "
                                     f"combo it must still lead (烧牌 conditions)", seat=seat)
+
+    def _rest_feasible(self, seat, cards) -> bool:
+        rest = Counter(self.hands[seat])
+        rest.subtract(cards)
+        return self.burn_feasible(+rest)
 
     def burn_feasible(self, rest: Counter) -> bool:
         """Could a burner holding ``rest`` lead every combo with a joker but the last (烧牌 条件)?"""
@@ -1364,13 +1371,11 @@ class Game:
         combo = combo_of(cards)
         if top is not None and not beats(combo, top, self._rj_any):
             return False
-        if burning_lead and not combo.has_joker and len(cards) != total:
+        if burning_lead and len(cards) != total and (
+                not combo.has_joker or not self._rest_feasible(seat, cards)):
             return False
-        if burn and self.rules["strict_burn"]:
-            rest = Counter(self.hands[seat])
-            rest.subtract(cards)
-            if not self.burn_feasible(+rest):
-                return False
+        if burn and self.rules["strict_burn"] and not self._rest_feasible(seat, cards):
+            return False
         return True
 
     # ------------------------------------------------------------------ live pre-play
@@ -1399,8 +1404,7 @@ class Game:
                     return s, [{"act": "declare", "kind": "yudian"}, {"act": "decline"}]
         elif st == ST_REVOLT and self.rules["revolution"]:
             for s in self._seats_from_opening():
-                if (st, s) not in self.pre_decided and self.active[s] and self.can_revolt(s) \
-                        and not (self.declared[s] or self.declared[opp(s)]):
+                if (st, s) not in self.pre_decided and self.active[s] and self.can_revolt(s):
                     return s, [{"act": "revolt"}, {"act": "decline"}]
         elif st == ST_WAIVE:
             for rv in self.revolutionaries:

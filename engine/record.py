@@ -49,7 +49,7 @@ def _build_and_run(record, *, first_game=False, rules_default=None):
             return None, _error("bad_format", f"the record has no {key!r}")
     rules_spec = record.get("rules", rules_default)
     if rules_spec is None:
-        return None, _error("bad_format", "the record names no rules")
+        rules_spec = "dagang"  # the default preset (RULES.md §13)
     try:
         rules = Rules.from_spec(rules_spec)
     except RulesError as exc:
