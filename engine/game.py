@@ -139,6 +139,7 @@ class Game:
         # play state
         self.leader: int | None = None
         self.active = [True] * 6
+        self.n_active = 6
         self.finish_order: list[int] = []
         self.eliminated: list[tuple[int, str]] = []
         self.kaidian: list[bool | None] = [None] * 6
@@ -183,7 +184,12 @@ class Game:
 
     def phase2(self) -> bool:
         """四户乱缠: only four (or fewer) seats still play."""
-        return self.active.count(True) <= 4
+        return self.n_active <= 4
+
+    def _deactivate(self, s: int) -> None:
+        if self.active[s]:
+            self.active[s] = False
+            self.n_active -= 1
 
     def _no_head(self, s: int) -> bool:
         """无头: the seat's 对头 is out of play and it holds no 够死级 right."""
@@ -303,7 +309,7 @@ class Game:
             what = "no 3, no 2 and no joker" if self._bie3 else "no 2 and no joker"
             raise self._pre_error(f"seat {s} cannot revolt: only a seat dealt {what} may", s)
         self.revolutionaries.append(s)
-        self.active[s] = False
+        self._deactivate(s)
         for c, n in self.hands[s].items():
             self.out[c] += n
         self.hands[s] = {}
@@ -653,7 +659,7 @@ class Game:
         if allowed is None:
             raise IllegalAction("bad_format", f"unknown act {kind!r}: use play, pass, yield or burn",
                                 seat=seat)
-        extra = action.keys() - allowed
+        extra = [k for k in action if k not in allowed]
         if extra:
             raise IllegalAction("bad_format", f"unknown key {sorted(extra)[0]!r} in a {kind} act",
                                 seat=seat)
@@ -882,7 +888,7 @@ class Game:
         self._advance(seat)
 
     def _finish(self, seat):
-        self.active[seat] = False
+        self._deactivate(seat)
         self.finish_order.append(seat)
         self.last_out = seat
         if self.burner == seat or self.phase2():
@@ -895,7 +901,7 @@ class Game:
         self._check_end()
 
     def _eliminate(self, seat, reason):
-        self.active[seat] = False
+        self._deactivate(seat)
         self.eliminated.append((seat, reason))
         self.last_out = seat
         for c, n in self.hands[seat].items():
@@ -1099,7 +1105,7 @@ class Game:
                 pos = {(start + k) % 6: k for k in range(1, 7)}
                 order = sorted(remaining, key=lambda s: (self.count[s], pos[s]))
             for s in order:
-                self.active[s] = False
+                self._deactivate(s)
                 self.finish_order.append(s)
         if self._dadian:
             for s in range(6):
@@ -1652,6 +1658,9 @@ def _owed_from(previous) -> list[dict]:
     return out
 
 
+_FULL_SET = Counter(full_set())
+
+
 def _check_deal(deal) -> list[list[str]]:
     if not isinstance(deal, list | tuple) or len(deal) != 6:
         raise IllegalAction("bad_deal", "the deal must be six hands", where="deal")
@@ -1672,7 +1681,7 @@ def _check_deal(deal) -> list[list[str]]:
                                 where="deal")
         total.update(cards)
         hands.append(cards)
-    if total != Counter(full_set()):
+    if total != _FULL_SET:
         wrong = sorted((c for c in set(total) | set(full_set()) if total[c] != 4),
                        key=CARD_ORDER.__getitem__)
         c = wrong[0]

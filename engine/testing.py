@@ -41,17 +41,17 @@ def position(rules="dagang", hands: dict | None = None, leader: int = 0, *,
     g.out = +rest
     for s in revolutionaries:
         g.revolutionaries.append(s)
-        g.active[s] = False
+        g._deactivate(s)
     for s in waived:
         g.waived[s] = True
     g.stage = 7
     g._grant_rights()
     for s in finished:
-        g.active[s] = False
+        g._deactivate(s)
         g.finish_order.append(s)
         g.last_out = s
     for s, reason in eliminated:
-        g.active[s] = False
+        g._deactivate(s)
         g.eliminated.append((s, reason))
     if kaidian:
         for s, v in kaidian.items():
