@@ -791,11 +791,11 @@ class Game:
                                 seat=seat)
         p = self.owner
         if self.phase2():
-            raise IllegalAction("illegal_yield", "no yielding (让牌) once four play 四户乱缠",
-                                seat=seat)
+            raise IllegalAction("illegal_yield", f"seat {seat} cannot yield (让牌): nobody yields "
+                                f"once four play 四户乱缠", seat=seat)
         if seat != opp(p):
-            raise IllegalAction("illegal_yield", f"only seat {opp(p)}, the 对头 of seat {p}, may "
-                                f"yield (让牌) on its combo", seat=seat)
+            raise IllegalAction("illegal_yield", f"seat {seat} cannot yield (让牌) on seat {p}'s "
+                                f"combo: only seat {opp(p)}, its 对头, may", seat=seat)
         if self.top.gouji or self.top_restricted or self.top_burning or self.top_unbeatable:
             raise IllegalAction("illegal_yield", f"seat {seat} cannot yield on a 够级 or yielded "
                                 f"combo", seat=seat)
