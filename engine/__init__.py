@@ -3,7 +3,7 @@
 Public API (RULES.md, RECORD.md)::
 
     from engine import parse_cards, parse_combo, can_beat, is_gouji, replay, replay_match
-    from engine import Game, deal, RandomBot, HeuristicBot
+    from engine import Game, deal, RandomBot, HeuristicBot, score_sheet
 """
 
 from .bots import HeuristicBot, RandomBot, bot_game, play_out
@@ -21,6 +21,7 @@ from .errors import CODES, IllegalAction
 from .game import Game, opp
 from .record import replay, replay_game, replay_match
 from .rules import PRESETS, Rules, RulesError
+from .sheet import score_sheet
 
 __all__ = [
     "CODES",
@@ -45,4 +46,5 @@ __all__ = [
     "replay",
     "replay_game",
     "replay_match",
+    "score_sheet",
 ]

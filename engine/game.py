@@ -237,7 +237,8 @@ class Game:
             raise IllegalAction("game_over" if self.state == "over" else "bad_pre",
                                 "the game is over" if self.state == "over"
                                 else "pre-play events come before the first lead", where="pre")
-        if not isinstance(ev, dict) or ev.get("type") not in _EVENT_KEYS:
+        if not isinstance(ev, dict) or not isinstance(ev.get("type"), str) \
+                or ev["type"] not in _EVENT_KEYS:
             raise IllegalAction("bad_format", f"unknown pre-play event {ev!r:.80}", where="pre")
         typ = ev["type"]
         extra = set(ev) - _EVENT_KEYS[typ]
@@ -434,8 +435,9 @@ class Game:
                 raise self._pre_error(f"seat {frm} owes seat {to} {remaining} {word} card(s), "
                                       f"not {len(cards)}", frm)
         expected = self.tribute_cards(frm, len(cards))
+        eligible = Counter(self._tribute_eligible(frm))
         if len(expected) < len(cards) or sorted(CARD_RANK[c] for c in cards) != sorted(
-                CARD_RANK[c] for c in expected):
+                CARD_RANK[c] for c in expected) or Counter(cards) - eligible:
             held = self._tribute_eligible(frm)
             raise self._pre_error(
                 f"seat {frm} must give its biggest tribute cards ({word}: 大王, then 小王, then 2s"
@@ -655,7 +657,7 @@ class Game:
             self._live_pre_act(seat, action)
             return
         kind = action.get("act")
-        allowed = _ACT_KEYS.get(kind)
+        allowed = _ACT_KEYS.get(kind) if isinstance(kind, str) else None
         if allowed is None:
             raise IllegalAction("bad_format", f"unknown act {kind!r}: use play, pass, yield or burn",
                                 seat=seat)
@@ -1644,16 +1646,40 @@ def _beat_hint(play, top) -> str:
     return ""
 
 
+RESULT_KEYS = {"ok", "complete", "void", "places", "order", "team_points", "sweep", "kaidian",
+               "revolutions", "eliminated", "burns", "smothers", "owed_tributes", "next_leader",
+               "to_act"}
+
+
 def _owed_from(previous) -> list[dict]:
+    """Check ``previous`` (the result of the table's previous game) and read what it owes."""
     if not isinstance(previous, dict):
         raise IllegalAction("bad_format", "previous must be a result object", where="deal")
-    owed = previous.get("owed_tributes") or []
+    extra = [k for k in previous if k not in RESULT_KEYS]
+    if extra:
+        raise IllegalAction("bad_format", f"unknown key in previous: {sorted(map(str, extra))[0]!r}",
+                            where="deal")
+    if previous.get("ok") is False or previous.get("complete") is False:
+        raise IllegalAction("bad_format", "previous must be the result of a finished game",
+                            where="deal")
+    nl = previous.get("next_leader")
+    if nl is not None and not _is_seat(nl):
+        raise IllegalAction("bad_format", "previous.next_leader must be a seat 0 to 5 or null",
+                            where="deal")
+    if type(previous.get("void", False)) is not bool:
+        raise IllegalAction("bad_format", "previous.void must be true or false", where="deal")
+    owed = previous.get("owed_tributes")
+    if owed is None:
+        owed = []
+    if not isinstance(owed, list):
+        raise IllegalAction("bad_format", "previous.owed_tributes must be a list", where="deal")
     out = []
     for t in owed:
-        if not isinstance(t, dict) or t.get("kind") not in TRIBUTE_KINDS or not _is_seat(
-                t.get("from")) or not _is_seat(t.get("to")) or type(t.get("count")) is not int:
-            raise IllegalAction("bad_format", "previous.owed_tributes holds a malformed entry",
-                                where="deal")
+        if not isinstance(t, dict) or set(t) != {"kind", "from", "to", "count"} \
+                or t["kind"] not in TRIBUTE_KINDS or not _is_seat(t["from"]) \
+                or not _is_seat(t["to"]) or type(t["count"]) is not int or not 0 < t["count"] < 100:
+            raise IllegalAction("bad_format", "previous.owed_tributes holds a malformed entry: "
+                                "each is {\"kind\", \"from\", \"to\", \"count\"}", where="deal")
         out.append({"kind": t["kind"], "from": t["from"], "to": t["to"], "count": t["count"]})
     return out
 

@@ -83,7 +83,7 @@ def _build_and_run(record, *, first_game=False, rules_default=None):
         game.begin_play(leader)
     except IllegalAction as exc:
         where = exc.where if exc.where in ("pre", "leader") else "leader"
-        idx = len(pre) - 1 if where == "pre" else None
+        idx = len(pre) if where == "pre" else None  # where the missing event belongs
         return None, _error(exc.code, exc.message, where, idx, exc.seat)
     for i, a in enumerate(actions):
         if not isinstance(a, dict) or type(a.get("seat")) is not int:
