@@ -157,7 +157,6 @@ class Game:
         self._reset_round(None)
         self.turn: int | None = None
         self.pending_end = False
-        self.pending_evals: list[int] = []
         self.last_out: int | None = None
         if live:
             self.start()
@@ -896,7 +895,7 @@ class Game:
         if self.burner == seat or self.phase2():
             self.burner = None  # burning ends with the burner, and in 四户乱缠
         if len(self.finish_order) <= 2:
-            self.pending_evals.append(seat)
+            self._judge_kaidian(seat)
             o = opp(seat)
             if self.active[o]:
                 self.dipai_right = o
@@ -1047,12 +1046,12 @@ class Game:
         w = self.owner
         if w is not None:
             self._credit_win(w)
-        self._run_evals()
         nxt = w if self.active[w] else self._next_active(w)
         self._reset_round(nxt)
 
     def _credit_win(self, w):
-        if not self._dadian or self.kaidian_closed or self.top is None:
+        if not self._dadian or self.kaidian_closed or self.top is None \
+                or self.kaidian[w] is False:
             return
         if self.top_gousiji_right:
             self.gousiji_lived[w] += 1
@@ -1064,25 +1063,20 @@ class Game:
         if self.top_gouji and self.top.n_rj == 0:
             self.kaidian[w] = True
 
-    def _run_evals(self):
-        if not self.pending_evals:
+    def _judge_kaidian(self, s):
+        """开点 judgments when 头科 or 二科 is produced (大纲 第二十四条: 头科产生前 / 二科产生前)."""
+        if not self._dadian:
             return
-        for s in self.pending_evals:
-            if not self._dadian:
-                continue
-            if s == self.finish_order[0]:
-                if self.kaidian[opp(s)] is not True:
-                    self.kaidian[opp(s)] = False
-                if self.kaidian[s] is not True:
-                    self.kaidian[s] = False
-            elif len(self.finish_order) > 1 and s == self.finish_order[1]:
-                head = self.finish_order[0]
-                for t in range(6):
-                    if t != head and self.kaidian[t] is not True:
-                        self.kaidian[t] = False
-                self.kaidian_closed = True
-        self.pending_evals = []
-        self.dipai_right = None
+        if s == self.finish_order[0]:
+            for t in (opp(s), s):
+                if self.kaidian[t] is not True:
+                    self.kaidian[t] = False
+        else:
+            head = self.finish_order[0]
+            for t in range(6):
+                if t != head and self.kaidian[t] is not True:
+                    self.kaidian[t] = False
+            self.kaidian_closed = True
 
     def _check_end(self):
         act = [s for s in range(6) if self.active[s]]
@@ -1095,7 +1089,6 @@ class Game:
     def _end_game(self, remaining):
         if self.top is not None and self.owner is not None:
             self._credit_win(self.owner)
-        self._run_evals()
         if remaining:
             if self.agreed is not None and len(remaining) > 1:
                 if sorted(self.agreed) != sorted(remaining):
