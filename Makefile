@@ -37,7 +37,8 @@ bench: venv
 	$(PY) -m engine bench
 
 demo: venv
-	$(PY) -m engine simulate --games 20 --seed 1 --rules dagang
+	$(PY) manage.py migrate --noinput -v0
+	$(PY) manage.py demo_event
 
 FORCE:
 

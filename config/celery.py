@@ -1,0 +1,11 @@
+"""Celery application. With no ``CELERY_BROKER_URL`` tasks run in-process (eager)."""
+
+import os
+
+from celery import Celery
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+app = Celery("gouji")
+app.config_from_object("django.conf:settings", namespace="CELERY")
+app.autodiscover_tasks()

@@ -1,0 +1,86 @@
+"""Game results at tables: every version kept, with who, when and why; confirmation."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+
+class GameResult(models.Model):
+    """The result of game ``number`` (局) at one table; its current version is what counts."""
+
+    class Status(models.TextChoices):
+        SUBMITTED = "submitted", _("submitted, awaiting confirmation")
+        CONFIRMED = "confirmed", _("confirmed")
+
+    table = models.ForeignKey("tournaments.Table", on_delete=models.CASCADE,
+                              related_name="results", verbose_name=_("table"))
+    number = models.PositiveSmallIntegerField(_("game"))
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices,
+                              default=Status.SUBMITTED)
+    version = models.PositiveIntegerField(_("current version"), default=1)
+    points_a = models.IntegerField(_("points of 联邦 0 (seats 0, 2, 4)"), default=0)
+    points_b = models.IntegerField(_("points of 联邦 1 (seats 1, 3, 5)"), default=0)
+    places = models.JSONField(_("places by seat"), default=list)
+    void = models.BooleanField(_("void (流局)"), default=False)
+    engine_result = models.JSONField(_("engine result"), default=dict)
+    system_recorded = models.BooleanField(_("recorded by the system"), default=False)
+    confirmed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                     on_delete=models.SET_NULL, related_name="+",
+                                     verbose_name=_("confirmed by"))
+    confirmed_at = models.DateTimeField(_("confirmed at"), null=True, blank=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("game result")
+        verbose_name_plural = _("game results")
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="result_once_per_game"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="result_number_ge_1"),
+            models.CheckConstraint(condition=Q(points_a=0) | Q(points_b=0),
+                                   name="result_one_team_scores"),
+            models.CheckConstraint(
+                condition=Q(status="submitted") | Q(confirmed_at__isnull=False),
+                name="result_confirmed_has_time"),
+        ]
+        indexes = [models.Index(fields=["status"])]
+
+    def __str__(self):
+        return f"{self.table} · {_('game')} {self.number}"
+
+
+class GameResultVersion(models.Model):
+    """One submitted version of a result: a result sheet or a full record, as the engine
+    validated it. Versions are never changed; a correction adds a version."""
+
+    class Kind(models.TextChoices):
+        SHEET = "sheet", _("result sheet")
+        RECORD = "record", _("full record")
+
+    result = models.ForeignKey(GameResult, on_delete=models.CASCADE, related_name="versions",
+                               verbose_name=_("result"))
+    version = models.PositiveIntegerField(_("version"))
+    kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
+    payload = models.JSONField(_("as submitted"))
+    engine_result = models.JSONField(_("engine result"))
+    points_a = models.IntegerField(_("points of 联邦 0"))
+    points_b = models.IntegerField(_("points of 联邦 1"))
+    submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                     on_delete=models.SET_NULL, related_name="+",
+                                     verbose_name=_("by"))
+    submitted_at = models.DateTimeField(_("at"), auto_now_add=True)
+    reason = models.TextField(_("reason"), blank=True)
+    idempotency_key = models.CharField(_("idempotency key"), max_length=100, blank=True)
+
+    class Meta:
+        verbose_name = _("result version")
+        verbose_name_plural = _("result versions")
+        ordering = ["result", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["result", "version"], name="version_unique"),
+            models.CheckConstraint(condition=Q(version=1) | ~Q(reason=""),
+                                   name="correction_has_reason"),
+        ]

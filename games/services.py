@@ -1,0 +1,226 @@
+"""Writes for game results: submit, confirm, correct (STYLE.md: services own the writes).
+
+The engine decides: a result sheet goes through :func:`engine.score_sheet`, a full record
+through :func:`engine.replay` with the table's previous game as ``previous``. Nothing the engine
+refuses is stored. Each change is a new :class:`GameResultVersion`; standings are recomputed on
+commit from confirmed results only.
+"""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+import engine
+from engine.game import RESULT_KEYS
+from games.models import GameResult, GameResultVersion
+from tournaments.errors import Conflict, Forbidden, ServiceError
+from tournaments.models import Event, Round, Seat, Table
+
+MAX_RECORD_ACTIONS = 2000
+
+
+def _standings_on_commit(event_id: int):
+    from tournaments.tasks import standings_recompute_task
+
+    transaction.on_commit(lambda: standings_recompute_task.delay(event_id))
+
+
+def _previous_result(table: Table, number: int) -> dict | None:
+    if number <= 1:
+        return None
+    prev = GameResult.objects.filter(table=table, number=number - 1).only("engine_result").first()
+    if prev is None:
+        return None
+    return {k: v for k, v in prev.engine_result.items() if k in RESULT_KEYS}
+
+
+def result_validate(*, event: Event, table: Table, number: int, sheet=None, record=None) -> tuple:
+    """Score a sheet or a record with the engine; return ``(kind, payload, engine_result)`` or
+    raise :class:`ServiceError` with the engine's error object."""
+    if (sheet is None) == (record is None):
+        raise ServiceError("bad_submission", _("send either a result sheet or a full record"))
+    if not 1 <= number <= event.games_per_match:
+        raise ServiceError("bad_game_number", _("game number must be 1 to %(n)s") % {
+            "n": event.games_per_match})
+    rules = engine.Rules.from_spec(event.rules)
+    if sheet is not None:
+        if not isinstance(sheet, dict):
+            raise ServiceError("bad_sheet", _("a result sheet must be a JSON object"))
+        payload = dict(sheet)
+        payload.setdefault("format", "gouji-sheet/1")
+        if "rules" in payload and _rules_differ(payload["rules"], rules):
+            raise ServiceError("wrong_rules", _("the sheet's rules are not the event's rules"))
+        payload["rules"] = rules.spec()
+        res = engine.score_sheet(payload)
+        kind = GameResultVersion.Kind.SHEET
+    else:
+        if not isinstance(record, dict):
+            raise ServiceError("bad_record", _("a game record must be a JSON object"))
+        actions = record.get("actions")
+        if isinstance(actions, list) and len(actions) > MAX_RECORD_ACTIONS:
+            raise ServiceError("bad_record", _("a record holds at most %(n)s actions") % {
+                "n": MAX_RECORD_ACTIONS})
+        payload = dict(record)
+        if "rules" in payload and _rules_differ(payload["rules"], rules):
+            raise ServiceError("wrong_rules", _("the record's rules are not the event's rules"))
+        payload["rules"] = rules.spec()
+        previous = _previous_result(table, number)
+        if previous is not None:
+            given = payload.get("previous")
+            if given is not None and {k: v for k, v in given.items() if k != "to_act"} != {
+                    k: v for k, v in previous.items() if k != "to_act"}:
+                raise ServiceError("wrong_previous", _(
+                    "the record's previous game is not the result stored for game %(n)s") % {
+                    "n": number - 1})
+            payload["previous"] = previous
+        res = engine.replay(payload, first_game=(number == 1 and previous is None))
+        kind = GameResultVersion.Kind.RECORD
+        if res.get("ok") and not res["complete"]:
+            raise ServiceError("record_unfinished", _(
+                "the record stops before the game ends; submit it when the game is over"),
+                detail={"to_act": res.get("to_act")}, status=422)
+    if not res.get("ok"):
+        err = res["error"]
+        raise ServiceError(err["code"], err["message"], detail=err, status=422)
+    return kind, payload, res
+
+
+def _rules_differ(spec, rules: engine.Rules) -> bool:
+    try:
+        return engine.Rules.from_spec(spec) != rules
+    except engine.RulesError:
+        return True
+
+
+def _lock_table(table_id: int) -> Table:
+    return Table.objects.select_for_update().select_related("round__event").get(pk=table_id)
+
+
+def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None,
+                  idempotency_key: str = "", system: bool = False) -> GameResult:
+    """Store the first result of game ``number`` at ``table``.
+
+    The same submission twice (same payload, or same ``idempotency_key``) returns the stored
+    result instead of a second one; a different one is refused: corrections go through
+    :func:`result_correct`. ``system`` marks live-play results, confirmed at once.
+    """
+    event = table.round.event
+    if table.round.status == Round.Status.COMMITTED:
+        raise ServiceError("not_drawn", _("the round is not drawn yet"))
+    kind, payload, res = result_validate(event=event, table=table, number=number, sheet=sheet,
+                                         record=record)
+    with transaction.atomic():
+        table = _lock_table(table.pk)
+        existing = GameResult.objects.filter(table=table, number=number).first()
+        if existing is not None:
+            first = existing.versions.order_by("version").first()
+            same_key = idempotency_key and any(
+                v.idempotency_key == idempotency_key for v in existing.versions.all())
+            if same_key or (first is not None and first.payload == payload):
+                return existing
+            raise Conflict("already_submitted", _(
+                "game %(n)s of table %(t)s already has a result; send a correction with a "
+                "reason instead") % {"n": number, "t": table.number})
+        now = timezone.now()
+        result = GameResult.objects.create(
+            table=table, number=number, version=1,
+            status=GameResult.Status.CONFIRMED if system else GameResult.Status.SUBMITTED,
+            points_a=res["team_points"][0], points_b=res["team_points"][1],
+            places=res["places"], void=res["void"], engine_result=res, system_recorded=system,
+            confirmed_at=now if system else None)
+        GameResultVersion.objects.create(
+            result=result, version=1, kind=kind, payload=payload, engine_result=res,
+            points_a=res["team_points"][0], points_b=res["team_points"][1],
+            submitted_by=by, idempotency_key=idempotency_key or "")
+        if system:
+            _standings_on_commit(event.pk)
+    return result
+
+
+def _seat_of(user, table: Table) -> Seat | None:
+    player = getattr(user, "player", None) if user is not None else None
+    if player is None:
+        return None
+    return Seat.objects.filter(table=table, player=player).first()
+
+
+def result_confirm(*, result: GameResult, by, as_referee: bool = False) -> GameResult:
+    """Confirm a submitted result (two-person rule): a referee, or a player of the table who
+    did not submit it — of the other 联邦 when the submitter sat at the table."""
+    with transaction.atomic():
+        _lock_table(result.table_id)
+        result = GameResult.objects.select_related("table__round__event").get(pk=result.pk)
+        if result.status == GameResult.Status.CONFIRMED:
+            return result
+        current = result.versions.get(version=result.version)
+        if not as_referee:
+            seat = _seat_of(by, result.table)
+            if seat is None:
+                raise Forbidden("not_at_table", _("only a referee or a player of this table "
+                                                  "may confirm its result"))
+            if current.submitted_by_id is not None and current.submitted_by_id == by.pk:
+                raise Forbidden("own_submission", _(
+                    "the other 联邦 or a referee confirms a result, not its submitter"))
+            submitter_seat = _seat_of(current.submitted_by, result.table)
+            if submitter_seat is not None and submitter_seat.side == seat.side:
+                raise Forbidden("same_side", _(
+                    "a player of the other 联邦 or a referee must confirm this result"))
+        result.status = GameResult.Status.CONFIRMED
+        result.confirmed_by = by
+        result.confirmed_at = timezone.now()
+        result.save(update_fields=["status", "confirmed_by", "confirmed_at", "updated_at"])
+        _standings_on_commit(result.table.round.event_id)
+    return result
+
+
+def results_confirm(*, results, by, as_referee: bool = True) -> int:
+    """Confirm many results (admin action for referees); returns how many changed."""
+    n = 0
+    for r in results:
+        if r.status != GameResult.Status.CONFIRMED:
+            result_confirm(result=r, by=by, as_referee=as_referee)
+            n += 1
+    return n
+
+
+def result_correct(*, result: GameResult, reason: str, sheet=None, record=None, by=None,
+                   as_referee: bool = False) -> GameResult:
+    """Replace a result with a new version, keeping every earlier one with who, when and why.
+    A referee's correction stands confirmed; a player's needs confirming again."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ServiceError("reason_required", _("a correction needs a reason"))
+    table = result.table
+    event = table.round.event
+    if not as_referee and _seat_of(by, table) is None:
+        raise Forbidden("not_at_table", _("only a referee or a player of this table may "
+                                          "correct its result"))
+    kind, payload, res = result_validate(event=event, table=table, number=result.number,
+                                         sheet=sheet, record=record)
+    with transaction.atomic():
+        _lock_table(table.pk)
+        result = GameResult.objects.get(pk=result.pk)
+        version = result.version + 1
+        GameResultVersion.objects.create(
+            result=result, version=version, kind=kind, payload=payload, engine_result=res,
+            points_a=res["team_points"][0], points_b=res["team_points"][1], submitted_by=by,
+            reason=reason)
+        result.version = version
+        result.points_a, result.points_b = res["team_points"]
+        result.places = res["places"]
+        result.void = res["void"]
+        result.engine_result = res
+        now = timezone.now()
+        if as_referee:
+            result.status = GameResult.Status.CONFIRMED
+            result.confirmed_by = by
+            result.confirmed_at = now
+        else:
+            result.status = GameResult.Status.SUBMITTED
+            result.confirmed_by = None
+            result.confirmed_at = None
+        result.save()
+        _standings_on_commit(event.pk)
+    return result

@@ -1,0 +1,379 @@
+"""Players, 联邦 teams, events, entries, rounds, tables, seats, byes, penalties and standings."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+DEFAULT_TIE_BREAKS = ["points", "game_wins", "head_count", "opponents_points", "head_to_head",
+                      "drawn"]
+TIE_BREAK_CHOICES = {
+    "points": _("points"),
+    "match_points": _("match points"),
+    "game_wins": _("games won"),
+    "head_count": _("头科 count"),
+    "opponents_points": _("opponents' points"),
+    "head_to_head": _("head-to-head"),
+    "drawn": _("drawn order"),
+}
+
+
+def default_rules():
+    return "dagang"
+
+
+class Player(models.Model):
+    """A person who plays; may be linked to a login for self-service."""
+
+    name = models.CharField(_("name"), max_length=100)
+    club = models.CharField(_("club"), max_length=100, blank=True)
+    number = models.PositiveIntegerField(_("player number"), unique=True, null=True, blank=True)
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                on_delete=models.SET_NULL, related_name="player",
+                                verbose_name=_("login"))
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("player")
+        verbose_name_plural = _("players")
+        ordering = ["name", "pk"]
+        indexes = [models.Index(fields=["name"])]
+
+    def __str__(self):
+        return f"{self.name} (#{self.number})" if self.number else self.name
+
+
+class Event(models.Model):
+    """A tournament: rounds plus standings under one rule preset and one format."""
+
+    class Format(models.TextChoices):
+        INDIVIDUAL = "individual", _("individual, drawn teams (抽签组邦)")
+        TEAM = "team", _("team Swiss (团体赛)")
+
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("draft")
+        REGISTRATION = "registration", _("registration open")
+        RUNNING = "running", _("running")
+        FINISHED = "finished", _("finished")
+
+    name = models.CharField(_("name"), max_length=200)
+    slug = models.SlugField(_("slug"), max_length=80, unique=True)
+    format = models.CharField(_("format"), max_length=20, choices=Format.choices,
+                              default=Format.INDIVIDUAL)
+    rules = models.JSONField(_("rules"), default=default_rules,
+                             help_text=_("A preset name or {\"preset\": …, \"options\": {…}}"))
+    rounds_planned = models.PositiveSmallIntegerField(_("rounds"), default=7)
+    games_per_match = models.PositiveSmallIntegerField(_("games per match"), default=4)
+    bye_points = models.IntegerField(_("bye score"), default=0,
+                                     help_text=_("Points a bye earns for the round"))
+    swiss_brackets = models.BooleanField(
+        _("seat by score after round 1"), default=False,
+        help_text=_("Individual events: Swiss-style score brackets from round 2"))
+    tie_breaks = models.JSONField(_("tie-break order"), default=list, blank=True,
+                                  help_text=_("Empty: the default order"))
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices,
+                              default=Status.REGISTRATION)
+    published = models.BooleanField(_("published"), default=False)
+    organizers = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True,
+                                        related_name="organized_events",
+                                        verbose_name=_("organizers"))
+    referees = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True,
+                                      related_name="refereed_events", verbose_name=_("referees"))
+    standings_version = models.PositiveIntegerField(_("standings version"), default=0)
+    standings_digest = models.CharField(_("standings digest"), max_length=64, blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("event")
+        verbose_name_plural = _("events")
+        ordering = ["-created_at", "pk"]
+        constraints = [
+            models.CheckConstraint(condition=Q(games_per_match__gte=1), name="event_games_ge_1"),
+            models.CheckConstraint(condition=Q(rounds_planned__gte=1), name="event_rounds_ge_1"),
+            models.CheckConstraint(condition=Q(format__in=["individual", "team"]),
+                                   name="event_format_valid"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+    @property
+    def tie_break_order(self) -> list[str]:
+        return list(self.tie_breaks) or (
+            ["match_points", "points", "game_wins", "head_count", "opponents_points",
+             "head_to_head", "drawn"] if self.format == self.Format.TEAM else
+            list(DEFAULT_TIE_BREAKS))
+
+
+class Team(models.Model):
+    """A 联邦: three players who sit alternately (seats 0, 2, 4 or 1, 3, 5) in team events."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="teams",
+                              verbose_name=_("event"))
+    name = models.CharField(_("name"), max_length=100)
+    players = models.ManyToManyField(Player, through="TeamMember", related_name="teams",
+                                     verbose_name=_("players"))
+
+    class Meta:
+        verbose_name = _("联邦 team")
+        verbose_name_plural = _("联邦 teams")
+        ordering = ["name", "pk"]
+        constraints = [models.UniqueConstraint(fields=["event", "name"],
+                                               name="team_name_unique_in_event")]
+
+    def __str__(self):
+        return self.name
+
+
+class TeamMember(models.Model):
+    """One of a 联邦 team's three players; a player is in at most one team per event."""
+
+    team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="members")
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="+")
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="memberships")
+    position = models.PositiveSmallIntegerField(_("position"))
+
+    class Meta:
+        verbose_name = _("team member")
+        verbose_name_plural = _("team members")
+        ordering = ["team", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["team", "position"], name="member_position_unique"),
+            models.UniqueConstraint(fields=["event", "player"], name="member_one_team_per_event"),
+            models.CheckConstraint(condition=Q(position__lte=2), name="member_position_0_2"),
+        ]
+
+
+class Entry(models.Model):
+    """A player's (individual events) or team's (team events) registration in an event."""
+
+    class Status(models.TextChoices):
+        REGISTERED = "registered", _("registered")
+        CHECKED_IN = "checked_in", _("checked in")
+        WITHDRAWN = "withdrawn", _("withdrawn")
+        DISQUALIFIED = "disqualified", _("disqualified")
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="entries",
+                              verbose_name=_("event"))
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT,
+                               related_name="entries", verbose_name=_("player"))
+    team = models.OneToOneField(Team, null=True, blank=True, on_delete=models.CASCADE,
+                                related_name="entry", verbose_name=_("team"))
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices,
+                              default=Status.REGISTERED)
+    late = models.BooleanField(_("late entry"), default=False)
+    first_round = models.PositiveSmallIntegerField(_("first round"), default=1)
+    left_after_round = models.PositiveSmallIntegerField(
+        _("left after round"), null=True, blank=True,
+        help_text=_("Withdrawn or disqualified: the last round it played"))
+    registered_at = models.DateTimeField(_("registered"), auto_now_add=True)
+    checked_in_at = models.DateTimeField(_("checked in"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("entry")
+        verbose_name_plural = _("entries")
+        ordering = ["event", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=(Q(player__isnull=False, team__isnull=True)
+                           | Q(player__isnull=True, team__isnull=False)),
+                name="entry_player_xor_team"),
+            models.UniqueConstraint(fields=["event", "player"], condition=Q(player__isnull=False),
+                                    name="entry_player_once_per_event"),
+            models.CheckConstraint(condition=Q(first_round__gte=1), name="entry_first_round_ge_1"),
+        ]
+        indexes = [models.Index(fields=["event", "status"])]
+
+    def __str__(self):
+        return str(self.player or self.team)
+
+    @property
+    def label(self) -> str:
+        return str(self)
+
+
+class Round(models.Model):
+    """One round: every table plays one match at the same time."""
+
+    class Status(models.TextChoices):
+        COMMITTED = "committed", _("commitment published")
+        DRAWN = "drawn", _("drawn")
+        PUBLISHED = "published", _("seating published")
+        FINISHED = "finished", _("finished")
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="rounds",
+                              verbose_name=_("event"))
+    number = models.PositiveSmallIntegerField(_("number"))
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices,
+                              default=Status.COMMITTED)
+    brackets = models.BooleanField(_("seated by score"), default=False)
+    commitment = models.CharField(_("commitment"), max_length=64,
+                                  help_text=_("SHA-256 of the seed and the entries in the draw"))
+    seed = models.CharField(_("seed"), max_length=64,
+                            help_text=_("Secret until the draw, then published"))
+    draw_entries = models.JSONField(_("entries in the draw"), default=list)
+    draw_input = models.JSONField(_("draw input"), default=dict, blank=True,
+                                  help_text=_("Scores and bye counts the draw used"))
+    committed_at = models.DateTimeField(_("committed"), auto_now_add=True)
+    drawn_at = models.DateTimeField(_("drawn"), null=True, blank=True)
+    published_at = models.DateTimeField(_("published"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("round")
+        verbose_name_plural = _("rounds")
+        ordering = ["event", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["event", "number"], name="round_number_unique"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="round_number_ge_1"),
+        ]
+
+    def __str__(self):
+        return f"{self.event} · {_('round')} {self.number}"
+
+    @property
+    def seed_revealed(self) -> bool:
+        return self.status != self.Status.COMMITTED
+
+
+class Table(models.Model):
+    """A table of six in one round; in team events team A sits 0, 2, 4 and team B 1, 3, 5."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="tables",
+                              verbose_name=_("round"))
+    number = models.PositiveIntegerField(_("table"))
+    team_a = models.ForeignKey(Team, null=True, blank=True, on_delete=models.PROTECT,
+                               related_name="+", verbose_name=_("team A (seats 0, 2, 4)"))
+    team_b = models.ForeignKey(Team, null=True, blank=True, on_delete=models.PROTECT,
+                               related_name="+", verbose_name=_("team B (seats 1, 3, 5)"))
+
+    class Meta:
+        verbose_name = _("table")
+        verbose_name_plural = _("tables")
+        ordering = ["round", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "number"], name="table_number_unique"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="table_number_ge_1"),
+        ]
+
+    def __str__(self):
+        return f"{self.round} · {_('table')} {self.number}"
+
+
+class Seat(models.Model):
+    """A player's seat (0–5) at a table; team of a seat is ``seat % 2`` (联邦 0 or 1)."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats",
+                              verbose_name=_("table"))
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="+")
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="seats",
+                               verbose_name=_("player"))
+    entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="seats",
+                              verbose_name=_("entry"))
+
+    class Meta:
+        verbose_name = _("seat")
+        verbose_name_plural = _("seats")
+        ordering = ["table", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "seat"], name="seat_unique_at_table"),
+            models.UniqueConstraint(fields=["round", "player"], name="seat_player_once_per_round"),
+            models.CheckConstraint(condition=Q(seat__lte=5), name="seat_0_to_5"),
+        ]
+
+    def __str__(self):
+        return f"{self.table} · {_('seat')} {self.seat}: {self.player}"
+
+    @property
+    def side(self) -> int:
+        """The 联邦 of this seat: 0 (seats 0, 2, 4) or 1 (seats 1, 3, 5)."""
+        return self.seat % 2
+
+
+class Bye(models.Model):
+    """An entry that sits out a round (轮空) and scores the event's bye score."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="byes",
+                              verbose_name=_("round"))
+    entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="byes",
+                              verbose_name=_("entry"))
+    points = models.IntegerField(_("points"))
+
+    class Meta:
+        verbose_name = _("bye")
+        verbose_name_plural = _("byes")
+        constraints = [models.UniqueConstraint(fields=["round", "entry"],
+                                               name="bye_once_per_round")]
+
+
+class Penalty(models.Model):
+    """A referee's penalty (大纲 第四章, 第二十九条)."""
+
+    class Kind(models.TextChoices):
+        WARNING = "warning", _("warning (警告)")
+        LEAD_FORFEIT = "lead_forfeit", _("forfeit of a lead (取消一次发牌权)")
+        POINT_DEDUCTION = "point_deduction", _("point deduction (罚分)")
+        FORCED_LAST = "forced_last", _("forced 大落 (罚为大落)")
+        DISQUALIFICATION = "disqualification", _("disqualification (取消参赛资格)")
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="penalties",
+                              verbose_name=_("event"))
+    entry = models.ForeignKey(Entry, on_delete=models.PROTECT, related_name="penalties",
+                              verbose_name=_("entry"))
+    player = models.ForeignKey(Player, null=True, blank=True, on_delete=models.PROTECT,
+                               related_name="penalties", verbose_name=_("player"))
+    round = models.ForeignKey(Round, null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="penalties", verbose_name=_("round"))
+    table = models.ForeignKey(Table, null=True, blank=True, on_delete=models.PROTECT,
+                              related_name="penalties", verbose_name=_("table"))
+    game_number = models.PositiveSmallIntegerField(_("game"), null=True, blank=True)
+    kind = models.CharField(_("kind"), max_length=20, choices=Kind.choices)
+    points = models.PositiveIntegerField(_("points deducted"), default=0)
+    reason = models.TextField(_("reason"))
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+",
+                                   verbose_name=_("by"))
+    created_at = models.DateTimeField(_("at"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("penalty")
+        verbose_name_plural = _("penalties")
+        ordering = ["event", "created_at", "pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(kind="point_deduction", points__gte=1) | ~Q(kind="point_deduction"),
+                name="penalty_deduction_has_points"),
+            models.CheckConstraint(condition=~Q(reason=""), name="penalty_has_reason"),
+        ]
+
+
+class Standing(models.Model):
+    """An entry's place in the event, from confirmed results only."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="standings",
+                              verbose_name=_("event"))
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="standings",
+                              verbose_name=_("entry"))
+    rank = models.PositiveIntegerField(_("rank"))
+    points = models.IntegerField(_("points"), default=0)
+    match_points = models.IntegerField(_("match points"), default=0)
+    game_wins = models.IntegerField(_("games won"), default=0)
+    head_count = models.IntegerField(_("头科 count"), default=0)
+    opponents_points = models.IntegerField(_("opponents' points"), default=0)
+    head_to_head = models.IntegerField(_("head-to-head"), default=0)
+    games_played = models.IntegerField(_("games played"), default=0)
+    byes = models.IntegerField(_("byes"), default=0)
+    penalty_points = models.IntegerField(_("penalty points"), default=0)
+    drawn = models.CharField(_("drawn order"), max_length=64, default="")
+    previous_rank = models.PositiveIntegerField(_("previous rank"), null=True, blank=True)
+    through_round = models.PositiveSmallIntegerField(_("through round"), default=0)
+    computed_at = models.DateTimeField(_("computed"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("standing")
+        verbose_name_plural = _("standings")
+        ordering = ["event", "rank", "pk"]
+        constraints = [models.UniqueConstraint(fields=["event", "entry"],
+                                               name="standing_once_per_entry")]

@@ -1,0 +1,464 @@
+"""Writes for players, entries, rounds and draws (STYLE.md: services own the writes).
+
+Every function is keyword-only, runs in one transaction and sends its side effects (tasks) on
+commit. Refusals raise :class:`tournaments.errors.ServiceError` and change nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from django.db import IntegrityError, transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+import engine
+from tournaments import draw as draw_module
+from tournaments.errors import Conflict, ServiceError
+from tournaments.models import (
+    Bye,
+    Entry,
+    Event,
+    Player,
+    Round,
+    Seat,
+    Table,
+    Team,
+    TeamMember,
+)
+
+ACTIVE_STATUSES = (Entry.Status.REGISTERED, Entry.Status.CHECKED_IN)
+
+
+# ----------------------------------------------------------------------------- events & players
+def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
+                 rules="dagang", rounds_planned: int = 7, games_per_match: int = 4,
+                 bye_points: int = 0, swiss_brackets: bool = False,
+                 tie_breaks: list[str] | None = None, organizer=None) -> Event:
+    """Create an event after checking its rules with the engine."""
+    rules = rules_check(rules=rules)
+    if tie_breaks:
+        from tournaments.models import TIE_BREAK_CHOICES
+
+        bad = [t for t in tie_breaks if t not in TIE_BREAK_CHOICES]
+        if bad:
+            raise ServiceError("bad_tie_break", _("unknown tie-break %(name)s") % {"name": bad[0]})
+    if format not in Event.Format.values:
+        raise ServiceError("bad_format", _("unknown event format %(f)s") % {"f": format})
+    if games_per_match < 1 or rounds_planned < 1:
+        raise ServiceError("bad_event", _("an event needs at least one round and one game"))
+    with transaction.atomic():
+        if Event.objects.filter(slug=slug).exists():
+            raise Conflict("slug_taken", _("an event with slug %(s)s exists") % {"s": slug})
+        event = Event.objects.create(
+            name=name, slug=slug, format=format, rules=rules, rounds_planned=rounds_planned,
+            games_per_match=games_per_match, bye_points=bye_points,
+            swiss_brackets=swiss_brackets, tie_breaks=list(tie_breaks or []))
+        if organizer is not None:
+            event.organizers.add(organizer)
+    return event
+
+
+def rules_check(*, rules):
+    """Return the rules spec if the engine accepts it, else refuse with the engine's reason."""
+    try:
+        return engine.Rules.from_spec(rules).spec()
+    except engine.RulesError as exc:
+        raise ServiceError("bad_rules", str(exc)) from None
+
+
+def player_create(*, name: str, club: str = "", number: int | None = None, user=None) -> Player:
+    name = (name or "").strip()
+    if not name:
+        raise ServiceError("bad_player", _("a player needs a name"))
+    if number is not None and Player.objects.filter(number=number).exists():
+        raise Conflict("number_taken", _("player number %(n)s is taken") % {"n": number})
+    return Player.objects.create(name=name, club=club.strip(), number=number, user=user)
+
+
+# ----------------------------------------------------------------------------- entries
+def _next_round_number(event: Event) -> int:
+    last = event.rounds.aggregate(m=Max("number"))["m"] or 0
+    return last + 1
+
+
+def _check_open(event: Event):
+    if event.status == Event.Status.FINISHED:
+        raise ServiceError("event_finished", _("the event is finished"))
+
+
+def entry_register(*, event: Event, player: Player) -> Entry:
+    """Register a player in an individual event; after round 1 it is a late entry that joins
+    from the next round."""
+    if event.format != Event.Format.INDIVIDUAL:
+        raise ServiceError("wrong_format", _("team events register 联邦 teams, not players"))
+    _check_open(event)
+    with transaction.atomic():
+        nxt = _next_round_number(event)
+        if Entry.objects.filter(event=event, player=player).exists():
+            raise Conflict("already_registered",
+                           _("%(p)s is already registered") % {"p": player})
+        try:
+            with transaction.atomic():
+                return Entry.objects.create(event=event, player=player, late=nxt > 1,
+                                            first_round=nxt)
+        except IntegrityError:
+            raise Conflict("already_registered",
+                           _("%(p)s is already registered") % {"p": player}) from None
+
+
+def team_register(*, event: Event, name: str, players: list[Player]) -> Entry:
+    """Register a 联邦 team of three players in a team event."""
+    if event.format != Event.Format.TEAM:
+        raise ServiceError("wrong_format", _("only team events take 联邦 teams"))
+    _check_open(event)
+    if len(players) != 3 or len({p.pk for p in players}) != 3:
+        raise ServiceError("bad_team", _("a 联邦 team is three different players"))
+    name = (name or "").strip()
+    if not name:
+        raise ServiceError("bad_team", _("a team needs a name"))
+    with transaction.atomic():
+        taken = TeamMember.objects.filter(event=event, player__in=players).select_related(
+            "player", "team").first()
+        if taken:
+            raise Conflict("already_in_team", _("%(p)s already plays for %(t)s") % {
+                "p": taken.player, "t": taken.team})
+        if Team.objects.filter(event=event, name=name).exists():
+            raise Conflict("team_name_taken", _("a team named %(n)s exists") % {"n": name})
+        team = Team.objects.create(event=event, name=name)
+        TeamMember.objects.bulk_create(
+            TeamMember(team=team, event=event, player=p, position=i) for i, p in enumerate(players))
+        nxt = _next_round_number(event)
+        return Entry.objects.create(event=event, team=team, late=nxt > 1, first_round=nxt)
+
+
+def entry_check_in(*, entry: Entry) -> Entry:
+    """Check an entry in; only checked-in entries are drawn."""
+    with transaction.atomic():
+        entry = Entry.objects.select_for_update().get(pk=entry.pk)
+        if entry.status == Entry.Status.CHECKED_IN:
+            return entry
+        if entry.status != Entry.Status.REGISTERED:
+            raise ServiceError("cannot_check_in", _("%(e)s is %(s)s and cannot check in") % {
+                "e": entry, "s": entry.get_status_display()})
+        _check_open(entry.event)
+        entry.status = Entry.Status.CHECKED_IN
+        entry.checked_in_at = timezone.now()
+        entry.save(update_fields=["status", "checked_in_at"])
+        return entry
+
+
+def entries_check_in(*, entries: Iterable[Entry]) -> int:
+    """Check in many entries (admin action); returns how many changed."""
+    n = 0
+    for e in entries:
+        if e.status == Entry.Status.REGISTERED:
+            entry_check_in(entry=e)
+            n += 1
+    return n
+
+
+def entry_withdraw(*, entry: Entry, disqualify: bool = False) -> Entry:
+    """Withdraw (or disqualify) an entry: it leaves from the next round on."""
+    with transaction.atomic():
+        entry = Entry.objects.select_for_update().get(pk=entry.pk)
+        if entry.status in (Entry.Status.WITHDRAWN, Entry.Status.DISQUALIFIED):
+            return entry
+        last = entry.event.rounds.exclude(status=Round.Status.COMMITTED).aggregate(
+            m=Max("number"))["m"] or 0
+        entry.status = Entry.Status.DISQUALIFIED if disqualify else Entry.Status.WITHDRAWN
+        entry.left_after_round = last
+        entry.save(update_fields=["status", "left_after_round"])
+        return entry
+
+
+# ----------------------------------------------------------------------------- rounds & draws
+def round_eligible_entries(*, event: Event, number: int) -> list[Entry]:
+    return list(Entry.objects.filter(event=event, status=Entry.Status.CHECKED_IN,
+                                     first_round__lte=number).order_by("pk"))
+
+
+def round_create(*, event: Event) -> Round:
+    """Open the next round: fix who is in the draw, keep a secret seed and publish its
+    commitment (a hash of the seed and of the entry list) before anything is drawn."""
+    from tournaments import standings as standings_module
+
+    with transaction.atomic():
+        event = Event.objects.select_for_update().get(pk=event.pk)
+        _check_open(event)
+        number = _next_round_number(event)
+        if number > event.rounds_planned:
+            raise ServiceError("no_more_rounds", _("all %(n)s rounds have been played") % {
+                "n": event.rounds_planned})
+        prev = event.rounds.filter(number=number - 1).first()
+        if prev is not None and prev.status == Round.Status.COMMITTED:
+            raise ServiceError("previous_not_drawn", _("round %(n)s is not drawn yet") % {
+                "n": prev.number})
+        if prev is not None:
+            missing = round_missing_results(round=prev)
+            if missing:
+                raise ServiceError("previous_unfinished", _(
+                    "round %(n)s still waits for %(k)s confirmed result(s)") % {
+                    "n": prev.number, "k": missing})
+        entries = round_eligible_entries(event=event, number=number)
+        minimum = 6 if event.format == Event.Format.INDIVIDUAL else 2
+        if len(entries) < minimum:
+            raise ServiceError("too_few_entries", _(
+                "%(n)s checked-in entries: a draw needs at least %(m)s") % {
+                "n": len(entries), "m": minimum})
+        ids = [e.pk for e in entries]
+        scores = standings_module.scores_for_draw(event=event, entry_ids=ids)
+        byes: dict[str, int] = {}
+        for b in Bye.objects.filter(round__event=event, entry_id__in=ids):
+            byes[str(b.entry_id)] = byes.get(str(b.entry_id), 0) + 1
+        brackets = bool(event.swiss_brackets and number > 1) or event.format == Event.Format.TEAM
+        seed = draw_module.new_seed()
+        rnd = Round.objects.create(
+            event=event, number=number, brackets=brackets, seed=seed,
+            commitment=draw_module.commitment(seed, ids, number, event.pk),
+            draw_entries=ids,
+            draw_input={"scores": {str(k): v for k, v in scores.items()}, "byes": byes})
+        if event.status == Event.Status.REGISTRATION:
+            event.status = Event.Status.RUNNING
+            event.save(update_fields=["status"])
+    return rnd
+
+
+def round_missing_results(*, round: Round) -> int:
+    """How many games of the round have no confirmed result yet."""
+    from games.models import GameResult
+
+    tables = round.tables.count()
+    need = tables * round.event.games_per_match
+    have = GameResult.objects.filter(table__round=round,
+                                     status=GameResult.Status.CONFIRMED).count()
+    return need - have
+
+
+def round_request_draw(*, round: Round):
+    """Queue the draw on a worker once this transaction commits; returns nothing (poll the
+    round's status)."""
+    from tournaments.tasks import round_draw_task
+
+    transaction.on_commit(lambda: round_draw_task.delay(round.pk))
+
+
+def compute_draw(*, round: Round, history_rounds=None):
+    """Run the pure draw from public data: the revealed seed, the entry list, the scores and
+    bye counts fixed at commitment, and the seating of earlier rounds."""
+    event = round.event
+    inputs = round.draw_input or {}
+    scores = {int(k): v for k, v in inputs.get("scores", {}).items()}
+    byes = {int(k): v for k, v in inputs.get("byes", {}).items()}
+    earlier = list(history_rounds) if history_rounds is not None else list(
+        Round.objects.filter(event=event, number__lt=round.number).order_by("number"))
+    seats = (Seat.objects.filter(round__in=earlier).order_by("round__number", "table__number",
+                                                             "seat")
+             .values_list("round_id", "table_id", "seat", "entry_id", "player_id"))
+    tables: dict[int, list] = {}
+    seat_counts: dict[int, list[int]] = {}
+    player_seat_counts: dict[int, list[int]] = {}
+    for _r, table_id, seat, entry_id, player_id in seats:
+        tables.setdefault(table_id, [None] * 6)
+        key = entry_id if event.format == Event.Format.INDIVIDUAL else player_id
+        tables[table_id][seat] = key
+        seat_counts.setdefault(entry_id, [0] * 6)[seat] += 1
+        player_seat_counts.setdefault(player_id, [0] * 6)[seat] += 1
+    history = draw_module.History.from_tables(
+        [tuple(t) for t in tables.values() if None not in t])
+    ids = list(round.draw_entries)
+    if event.format == Event.Format.INDIVIDUAL:
+        players = [draw_module.DrawPlayer(id=i, score=float(scores.get(i, 0)),
+                                          byes=byes.get(i, 0),
+                                          seat_counts=tuple(seat_counts.get(i, [0] * 6)))
+                   for i in ids]
+        result = draw_module.draw_individual(players, history, round.seed,
+                                             brackets=round.brackets)
+        return {"tables": [list(t) for t in result.tables], "byes": list(result.byes)}
+    # team events: Swiss pairing of 联邦 teams, then seat each table
+    met: set[tuple[int, int]] = set()
+    for a, b in Table.objects.filter(round__in=earlier, team_a__isnull=False).values_list(
+            "team_a__entry", "team_b__entry"):
+        met.add((min(a, b), max(a, b)))
+    teams = [draw_module.DrawTeam(id=i, score=float(scores.get(i, 0)), byes=byes.get(i, 0))
+             for i in ids]
+    paired = draw_module.draw_teams(teams, met, round.seed)
+    members = {}
+    for entry_id, player_id in TeamMember.objects.filter(team__entry__pk__in=ids).values_list(
+            "team__entry__pk", "player_id").order_by("team__entry__pk", "position"):
+        members.setdefault(entry_id, []).append(player_id)
+    out_tables = []
+    for k, (a, b) in enumerate(paired.pairs):
+        seating = draw_module.seat_team_table(
+            members[a], members[b], history,
+            {p: tuple(player_seat_counts.get(p, [0] * 6)) for p in members[a] + members[b]},
+            f"{round.seed}:{k}")
+        out_tables.append({"team_a": a, "team_b": b, "players": list(seating)})
+    return {"tables": out_tables, "byes": [paired.bye] if paired.bye is not None else []}
+
+
+def round_draw(*, round_id: int) -> Round:
+    """Draw a committed round (idempotent: a drawn round is returned unchanged)."""
+    with transaction.atomic():
+        rnd = Round.objects.select_for_update().select_related("event").get(pk=round_id)
+        if rnd.status != Round.Status.COMMITTED:
+            return rnd
+        event = rnd.event
+        drawn = compute_draw(round=rnd)
+        entries = {e.pk: e for e in Entry.objects.filter(pk__in=rnd.draw_entries)}
+        table_objs, seat_objs = [], []
+        if event.format == Event.Format.INDIVIDUAL:
+            table_objs = [Table(round=rnd, number=k + 1) for k in range(len(drawn["tables"]))]
+        else:
+            team_of = {e.pk: e.team_id for e in entries.values()}
+            for k, t in enumerate(drawn["tables"]):
+                table_objs.append(Table(round=rnd, number=k + 1, team_a_id=team_of[t["team_a"]],
+                                        team_b_id=team_of[t["team_b"]]))
+        Table.objects.bulk_create(table_objs)
+        table_objs = list(Table.objects.filter(round=rnd).order_by("number"))
+        if event.format == Event.Format.INDIVIDUAL:
+            for table, ids in zip(table_objs, drawn["tables"], strict=True):
+                for seat, entry_id in enumerate(ids):
+                    seat_objs.append(Seat(table=table, round=rnd, seat=seat,
+                                          player_id=entries[entry_id].player_id,
+                                          entry_id=entry_id))
+        else:
+            entry_of_player = dict(TeamMember.objects.filter(
+                team__entry__pk__in=rnd.draw_entries).values_list("player_id", "team__entry__pk"))
+            for table, t in zip(table_objs, drawn["tables"], strict=True):
+                for seat, player_id in enumerate(t["players"]):
+                    seat_objs.append(Seat(table=table, round=rnd, seat=seat, player_id=player_id,
+                                          entry_id=entry_of_player[player_id]))
+        Seat.objects.bulk_create(seat_objs, batch_size=2000)
+        Bye.objects.bulk_create([Bye(round=rnd, entry_id=e, points=event.bye_points)
+                                 for e in drawn["byes"]])
+        rnd.status = Round.Status.DRAWN
+        rnd.drawn_at = timezone.now()
+        rnd.save(update_fields=["status", "drawn_at"])
+        if drawn["byes"] and event.bye_points:
+            from tournaments.tasks import standings_recompute_task
+
+            transaction.on_commit(lambda: standings_recompute_task.delay(event.pk))
+    return rnd
+
+
+def round_publish(*, round: Round) -> Round:
+    """Publish a drawn round's seating."""
+    with transaction.atomic():
+        rnd = Round.objects.select_for_update().get(pk=round.pk)
+        if rnd.status == Round.Status.COMMITTED:
+            raise ServiceError("not_drawn", _("the round is not drawn yet"))
+        if rnd.status == Round.Status.DRAWN:
+            rnd.status = Round.Status.PUBLISHED
+            rnd.published_at = timezone.now()
+            rnd.save(update_fields=["status", "published_at"])
+        return rnd
+
+
+def round_verify(*, round: Round) -> list[str]:
+    """Re-run a drawn round from its public data; return the differences (empty = verified)."""
+    problems = []
+    if round.status == Round.Status.COMMITTED:
+        return [_("the round is not drawn: its seed is still secret")]
+    expect = draw_module.commitment(round.seed, list(round.draw_entries), round.number,
+                                    round.event_id)
+    if expect != round.commitment:
+        problems.append(_("the commitment does not match the revealed seed and entry list"))
+    drawn = compute_draw(round=round)
+    stored_tables = []
+    fmt = round.event.format
+    for table in round.tables.order_by("number").prefetch_related("seats"):
+        seats = sorted(table.seats.all(), key=lambda s: s.seat)
+        if fmt == Event.Format.INDIVIDUAL:
+            stored_tables.append([s.entry_id for s in seats])
+        else:
+            stored_tables.append({"team_a": table.team_a.entry.pk, "team_b": table.team_b.entry.pk,
+                                  "players": [s.player_id for s in seats]})
+    if stored_tables != drawn["tables"]:
+        for k, (a, b) in enumerate(zip(stored_tables, drawn["tables"], strict=False)):
+            if a != b:
+                problems.append(_("table %(n)s differs: stored %(a)s, re-drawn %(b)s") % {
+                    "n": k + 1, "a": a, "b": b})
+                break
+        if len(stored_tables) != len(drawn["tables"]):
+            problems.append(_("%(a)s tables stored, %(b)s re-drawn") % {
+                "a": len(stored_tables), "b": len(drawn["tables"])})
+    stored_byes = sorted(round.byes.values_list("entry_id", flat=True))
+    if stored_byes != sorted(drawn["byes"]):
+        problems.append(_("byes differ: stored %(a)s, re-drawn %(b)s") % {
+            "a": stored_byes, "b": sorted(drawn["byes"])})
+    return problems
+
+
+# ----------------------------------------------------------------------------- penalties
+def penalty_add(*, event: Event, entry: Entry, kind: str, reason: str, points: int = 0,
+                player: Player | None = None, round: Round | None = None,
+                table: Table | None = None, game_number: int | None = None, by=None):
+    """Record a referee's penalty (大纲 第二十九条) and apply what it implies:
+
+    - ``point_deduction`` (罚分) takes ``points`` off the entry's standing;
+    - ``forced_last`` (罚为大落) rewrites that game's result with the player placed 大落, as a
+      referee correction with the penalty as its reason;
+    - ``disqualification`` (取消参赛资格) removes the entry from later draws;
+    - ``warning`` (警告) and ``lead_forfeit`` (取消一次发牌权) are recorded.
+    """
+    from tournaments.models import Penalty
+
+    reason = (reason or "").strip()
+    if not reason:
+        raise ServiceError("reason_required", _("a penalty needs a reason"))
+    if kind not in Penalty.Kind.values:
+        raise ServiceError("bad_penalty", _("unknown penalty %(k)s") % {"k": kind})
+    if entry.event_id != event.pk:
+        raise ServiceError("wrong_event", _("the entry is not in this event"))
+    if kind == Penalty.Kind.POINT_DEDUCTION and points < 1:
+        raise ServiceError("bad_penalty", _("a point deduction needs points"))
+    if kind != Penalty.Kind.POINT_DEDUCTION:
+        points = 0
+    if table is not None and table.round.event_id != event.pk:
+        raise ServiceError("wrong_event", _("the table is not in this event"))
+    with transaction.atomic():
+        if kind == Penalty.Kind.FORCED_LAST:
+            _force_last(event=event, entry=entry, player=player, table=table,
+                        game_number=game_number, reason=reason, by=by)
+        penalty = Penalty.objects.create(
+            event=event, entry=entry, player=player, round=round or (table.round if table else None),
+            table=table, game_number=game_number, kind=kind, points=points, reason=reason,
+            created_by=by)
+        if kind == Penalty.Kind.DISQUALIFICATION:
+            entry_withdraw(entry=entry, disqualify=True)
+        from tournaments.tasks import standings_recompute_task
+
+        transaction.on_commit(lambda: standings_recompute_task.delay(event.pk))
+    return penalty
+
+
+def _force_last(*, event, entry, player, table, game_number, reason, by):
+    from games.models import GameResult
+    from games.services import result_correct
+
+    if table is None or game_number is None:
+        raise ServiceError("bad_penalty", _("a forced 大落 names the table and the game"))
+    seat = Seat.objects.filter(table=table, entry=entry, **(
+        {"player": player} if player is not None else {})).first()
+    if seat is None:
+        raise ServiceError("bad_penalty", _("%(e)s did not sit at table %(t)s") % {
+            "e": entry, "t": table.number})
+    result = GameResult.objects.filter(table=table, number=game_number).first()
+    if result is None:
+        raise ServiceError("bad_penalty", _("game %(n)s of table %(t)s has no result yet") % {
+            "n": game_number, "t": table.number})
+    res = result.engine_result
+    if res.get("void"):
+        raise ServiceError("bad_penalty", _("the game was void (流局)"))
+    if seat.seat in res.get("revolutions", []):
+        raise ServiceError("bad_penalty", _("a revolutionary's place is fixed by the rules"))
+    order = [s for s in res["order"] if s != seat.seat] + [seat.seat]
+    kaidian = res.get("kaidian")
+    sheet = {"format": "gouji-sheet/1", "order": order, "revolutions": res["revolutions"],
+             "kaidian": kaidian if kaidian and kaidian[0] is not None else None,
+             # the penalty decides the bottom place; earlier eliminations keep their order
+             "eliminated": [], "burns": res.get("burns", [])}
+    result_correct(result=result, sheet=sheet, by=by, as_referee=True,
+                   reason=_("penalty: forced 大落 — %(r)s") % {"r": reason})

@@ -1,0 +1,203 @@
+"""Standings from confirmed results only, with the event's tie-break order.
+
+:func:`compute` is a pure computation over rows loaded in bulk; :func:`standings_recompute`
+writes them (idempotent: the same confirmed results always give the same rows, and a run that
+changes nothing leaves the standings version alone).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from django.db import transaction
+from django.db.models import Max
+
+from tournaments.models import Bye, Entry, Event, Penalty, Round, Seat, Standing, Table
+
+NUMERIC_KEYS = ("points", "match_points", "game_wins", "head_count", "opponents_points",
+                "head_to_head")
+
+
+@dataclass
+class Row:
+    entry_id: int
+    points: int = 0
+    match_points: int = 0
+    game_wins: int = 0
+    head_count: int = 0
+    opponents_points: int = 0
+    head_to_head: int = 0
+    games_played: int = 0
+    byes: int = 0
+    penalty_points: int = 0
+    drawn: str = ""
+    out: bool = False  # disqualified: listed last
+    rank: int = 0
+    opponents: list = field(default_factory=list)  # (round, opponent entry ids) per match
+    matches: list = field(default_factory=list)  # (round, table, my total, their total, opp ids)
+
+
+def _load(event: Event, through_round: int | None):
+    from games.models import GameResult
+
+    results = GameResult.objects.filter(table__round__event=event,
+                                        status=GameResult.Status.CONFIRMED)
+    seats = Seat.objects.filter(round__event=event)
+    byes = Bye.objects.filter(round__event=event)
+    if through_round is not None:
+        results = results.filter(table__round__number__lte=through_round)
+        seats = seats.filter(round__number__lte=through_round)
+        byes = byes.filter(round__number__lte=through_round)
+    return (
+        list(results.values_list("table_id", "points_a", "points_b", "places")),
+        list(seats.values_list("table_id", "seat", "entry_id")),
+        list(byes.values_list("entry_id", "points")),
+    )
+
+
+def compute(event: Event, through_round: int | None = None) -> list[Row]:
+    """Standings of ``event`` from confirmed results (of rounds up to ``through_round``)."""
+    entries = list(Entry.objects.filter(event=event).values_list("pk", "status"))
+    rows = {pk: Row(entry_id=pk, out=(status == Entry.Status.DISQUALIFIED))
+            for pk, status in entries}
+    results, seats, byes = _load(event, through_round)
+    team_event = event.format == Event.Format.TEAM
+    table_round = dict(Table.objects.filter(round__event=event).values_list("pk", "round__number"))
+    at_table: dict[int, list[tuple[int, int]]] = {}
+    for table_id, seat, entry_id in seats:
+        at_table.setdefault(table_id, []).append((seat, entry_id))
+    per_table: dict[int, list] = {}
+    for table_id, pa, pb, places in results:
+        per_table.setdefault(table_id, []).append((pa, pb, places))
+    games_per_match = event.games_per_match
+    for table_id, games in per_table.items():
+        occupants = at_table.get(table_id, [])
+        sides: dict[int, set[int]] = {0: set(), 1: set()}
+        for seat, entry_id in occupants:
+            sides[seat % 2].add(entry_id)
+        totals = [sum(g[0] for g in games), sum(g[1] for g in games)]
+        credited: set[int] = set()
+        for seat, entry_id in occupants:
+            row = rows[entry_id]
+            side = seat % 2
+            for pa, pb, places in games:
+                if not team_event or entry_id not in credited:
+                    mine = (pa, pb)[side]
+                    row.points += mine
+                    row.game_wins += mine > 0
+                    row.games_played += 1
+                if places and places[seat] == 1:
+                    row.head_count += 1
+            if entry_id in credited:
+                continue
+            credited.add(entry_id)
+            if len(games) == games_per_match:
+                mine, theirs = totals[side], totals[1 - side]
+                row.match_points += 2 if mine > theirs else 1 if mine == theirs else 0
+            row.opponents.append((table_round.get(table_id), tuple(sorted(sides[1 - side]))))
+            row.matches.append((totals[side], totals[1 - side], tuple(sorted(sides[1 - side]))))
+    for entry_id, points in byes:
+        row = rows[entry_id]
+        row.byes += 1
+        row.points += points
+        if team_event:
+            row.match_points += 2
+    for entry_id, points in Penalty.objects.filter(event=event).values_list("entry_id", "points"):
+        rows[entry_id].penalty_points += points
+        rows[entry_id].points -= points
+    for row in rows.values():
+        seen = set()
+        for _rnd, opps in row.opponents:
+            for o in opps:
+                if (_rnd, o) not in seen:
+                    seen.add((_rnd, o))
+                    row.opponents_points += rows[o].points
+    salt = _drawn_salt(event)
+    for row in rows.values():
+        row.drawn = hashlib.sha256(f"{salt}:{row.entry_id}".encode()).hexdigest()
+    order = event.tie_break_order
+    _rank(list(rows.values()), order)
+    return sorted(rows.values(), key=lambda r: r.rank)
+
+
+def _drawn_salt(event: Event) -> str:
+    """The drawn-order tie-break comes from the first round's revealed seed (public once the
+    round is drawn), so nobody can know or steer it before the event starts."""
+    first = Round.objects.filter(event=event).exclude(status=Round.Status.COMMITTED).order_by(
+        "number").values_list("seed", flat=True).first()
+    return f"{event.pk}:{first or ''}"
+
+
+def _key(row: Row, order: list[str]):
+    key = [row.out]
+    for name in order:
+        if name == "drawn":
+            key.append(row.drawn)
+        else:
+            key.append(-getattr(row, name))
+    return tuple(key)
+
+
+def _rank(rows: list[Row], order: list[str]) -> None:
+    if "head_to_head" in order:
+        k = order.index("head_to_head")
+        before = order[:k]
+        groups: dict[tuple, list[Row]] = {}
+        for r in rows:
+            groups.setdefault(_key(r, before), []).append(r)
+        for group in groups.values():
+            if len(group) < 2:
+                continue
+            ids = {r.entry_id for r in group}
+            for r in group:
+                r.head_to_head = sum(mine - theirs for mine, theirs, opps in r.matches
+                                     if ids.intersection(opps))
+    rows.sort(key=lambda r: _key(r, order))
+    for i, r in enumerate(rows):
+        r.rank = i + 1
+
+
+def scores_for_draw(*, event: Event, entry_ids) -> dict[int, int]:
+    """Current points of the given entries (confirmed results), for Swiss brackets."""
+    wanted = set(entry_ids)
+    key = "match_points" if event.format == Event.Format.TEAM else "points"
+    return {r.entry_id: getattr(r, key) for r in compute(event) if r.entry_id in wanted}
+
+
+STORED = ("rank", "points", "match_points", "game_wins", "head_count", "opponents_points",
+          "head_to_head", "games_played", "byes", "penalty_points", "drawn")
+
+
+def standings_recompute(*, event_id: int) -> bool:
+    """Recompute and store the standings; returns whether they changed. Safe to run twice or
+    at the same time: runs are serialised on the event row and the result is deterministic."""
+    from games.models import GameResult
+
+    with transaction.atomic():
+        event = Event.objects.select_for_update().get(pk=event_id)
+        through = GameResult.objects.filter(
+            table__round__event=event, status=GameResult.Status.CONFIRMED).aggregate(
+            m=Max("table__round__number"))["m"] or 0
+        last_bye = Bye.objects.filter(round__event=event).aggregate(m=Max("round__number"))["m"]
+        through = max(through, last_bye or 0)
+        rows = compute(event)
+        previous = {r.entry_id: r.rank for r in compute(event, through - 1)} if through > 1 \
+            else {}
+        payload = [[r.entry_id] + [getattr(r, k) for k in STORED] + [previous.get(r.entry_id)]
+                   for r in rows]
+        digest = hashlib.sha256(json.dumps([through, payload]).encode()).hexdigest()
+        if digest == event.standings_digest:
+            return False
+        Standing.objects.bulk_create(
+            [Standing(event=event, entry_id=r.entry_id, previous_rank=previous.get(r.entry_id),
+                      through_round=through, **{k: getattr(r, k) for k in STORED})
+             for r in rows],
+            update_conflicts=True, unique_fields=["event", "entry"],
+            update_fields=list(STORED) + ["previous_rank", "through_round", "computed_at"],
+            batch_size=2000)
+        event.standings_digest = digest
+        event.standings_version += 1
+        event.save(update_fields=["standings_digest", "standings_version"])
+    return True

@@ -1,0 +1,24 @@
+"""Celery tasks: thin, keyed on ids, idempotent (STYLE.md §3)."""
+
+from __future__ import annotations
+
+from celery import shared_task
+from django.db import OperationalError
+
+from tournaments import services, standings
+
+
+@shared_task(bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True,
+             max_retries=5)
+def round_draw_task(self, round_id: int) -> dict:
+    """Draw a committed round; a redelivered or repeated task finds it drawn and does nothing."""
+    rnd = services.round_draw(round_id=round_id)
+    return {"round": rnd.pk, "status": rnd.status}
+
+
+@shared_task(bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True,
+             max_retries=5)
+def standings_recompute_task(self, event_id: int) -> dict:
+    """Recompute an event's standings from confirmed results."""
+    changed = standings.standings_recompute(event_id=event_id)
+    return {"event": event_id, "changed": changed}
