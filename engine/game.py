@@ -1493,14 +1493,14 @@ class Game:
         elif kind == "waive_gousiji" and {"act": "waive_gousiji"} in options:
             self.pre_decided.add((st, seat))
             self.apply_pre_event({"type": "waive_gousiji", "seat": seat})
-        elif kind == "return":
+        elif kind == "return" and any(o["act"] == "return" for o in options):
             giver = next(f for f, t, n, r in self.luo_given if t == seat and not r)
             try:
                 cards = [canon_card(c) for c in action.get("cards") or []]
             except CardError as exc:
                 raise IllegalAction("bad_card", str(exc), seat=seat) from None
             self.apply_pre_event({"type": "return", "from": seat, "to": giver, "cards": cards})
-        elif kind == "buy3":
+        elif kind == "buy3" and any(o["act"] == "buy3" for o in options):
             # the seat chooses what it pays; which 3 it gets is the seller's, taken in suit
             # order, so the buyer learns nothing of the seller's other cards
             seller = self._buy_seller(seat)

@@ -1,4 +1,4 @@
-"""Shared test configuration: Hypothesis profiles.
+"""Shared test configuration: Hypothesis profiles and common database fixtures.
 
 Select one with the HYPOTHESIS_PROFILE environment variable (default ``dev``);
 ``.ci/run`` sets ``ci``.
@@ -6,6 +6,7 @@ Select one with the HYPOTHESIS_PROFILE environment variable (default ``dev``);
 
 import os
 
+import pytest
 from hypothesis import settings
 
 settings.register_profile("dev", max_examples=50, deadline=None)
@@ -17,3 +18,23 @@ settings.register_profile(
     print_blob=True,
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+
+
+@pytest.fixture
+def referee(db):
+    from tests.factories import UserFactory
+
+    return UserFactory(username="referee")
+
+
+@pytest.fixture
+def checked_in_event(db):
+    """An individual event with 14 checked-in players (two tables and two byes)."""
+    from tests.factories import EventFactory, PlayerFactory
+    from tournaments import services
+
+    event = EventFactory()
+    for _ in range(14):
+        entry = services.entry_register(event=event, player=PlayerFactory())
+        services.entry_check_in(entry=entry)
+    return event

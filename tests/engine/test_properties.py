@@ -213,3 +213,41 @@ def test_bot_games_end_with_burns_and_eliminations_exercised():
         seen["failed_burn"] += sum(e["reason"] == "failed_burn" for e in res["eliminated"])
         seen["smothered"] += len(res["smothers"])
     assert all(v > 0 for v in seen.values()), seen
+
+
+_junk = st.one_of(st.none(), st.integers(-3, 10**20), st.text(max_size=4),
+                  st.lists(st.sampled_from(["3S", "RJ", "BJ", "2H", "KD", "x", "10C"]),
+                           max_size=5))
+_acts = st.fixed_dictionaries(
+    {"act": st.sampled_from(["play", "pass", "yield", "burn", "declare", "decline", "revolt",
+                             "return", "buy3", "hui3", "waive_gousiji", "nope"])},
+    optional={"cards": _junk, "kind": st.sampled_from(["yudian", "mingdian", "x"]),
+              "give": _junk, "seat": _junk, "extra": _junk})
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**6), preset=st.sampled_from(PRESETS),
+       steps=st.integers(0, 120), junk=st.lists(st.tuples(st.integers(-1, 6), _acts),
+                                                 min_size=1, max_size=8))
+def test_junk_acts_are_refused_cleanly(seed, preset, steps, junk):
+    """Whatever a client sends, a live game either accepts it as a legal act or refuses it with
+    IllegalAction and is left exactly as it was (its stored state unchanged)."""
+    rng = random.Random(seed)
+    previous = {"owed_tributes": [{"kind": "luo", "from": 5, "to": 0, "count": 2},
+                                  {"kind": "dian", "from": 1, "to": 4, "count": 1}],
+                "next_leader": 5}
+    game = Game(preset, deal(rng), previous)
+    bots = [HeuristicBot(random.Random(i)) for i in range(6)]
+    for _ in range(steps):
+        if game.state == "over":
+            break
+        seat = game.to_act()["seat"] if game.state == "pre" else game.turn
+        game.act(seat, bots[seat].choose(game, seat))
+    for seat, act in junk:
+        before = json.dumps(game.to_state(), sort_keys=True)
+        try:
+            game.act(seat, act)
+        except IllegalAction as exc:
+            assert exc.code and exc.message
+            assert json.dumps(game.to_state(), sort_keys=True) == before
+        assert game.card_total() == 216
