@@ -28,8 +28,13 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "django_filters",
+    "drf_spectacular",
     "tournaments",
     "games",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -88,7 +93,7 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 
 # Celery: no broker configured → run tasks in-process (the demo and the default tests).
 CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL")
-CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "memory://"
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "memory://localhost/"
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
@@ -100,6 +105,61 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 600
 CELERY_TASK_SOFT_TIME_LIMIT = 540
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+
+# Request size caps: a full game record is ~6 KB; refuse what no client should send.
+DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", 1_000_000))
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_500_000
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.TokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.StrictJSONParser",
+                               "rest_framework.parsers.FormParser",
+                               "rest_framework.parsers.MultiPartParser"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer",
+                                 "rest_framework.renderers.BrowsableAPIRenderer"],
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend",
+                                "rest_framework.filters.SearchFilter"],
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.Pagination",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+        "rest_framework.throttling.ScopedRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("THROTTLE_ANON", "300/min"),
+        "user": os.environ.get("THROTTLE_USER", "3000/min"),
+        "writes": os.environ.get("THROTTLE_WRITES", "600/min"),
+        "results": os.environ.get("THROTTLE_RESULTS", "600/min"),
+        "engine": os.environ.get("THROTTLE_ENGINE", "120/min"),
+    },
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "够级 tournament service API",
+    "DESCRIPTION": "Events, entries, draws, results and standings for 够级 (Gouji) events. "
+                   "Errors share one shape: {\"error\": {\"code\", \"message\", \"detail\"?, "
+                   "\"fields\"?}}.",
+    "VERSION": "1.0.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "ENUM_NAME_OVERRIDES": {
+        "EventStatusEnum": "tournaments.models.Event.Status",
+        "EntryStatusEnum": "tournaments.models.Entry.Status",
+        "RoundStatusEnum": "tournaments.models.Round.Status",
+        "ResultStatusEnum": "games.models.GameResult.Status",
+    },
+}
+
+CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+if os.environ.get("CACHE_URL"):
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                          "LOCATION": os.environ["CACHE_URL"]}}
 
 LOGGING = {
     "version": 1,

@@ -1,6 +1,33 @@
 from django.contrib import admin
-from django.urls import path
+from django.urls import include, path
+
+from api import errors
 
 urlpatterns = [
     path("admin/", admin.site.urls),
+    path("api/v1/", include("api.urls", namespace="api")),
 ]
+
+
+def handler404(request, exception=None):
+    if request.path.startswith("/api/"):
+        return errors.json_404(request, exception)
+    from django.views.defaults import page_not_found
+
+    return page_not_found(request, exception)
+
+
+def handler500(request):
+    if request.path.startswith("/api/"):
+        return errors.json_500(request)
+    from django.views.defaults import server_error
+
+    return server_error(request)
+
+
+def handler400(request, exception=None):
+    if request.path.startswith("/api/"):
+        return errors.json_400(request, exception)
+    from django.views.defaults import bad_request
+
+    return bad_request(request, exception)

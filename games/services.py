@@ -116,9 +116,15 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
         existing = GameResult.objects.filter(table=table, number=number).first()
         if existing is not None:
             first = existing.versions.order_by("version").first()
-            same_key = idempotency_key and any(
-                v.idempotency_key == idempotency_key for v in existing.versions.all())
-            if same_key or (first is not None and first.payload == payload):
+            if idempotency_key and first.idempotency_key == idempotency_key and (
+                    first.submitted_by_id == getattr(by, "pk", None)):
+                if first.payload != payload:
+                    raise ServiceError("idempotency_key_reused", _(
+                        "this Idempotency-Key was used for a different submission"), status=422)
+                existing.created = False
+                return existing
+            if first.payload == payload:
+                existing.created = False
                 return existing
             raise Conflict("already_submitted", _(
                 "game %(n)s of table %(t)s already has a result; send a correction with a "
@@ -136,6 +142,7 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
             submitted_by=by, idempotency_key=idempotency_key or "")
         if system:
             _standings_on_commit(event.pk)
+    result.created = True
     return result
 
 

@@ -462,3 +462,94 @@ def _force_last(*, event, entry, player, table, game_number, reason, by):
              "eliminated": [], "burns": res.get("burns", [])}
     result_correct(result=result, sheet=sheet, by=by, as_referee=True,
                    reason=_("penalty: forced 大落 — %(r)s") % {"r": reason})
+
+
+# ----------------------------------------------------------------------------- event settings
+EDITABLE_ALWAYS = {"name", "bye_points", "tie_breaks", "rounds_planned"}
+EDITABLE_BEFORE_ROUND_1 = {"rules", "format", "games_per_match", "swiss_brackets"}
+
+
+def event_update(*, event: Event, **fields) -> Event:
+    """Change an event's settings; rules, format and games per match are fixed once round 1
+    exists (results already scored under them)."""
+    unknown = set(fields) - EDITABLE_ALWAYS - EDITABLE_BEFORE_ROUND_1
+    if unknown:
+        raise ServiceError("bad_field", _("%(f)s cannot be changed") % {"f": sorted(unknown)[0]})
+    with transaction.atomic():
+        event = Event.objects.select_for_update().get(pk=event.pk)
+        started = event.rounds.exists()
+        for key, value in fields.items():
+            if key in EDITABLE_BEFORE_ROUND_1 and started and getattr(event, key) != value:
+                raise ServiceError("event_started", _(
+                    "%(f)s cannot change once round 1 exists") % {"f": key})
+        if "rules" in fields:
+            fields["rules"] = rules_check(rules=fields["rules"])
+        if "tie_breaks" in fields:
+            from tournaments.models import TIE_BREAK_CHOICES
+
+            bad = [t for t in fields["tie_breaks"] or [] if t not in TIE_BREAK_CHOICES]
+            if bad:
+                raise ServiceError("bad_tie_break", _("unknown tie-break %(name)s") % {
+                    "name": bad[0]})
+        if "rounds_planned" in fields:
+            played = event.rounds.count()
+            if fields["rounds_planned"] < max(1, played):
+                raise ServiceError("bad_event", _("%(n)s rounds exist already") % {"n": played})
+        for key, value in fields.items():
+            setattr(event, key, value)
+        event.save()
+    if {"tie_breaks", "bye_points"} & set(fields):
+        from tournaments.tasks import standings_recompute_task
+
+        transaction.on_commit(lambda: standings_recompute_task.delay(event.pk))
+    return event
+
+
+def event_publish(*, event: Event, published: bool = True) -> Event:
+    Event.objects.filter(pk=event.pk).update(published=published)
+    event.refresh_from_db(fields=["published"])
+    return event
+
+
+def event_staff_add(*, event: Event, user, role: str) -> None:
+    if role == "organizer":
+        event.organizers.add(user)
+    elif role == "referee":
+        event.referees.add(user)
+    else:
+        raise ServiceError("bad_role", _("role must be organizer or referee"))
+
+
+def entries_import(*, event: Event, rows: list[dict]) -> dict:
+    """Register players from rows ``{"name", "club", "number", "checked_in"}`` (a CSV import):
+    all rows or none. A row whose number matches an existing player registers that player."""
+    if event.format != Event.Format.INDIVIDUAL:
+        raise ServiceError("wrong_format", _("only individual events import players"))
+    created = registered = checked_in = 0
+    with transaction.atomic():
+        for i, row in enumerate(rows, start=2):
+            name = (row.get("name") or "").strip()
+            number_text = (row.get("number") or "").strip()
+            try:
+                number = int(number_text) if number_text else None
+            except ValueError:
+                raise ServiceError("bad_csv", _("line %(i)s: number %(n)s is not a whole number")
+                                   % {"i": i, "n": number_text}) from None
+            player = Player.objects.filter(number=number).first() if number is not None else None
+            if player is None:
+                if not name:
+                    raise ServiceError("bad_csv", _("line %(i)s: a player needs a name") % {
+                        "i": i})
+                player = Player.objects.create(name=name, club=(row.get("club") or "").strip(),
+                                               number=number)
+                created += 1
+            try:
+                entry = entry_register(event=event, player=player)
+            except ServiceError as exc:
+                raise ServiceError(exc.code, _("line %(i)s: %(m)s") % {
+                    "i": i, "m": exc.message}) from None
+            registered += 1
+            if (row.get("checked_in") or "").strip().lower() in ("1", "yes", "true", "y"):
+                entry_check_in(entry=entry)
+                checked_in += 1
+    return {"players_created": created, "registered": registered, "checked_in": checked_in}

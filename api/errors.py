@@ -1,0 +1,99 @@
+"""One JSON error shape for the whole API::
+
+    {"error": {"code": "not_entitled", "message": "…", "detail": {…}, "fields": {…}}}
+
+Engine refusals come back with the engine's code and its error object (``where``, ``index``,
+``seat``, ``message``) in ``detail``.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import RequestDataTooBig
+from django.http import Http404, JsonResponse
+from rest_framework import exceptions, status
+from rest_framework.response import Response
+from rest_framework.views import exception_handler as drf_handler
+
+from tournaments.errors import ServiceError
+
+
+def error_body(code: str, message: str, detail=None, fields=None) -> dict:
+    body = {"code": code, "message": str(message)}
+    if detail:
+        body["detail"] = detail
+    if fields:
+        body["fields"] = fields
+    return {"error": body}
+
+
+def _flatten(data):
+    if isinstance(data, dict):
+        return {k: _flatten(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [str(x) if not isinstance(x, dict | list) else _flatten(x) for x in data]
+    return str(data)
+
+
+_CODES = {
+    exceptions.NotAuthenticated: "not_authenticated",
+    exceptions.AuthenticationFailed: "authentication_failed",
+    exceptions.PermissionDenied: "forbidden",
+    exceptions.NotFound: "not_found",
+    exceptions.MethodNotAllowed: "method_not_allowed",
+    exceptions.NotAcceptable: "not_acceptable",
+    exceptions.UnsupportedMediaType: "unsupported_media_type",
+    exceptions.Throttled: "throttled",
+    exceptions.ParseError: "bad_request_body",
+}
+
+
+def exception_handler(exc, context):
+    if isinstance(exc, ServiceError):
+        return Response(error_body(exc.code, exc.message, exc.detail or None), status=exc.status)
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound()
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied()
+    elif isinstance(exc, RequestDataTooBig):
+        return Response(error_body("too_large", "the request body is too large"),
+                        status=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE)
+    response = drf_handler(exc, context)
+    if response is None:
+        return None
+    if isinstance(exc, exceptions.ValidationError):
+        data = exc.detail
+        if isinstance(data, dict):
+            fields = _flatten(data)
+            first = next(iter(fields.items()), ("", ""))
+            msg = first[1][0] if isinstance(first[1], list) and first[1] else first[1]
+            message = f"{first[0]}: {msg}" if first[0] not in ("non_field_errors", "") else msg
+            response.data = error_body("invalid", message, fields=fields)
+        else:
+            items = _flatten(data if isinstance(data, list) else [data])
+            response.data = error_body("invalid", items[0] if items else "invalid request")
+        return response
+    code = next((c for cls, c in _CODES.items() if isinstance(exc, cls)), "error")
+    detail = getattr(exc, "detail", "")
+    body = error_body(code, detail if isinstance(detail, str) else str(detail))
+    if isinstance(exc, exceptions.Throttled) and exc.wait is not None:
+        body["error"]["detail"] = {"retry_after": int(exc.wait)}
+    response.data = body
+    return response
+
+
+def json_404(request, exception=None):
+    return JsonResponse(error_body("not_found", "not found"), status=404)
+
+
+def json_500(request):
+    return JsonResponse(error_body("server_error", "the server failed; nothing was changed"),
+                        status=500)
+
+
+def json_400(request, exception=None):
+    return JsonResponse(error_body("bad_request", "bad request"), status=400)
+
+
+def json_403(request, exception=None):
+    return JsonResponse(error_body("forbidden", "forbidden"), status=403)

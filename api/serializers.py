@@ -1,0 +1,234 @@
+"""Serializers: shapes of requests and responses (no rule lives here)."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from games.models import GameResult, GameResultVersion
+from tournaments.models import (
+    TIE_BREAK_CHOICES,
+    Entry,
+    Event,
+    Penalty,
+    Player,
+    Round,
+    Seat,
+    Standing,
+    Table,
+)
+
+
+class PlayerSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Player
+        fields = ["id", "name", "club", "number"]
+
+
+class PlayerBriefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Player
+        fields = ["id", "name", "number"]
+
+
+class EventSerializer(serializers.ModelSerializer):
+    rules = serializers.JSONField(required=False, help_text="A preset name (dagang, basic, "
+                                  "online) or {\"preset\": …, \"options\": {…}}")
+    tie_breaks = serializers.ListField(
+        child=serializers.ChoiceField(choices=list(TIE_BREAK_CHOICES)), required=False)
+
+    class Meta:
+        model = Event
+        fields = ["slug", "name", "format", "rules", "rounds_planned", "games_per_match",
+                  "bye_points", "swiss_brackets", "tie_breaks", "status", "published",
+                  "standings_version", "created_at"]
+        read_only_fields = ["status", "published", "standings_version", "created_at"]
+        extra_kwargs = {"slug": {"validators": []}}
+
+
+class EventUpdateSerializer(EventSerializer):
+    class Meta(EventSerializer.Meta):
+        read_only_fields = ["slug", "status", "published", "standings_version", "created_at"]
+
+
+class StaffSerializer(serializers.Serializer):
+    username = serializers.CharField(max_length=150)
+    role = serializers.ChoiceField(choices=["organizer", "referee"])
+
+
+class TeamBriefSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    name = serializers.CharField()
+    players = PlayerBriefSerializer(many=True)
+
+
+class EntrySerializer(serializers.ModelSerializer):
+    player = PlayerBriefSerializer(read_only=True)
+    team = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Entry
+        fields = ["id", "player", "team", "status", "late", "first_round", "left_after_round",
+                  "registered_at", "checked_in_at"]
+
+    def get_team(self, obj) -> dict | None:
+        if obj.team_id is None:
+            return None
+        members = sorted(obj.team.members.all(), key=lambda m: m.position)
+        return {"id": obj.team_id, "name": obj.team.name,
+                "players": PlayerBriefSerializer([m.player for m in members], many=True).data}
+
+
+class EntryCreateSerializer(serializers.Serializer):
+    player_id = serializers.IntegerField(required=False, help_text=(
+        "Organizers register any player; a player without this registers themselves"))
+
+
+class TeamCreateSerializer(serializers.Serializer):
+    name = serializers.CharField(max_length=100)
+    player_ids = serializers.ListField(child=serializers.IntegerField(), min_length=3,
+                                       max_length=3)
+
+
+class CsvImportSerializer(serializers.Serializer):
+    file = serializers.FileField(help_text="CSV with a header: name,club,number[,checked_in]")
+
+
+class RoundSerializer(serializers.ModelSerializer):
+    seed = serializers.SerializerMethodField()
+    tables = serializers.SerializerMethodField()
+    byes = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Round
+        fields = ["number", "status", "brackets", "commitment", "seed", "draw_entries",
+                  "committed_at", "drawn_at", "published_at", "tables", "byes"]
+
+    def get_seed(self, obj) -> str | None:
+        """The seed is revealed only once the round is drawn."""
+        return obj.seed if obj.seed_revealed else None
+
+    def get_tables(self, obj) -> int:
+        return obj.tables.count()
+
+    def get_byes(self, obj) -> list[int]:
+        return list(obj.byes.values_list("entry_id", flat=True))
+
+
+class DrawStartedSerializer(serializers.Serializer):
+    round = RoundSerializer()
+    task = serializers.CharField(help_text="URL to poll until the round's status is drawn")
+
+
+class SeatSerializer(serializers.ModelSerializer):
+    player = PlayerBriefSerializer(read_only=True)
+    side = serializers.IntegerField(read_only=True, help_text="联邦: 0 (seats 0, 2, 4) or 1")
+
+    class Meta:
+        model = Seat
+        fields = ["seat", "side", "player", "entry_id"]
+
+
+class ResultBriefSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = GameResult
+        fields = ["id", "number", "status", "version", "points_a", "points_b", "places", "void",
+                  "system_recorded", "confirmed_at"]
+
+
+class TableSerializer(serializers.ModelSerializer):
+    seats = SeatSerializer(many=True, read_only=True)
+    results = ResultBriefSerializer(many=True, read_only=True)
+    round = serializers.IntegerField(source="round.number", read_only=True)
+    team_a = serializers.CharField(source="team_a.name", default=None, read_only=True)
+    team_b = serializers.CharField(source="team_b.name", default=None, read_only=True)
+
+    class Meta:
+        model = Table
+        fields = ["id", "round", "number", "team_a", "team_b", "seats", "results"]
+
+
+class VersionSerializer(serializers.ModelSerializer):
+    submitted_by = serializers.CharField(source="submitted_by.username", default=None)
+
+    class Meta:
+        model = GameResultVersion
+        fields = ["version", "kind", "points_a", "points_b", "submitted_by", "submitted_at",
+                  "reason", "engine_result", "payload"]
+
+
+class ResultSerializer(serializers.ModelSerializer):
+    table = serializers.IntegerField(source="table_id")
+    confirmed_by = serializers.CharField(source="confirmed_by.username", default=None)
+    versions = VersionSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = GameResult
+        fields = ["id", "table", "number", "status", "version", "points_a", "points_b", "places",
+                  "void", "system_recorded", "confirmed_by", "confirmed_at", "engine_result",
+                  "versions"]
+
+
+class ResultSubmitSerializer(serializers.Serializer):
+    number = serializers.IntegerField(min_value=1, max_value=99, help_text="game number (局)")
+    sheet = serializers.JSONField(required=False, help_text="a gouji-sheet/1 result sheet")
+    record = serializers.JSONField(required=False, help_text="a gouji-record/1 full record")
+
+    def validate(self, data):
+        if ("sheet" in data) == ("record" in data):
+            raise serializers.ValidationError("send either a result sheet or a full record")
+        return data
+
+
+class ResultCorrectSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000)
+    sheet = serializers.JSONField(required=False)
+    record = serializers.JSONField(required=False)
+
+    def validate(self, data):
+        if ("sheet" in data) == ("record" in data):
+            raise serializers.ValidationError("send either a result sheet or a full record")
+        return data
+
+
+class PenaltySerializer(serializers.ModelSerializer):
+    entry_id = serializers.IntegerField()
+    player_id = serializers.IntegerField(required=False, allow_null=True)
+    table_id = serializers.IntegerField(required=False, allow_null=True)
+    created_by = serializers.CharField(source="created_by.username", default=None,
+                                       read_only=True)
+
+    class Meta:
+        model = Penalty
+        fields = ["id", "entry_id", "player_id", "table_id", "game_number", "kind", "points",
+                  "reason", "created_by", "created_at"]
+        read_only_fields = ["id", "created_by", "created_at"]
+
+
+class StandingSerializer(serializers.ModelSerializer):
+    entry = serializers.SerializerMethodField()
+    movement = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Standing
+        fields = ["rank", "entry", "points", "match_points", "game_wins", "head_count",
+                  "opponents_points", "head_to_head", "games_played", "byes", "penalty_points",
+                  "previous_rank", "movement", "through_round"]
+
+    def get_entry(self, obj) -> dict:
+        e = obj.entry
+        return {"id": e.pk, "name": str(e), "player_id": e.player_id, "team_id": e.team_id,
+                "number": e.player.number if e.player_id else None}
+
+    def get_movement(self, obj) -> int | None:
+        """Places gained since the previous round (positive = up)."""
+        return None if obj.previous_rank is None else obj.previous_rank - obj.rank
+
+
+class EngineValidateSerializer(serializers.Serializer):
+    record = serializers.JSONField(required=False, help_text="gouji-record/1 or gouji-match/1")
+    sheet = serializers.JSONField(required=False, help_text="gouji-sheet/1")
+
+    def validate(self, data):
+        if ("sheet" in data) == ("record" in data):
+            raise serializers.ValidationError("send either a record or a sheet")
+        return data

@@ -1,0 +1,46 @@
+from django.urls import path
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
+from rest_framework.authtoken.views import obtain_auth_token
+
+from api import views as v
+
+app_name = "api"
+
+urlpatterns = [
+    path("schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
+    path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
+    path("auth/token/", obtain_auth_token, name="token"),
+    path("engine/validate", v.EngineValidateApi.as_view(), name="engine-validate"),
+    path("players/", v.PlayerListCreateApi.as_view(), name="players"),
+    path("players/me/", v.PlayerMeApi.as_view(), name="player-me"),
+    path("events/", v.EventListCreateApi.as_view(), name="events"),
+    path("events/<slug:slug>/", v.EventDetailApi.as_view(), name="event-detail"),
+    path("events/<slug:slug>/publish/", v.EventPublishApi.as_view(), name="event-publish"),
+    path("events/<slug:slug>/staff/", v.EventStaffApi.as_view(), name="event-staff"),
+    path("events/<slug:slug>/entries/", v.EntryListCreateApi.as_view(), name="entries"),
+    path("events/<slug:slug>/entries.csv", v.EntriesCsvApi.as_view(), name="entries-csv"),
+    path("events/<slug:slug>/entries/import/", v.EntryImportApi.as_view(), name="entries-import"),
+    path("events/<slug:slug>/entries/<int:pk>/check-in/", v.EntryCheckInApi.as_view(),
+         name="entry-check-in"),
+    path("events/<slug:slug>/entries/<int:pk>/withdraw/", v.EntryWithdrawApi.as_view(),
+         name="entry-withdraw"),
+    path("events/<slug:slug>/teams/", v.TeamCreateApi.as_view(), name="teams"),
+    path("events/<slug:slug>/rounds/", v.RoundListCreateApi.as_view(), name="rounds"),
+    path("events/<slug:slug>/rounds/<int:number>/", v.RoundDetailApi.as_view(),
+         name="round-detail"),
+    path("events/<slug:slug>/rounds/<int:number>/publish/", v.RoundPublishApi.as_view(),
+         name="round-publish"),
+    path("events/<slug:slug>/rounds/<int:number>/tables/", v.RoundTablesApi.as_view(),
+         name="round-tables"),
+    path("events/<slug:slug>/rounds/<int:number>/seating.csv", v.SeatingCsvApi.as_view(),
+         name="round-seating-csv"),
+    path("events/<slug:slug>/penalties/", v.PenaltyListCreateApi.as_view(), name="penalties"),
+    path("events/<slug:slug>/standings/", v.StandingsApi.as_view(), name="standings"),
+    path("events/<slug:slug>/standings.csv", v.StandingsCsvApi.as_view(), name="standings-csv"),
+    path("tables/<int:pk>/", v.TableDetailApi.as_view(), name="table-detail"),
+    path("tables/<int:pk>/results/", v.TableResultsApi.as_view(), name="table-results"),
+    path("results/<int:pk>/", v.ResultDetailApi.as_view(), name="result-detail"),
+    path("results/<int:pk>/confirm/", v.ResultConfirmApi.as_view(), name="result-confirm"),
+    path("results/<int:pk>/correct/", v.ResultCorrectApi.as_view(), name="result-correct"),
+]

@@ -1,0 +1,650 @@
+"""API views: translate HTTP to service calls and back (no business rule here)."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Prefetch, Q
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404
+from django.urls import reverse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import generics, status
+from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+import engine
+from api import serializers as s
+from api.permissions import (
+    ReadOnlyOrAuthenticated,
+    can_see_event,
+    is_organizer,
+    is_referee,
+    player_of,
+    seat_of,
+)
+from games import services as game_services
+from games.models import GameResult
+from tournaments import services
+from tournaments.errors import ServiceError
+from tournaments.models import Entry, Event, Penalty, Player, Round, Seat, Standing, Table
+
+ERRORS = {400: OpenApiResponse(description="invalid request (error shape)"),
+          403: OpenApiResponse(description="not allowed for this role"),
+          404: OpenApiResponse(description="not found")}
+
+
+def _event(request, slug) -> Event:
+    event = get_object_or_404(Event, slug=slug)
+    if not can_see_event(request.user, event):
+        raise NotFound("no such event")
+    return event
+
+
+def _require(ok: bool, message: str):
+    if not ok:
+        raise PermissionDenied(message)
+
+
+def _csv_response(filename: str, header: list[str], rows) -> HttpResponse:
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(header)
+    writer.writerows(rows)
+    resp = HttpResponse(buf.getvalue().encode("utf-8-sig"), content_type="text/csv; charset=utf-8")
+    resp["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return resp
+
+
+# ----------------------------------------------------------------------------- events
+class EventListCreateApi(generics.ListCreateAPIView):
+    """Events: the public sees published ones; staff also see their own."""
+
+    serializer_class = s.EventSerializer
+    permission_classes = [ReadOnlyOrAuthenticated]
+    throttle_scope = "writes"
+    filterset_fields = ["format", "status"]
+    search_fields = ["name", "slug"]
+
+    def get_queryset(self):
+        user = self.request.user
+        q = Q(published=True)
+        if user.is_authenticated:
+            if user.is_superuser:
+                return Event.objects.all()
+            q |= Q(organizers=user) | Q(referees=user)
+        return Event.objects.filter(q).distinct()
+
+    def perform_create(self, serializer):
+        user = self.request.user
+        _require(user.is_staff or user.has_perm("tournaments.add_event"),
+                 "only organizers may create events")
+        data = serializer.validated_data
+        serializer.instance = services.event_create(organizer=user, **data)
+
+
+class EventDetailApi(generics.RetrieveUpdateAPIView):
+    serializer_class = s.EventUpdateSerializer
+    permission_classes = [ReadOnlyOrAuthenticated]
+    http_method_names = ["get", "patch", "head", "options"]
+    lookup_field = "slug"
+    throttle_scope = "writes"
+
+    def get_object(self):
+        return _event(self.request, self.kwargs["slug"])
+
+    def perform_update(self, serializer):
+        event = serializer.instance
+        _require(is_organizer(self.request.user, event), "only the event's organizers may")
+        serializer.instance = services.event_update(event=event, **serializer.validated_data)
+
+
+class EventPublishApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+
+    @extend_schema(request=None, responses={200: s.EventSerializer, **ERRORS})
+    def post(self, request, slug):
+        """Publish the event (its pages and data become public)."""
+        event = _event(request, slug)
+        _require(is_organizer(request.user, event), "only the event's organizers may publish")
+        services.event_publish(event=event, published=request.data.get("published", True)
+                               is not False)
+        return Response(s.EventSerializer(event).data)
+
+
+class EventStaffApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+
+    @extend_schema(request=s.StaffSerializer, responses={204: None, **ERRORS})
+    def post(self, request, slug):
+        """Make a user an organizer or a referee of this event."""
+        event = _event(request, slug)
+        _require(is_organizer(request.user, event), "only the event's organizers may")
+        ser = s.StaffSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        user = get_user_model().objects.filter(username=ser.validated_data["username"]).first()
+        if user is None:
+            raise ServiceError("no_such_user", "no user with that name", status=404)
+        services.event_staff_add(event=event, user=user, role=ser.validated_data["role"])
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# ----------------------------------------------------------------------------- players
+class PlayerListCreateApi(generics.ListCreateAPIView):
+    """Players (for organizers); ``/players/me/`` is a player's own profile."""
+
+    serializer_class = s.PlayerSerializer
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+    search_fields = ["name", "club", "=number"]
+
+    def _staff(self):
+        u = self.request.user
+        return u.is_staff or u.organized_events.exists() or u.refereed_events.exists()
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Player.objects.none()
+        _require(self._staff(), "only organizers and referees list players")
+        return Player.objects.all()
+
+    def perform_create(self, serializer):
+        _require(self._staff(), "only organizers create players for others; use /players/me/")
+        serializer.instance = services.player_create(**serializer.validated_data)
+
+
+class PlayerMeApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+
+    @extend_schema(responses={200: s.PlayerSerializer, **ERRORS})
+    def get(self, request):
+        """The player profile of the logged-in user."""
+        player = player_of(request.user)
+        if player is None:
+            raise NotFound("you have no player profile yet; POST one")
+        return Response(s.PlayerSerializer(player).data)
+
+    @extend_schema(request=s.PlayerSerializer, responses={201: s.PlayerSerializer, **ERRORS})
+    def post(self, request):
+        """Create your own player profile (self-registration)."""
+        if player_of(request.user) is not None:
+            raise ServiceError("already_registered", "you already have a player profile",
+                               status=409)
+        ser = s.PlayerSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        player = services.player_create(user=request.user, **ser.validated_data)
+        return Response(s.PlayerSerializer(player).data, status=status.HTTP_201_CREATED)
+
+
+# ----------------------------------------------------------------------------- entries
+def _entries(event):
+    return (Entry.objects.filter(event=event).select_related("player", "team")
+            .prefetch_related("team__members__player").order_by("pk"))
+
+
+class EntryListCreateApi(generics.ListCreateAPIView):
+    """An event's entries; a player registers themselves, an organizer anyone."""
+
+    serializer_class = s.EntrySerializer
+    permission_classes = [ReadOnlyOrAuthenticated]
+    throttle_scope = "writes"
+    filterset_fields = ["status", "late"]
+    search_fields = ["player__name", "=player__number", "team__name"]
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Entry.objects.none()
+        return _entries(_event(self.request, self.kwargs["slug"]))
+
+    @extend_schema(request=s.EntryCreateSerializer, responses={201: s.EntrySerializer, **ERRORS})
+    def post(self, request, slug):
+        event = _event(request, slug)
+        ser = s.EntryCreateSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        pid = ser.validated_data.get("player_id")
+        me = player_of(request.user)
+        if pid is None or (me is not None and pid == me.pk):
+            if me is None:
+                raise ServiceError("no_player", "create your player profile first "
+                                   "(POST /api/v1/players/me/)", status=400)
+            player = me
+        else:
+            _require(is_organizer(request.user, event), "only organizers register others")
+            player = get_object_or_404(Player, pk=pid)
+        entry = services.entry_register(event=event, player=player)
+        return Response(s.EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
+
+
+class TeamCreateApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+
+    @extend_schema(request=s.TeamCreateSerializer, responses={201: s.EntrySerializer, **ERRORS})
+    def post(self, request, slug):
+        """Register a 联邦 team of three: an organizer, or one of the three players."""
+        event = _event(request, slug)
+        ser = s.TeamCreateSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        ids = ser.validated_data["player_ids"]
+        players = {p.pk: p for p in Player.objects.filter(pk__in=ids)}
+        if len(players) != len(set(ids)):
+            raise ServiceError("bad_team", "a 联邦 team is three existing, different players")
+        me = player_of(request.user)
+        _require(is_organizer(request.user, event) or (me is not None and me.pk in players),
+                 "only an organizer or one of the three players registers a team")
+        entry = services.team_register(event=event, name=ser.validated_data["name"],
+                                       players=[players[i] for i in ids])
+        return Response(s.EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
+
+
+class EntryImportApi(APIView):
+    permission_classes = [IsAuthenticated]
+    parser_classes = [MultiPartParser, FormParser]
+    throttle_scope = "writes"
+
+    @extend_schema(request={"multipart/form-data": s.CsvImportSerializer},
+                   responses={201: OpenApiTypes.OBJECT, **ERRORS})
+    def post(self, request, slug):
+        """Import players and register them from a CSV (all rows or none)."""
+        event = _event(request, slug)
+        _require(is_organizer(request.user, event), "only organizers import entries")
+        ser = s.CsvImportSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        raw = ser.validated_data["file"].read(2_000_001)
+        if len(raw) > 2_000_000:
+            raise ServiceError("too_large", "a CSV import holds at most 2 MB", status=413)
+        try:
+            text = raw.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            raise ServiceError("bad_csv", "the CSV is not UTF-8 text") from None
+        if "\x00" in text:
+            raise ServiceError("bad_csv", "the CSV holds a NUL character")
+        reader = csv.DictReader(io.StringIO(text))
+        if not reader.fieldnames or "name" not in reader.fieldnames:
+            raise ServiceError("bad_csv", "the CSV needs a header line with at least 'name'")
+        counts = services.entries_import(event=event, rows=list(reader))
+        return Response(counts, status=status.HTTP_201_CREATED)
+
+
+class EntryActionApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+    action = ""
+
+    @extend_schema(request=None, responses={200: s.EntrySerializer, **ERRORS})
+    def post(self, request, slug, pk):
+        event = _event(request, slug)
+        entry = get_object_or_404(Entry, pk=pk, event=event)
+        me = player_of(request.user)
+        own = me is not None and (entry.player_id == me.pk or (
+            entry.team_id and entry.team.members.filter(player=me).exists()))
+        _require(is_referee(request.user, event) or own,
+                 "only the event's staff or the entry's own player may")
+        if self.action == "check_in":
+            entry = services.entry_check_in(entry=entry)
+        else:
+            entry = services.entry_withdraw(entry=entry)
+        return Response(s.EntrySerializer(entry).data)
+
+
+class EntryCheckInApi(EntryActionApi):
+    """Check an entry in (报到): the event's staff, or the player themselves."""
+
+    action = "check_in"
+
+
+class EntryWithdrawApi(EntryActionApi):
+    """Withdraw an entry from the next round on."""
+
+    action = "withdraw"
+
+
+class EntriesCsvApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
+    def get(self, request, slug):
+        """Entries as CSV."""
+        event = _event(request, slug)
+        rows = [(e.pk, str(e), e.player.number if e.player_id else "", e.status, e.late,
+                 e.first_round) for e in _entries(event)]
+        return _csv_response(f"{event.slug}-entries.csv",
+                             ["entry", "name", "number", "status", "late", "first_round"], rows)
+
+
+# ----------------------------------------------------------------------------- rounds
+def _round(request, slug, number) -> Round:
+    event = _event(request, slug)
+    return get_object_or_404(Round, event=event, number=number)
+
+
+def _seating_visible(user, rnd: Round) -> bool:
+    return rnd.status in (Round.Status.PUBLISHED, Round.Status.FINISHED) or is_referee(
+        user, rnd.event)
+
+
+class RoundListCreateApi(generics.ListAPIView):
+    """Rounds with their commitments; the seed shows once a round is drawn."""
+
+    serializer_class = s.RoundSerializer
+    permission_classes = [ReadOnlyOrAuthenticated]
+    throttle_scope = "writes"
+    pagination_class = None
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Round.objects.none()
+        return Round.objects.filter(event=_event(self.request, self.kwargs["slug"])).order_by(
+            "number")
+
+    @extend_schema(request=None, responses={202: s.DrawStartedSerializer, **ERRORS})
+    def post(self, request, slug):
+        """Open the next round: publish its commitment and start the draw on a worker. Poll
+        ``task`` until ``status`` is ``drawn``."""
+        event = _event(request, slug)
+        _require(is_organizer(request.user, event), "only the event's organizers draw rounds")
+        with transaction.atomic():
+            rnd = services.round_create(event=event)
+            services.round_request_draw(round=rnd)
+        rnd.refresh_from_db()
+        url = reverse("api:round-detail", kwargs={"slug": slug, "number": rnd.number})
+        return Response({"round": s.RoundSerializer(rnd).data,
+                         "task": request.build_absolute_uri(url)},
+                        status=status.HTTP_202_ACCEPTED)
+
+
+class RoundDetailApi(generics.RetrieveAPIView):
+    serializer_class = s.RoundSerializer
+    permission_classes = [AllowAny]
+
+    def get_object(self):
+        return _round(self.request, self.kwargs["slug"], self.kwargs["number"])
+
+
+class RoundPublishApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+
+    @extend_schema(request=None, responses={200: s.RoundSerializer, **ERRORS})
+    def post(self, request, slug, number):
+        """Publish a drawn round's seating."""
+        rnd = _round(request, slug, number)
+        _require(is_organizer(request.user, rnd.event), "only the event's organizers publish")
+        return Response(s.RoundSerializer(services.round_publish(round=rnd)).data)
+
+
+def _tables(rnd):
+    return (Table.objects.filter(round=rnd).select_related("round", "team_a", "team_b")
+            .prefetch_related(Prefetch("seats", Seat.objects.select_related("player")
+                                       .order_by("seat")), "results").order_by("number"))
+
+
+class RoundTablesApi(generics.ListAPIView):
+    """A round's tables and seats ("find my table": ``?player=name or number``)."""
+
+    serializer_class = s.TableSerializer
+    permission_classes = [AllowAny]
+
+    @extend_schema(parameters=[OpenApiParameter("player", str, description="name or number")])
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Table.objects.none()
+        rnd = _round(self.request, self.kwargs["slug"], self.kwargs["number"])
+        if not _seating_visible(self.request.user, rnd):
+            raise NotFound("the seating of this round is not published yet")
+        qs = _tables(rnd)
+        who = (self.request.query_params.get("player") or "").strip()
+        if who:
+            match = Q(seats__player__name__icontains=who)
+            if who.isdigit():
+                match |= Q(seats__player__number=int(who)) | Q(number=int(who))
+            qs = qs.filter(match).distinct()
+        return qs
+
+
+class SeatingCsvApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
+    def get(self, request, slug, number):
+        """A round's seating as CSV."""
+        rnd = _round(request, slug, number)
+        if not _seating_visible(request.user, rnd):
+            raise NotFound("the seating of this round is not published yet")
+        rows = [(t.number, seat.seat, seat.side, seat.player.name, seat.player.number or "")
+                for t in _tables(rnd) for seat in t.seats.all()]
+        return _csv_response(f"{rnd.event.slug}-round-{rnd.number}.csv",
+                             ["table", "seat", "side", "player", "number"], rows)
+
+
+# ----------------------------------------------------------------------------- tables & results
+def _table(request, pk) -> Table:
+    table = get_object_or_404(Table.objects.select_related("round__event"), pk=pk)
+    event = table.round.event
+    if not can_see_event(request.user, event) or not _seating_visible(request.user, table.round):
+        raise NotFound("no such table")
+    return table
+
+
+class TableDetailApi(generics.RetrieveAPIView):
+    serializer_class = s.TableSerializer
+    permission_classes = [AllowAny]
+
+    def get_object(self):
+        table = _table(self.request, self.kwargs["pk"])
+        return _tables(table.round).get(pk=table.pk)
+
+
+class TableResultsApi(generics.ListAPIView):
+    """A table's game results; players of the table (or referees) submit them here."""
+
+    serializer_class = s.ResultSerializer
+    permission_classes = [ReadOnlyOrAuthenticated]
+    throttle_scope = "results"
+    pagination_class = None
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return GameResult.objects.none()
+        table = _table(self.request, self.kwargs["pk"])
+        return GameResult.objects.filter(table=table).prefetch_related(
+            "versions__submitted_by").select_related("confirmed_by").order_by("number")
+
+    @extend_schema(request=s.ResultSubmitSerializer,
+                   parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
+                                                required=False)],
+                   responses={201: s.ResultSerializer, 200: s.ResultSerializer,
+                              409: OpenApiResponse(description="already submitted"),
+                              422: OpenApiResponse(description="the engine refused it"),
+                              **ERRORS})
+    def post(self, request, pk):
+        """Submit a game's result: a result sheet or a full record, validated by the engine.
+        The same submission twice (same body, or same ``Idempotency-Key``) returns the stored
+        result (200) instead of creating another."""
+        table = _table(request, pk)
+        event = table.round.event
+        _require(is_referee(request.user, event) or seat_of(request.user, table) is not None,
+                 "only players of this table or the event's referees submit its results")
+        ser = s.ResultSubmitSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        key = (request.headers.get("Idempotency-Key") or "")[:100]
+        result = game_services.result_submit(
+            table=table, number=ser.validated_data["number"],
+            sheet=ser.validated_data.get("sheet"), record=ser.validated_data.get("record"),
+            by=request.user, idempotency_key=key)
+        code = status.HTTP_201_CREATED if getattr(result, "created", False) else status.HTTP_200_OK
+        return Response(s.ResultSerializer(result).data, status=code)
+
+
+def _result(request, pk) -> GameResult:
+    result = get_object_or_404(GameResult.objects.select_related("table__round__event"), pk=pk)
+    _table(request, result.table_id)
+    return result
+
+
+class ResultDetailApi(generics.RetrieveAPIView):
+    """A result with every version (who, when, why)."""
+
+    serializer_class = s.ResultSerializer
+    permission_classes = [AllowAny]
+
+    def get_object(self):
+        return _result(self.request, self.kwargs["pk"])
+
+
+class ResultConfirmApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "results"
+
+    @extend_schema(request=None, responses={200: s.ResultSerializer, **ERRORS})
+    def post(self, request, pk):
+        """Confirm a result: the other 联邦 at the table, or a referee."""
+        result = _result(request, pk)
+        referee = is_referee(request.user, result.table.round.event)
+        if not referee and seat_of(request.user, result.table) is None:
+            raise PermissionDenied("only players of this table or referees confirm")
+        try:
+            result = game_services.result_confirm(result=result, by=request.user,
+                                                  as_referee=referee)
+        except ServiceError as exc:
+            if exc.status == 403:
+                raise PermissionDenied(exc.message) from None
+            raise
+        return Response(s.ResultSerializer(result).data)
+
+
+class ResultCorrectApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "results"
+
+    @extend_schema(request=s.ResultCorrectSerializer, responses={200: s.ResultSerializer,
+                                                                 **ERRORS})
+    def post(self, request, pk):
+        """Correct a result: a new version with the reason; a referee's stands confirmed."""
+        result = _result(request, pk)
+        referee = is_referee(request.user, result.table.round.event)
+        if not referee and seat_of(request.user, result.table) is None:
+            raise PermissionDenied("only players of this table or referees correct")
+        ser = s.ResultCorrectSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        result = game_services.result_correct(
+            result=result, reason=ser.validated_data["reason"],
+            sheet=ser.validated_data.get("sheet"), record=ser.validated_data.get("record"),
+            by=request.user, as_referee=referee)
+        return Response(s.ResultSerializer(result).data)
+
+
+# ----------------------------------------------------------------------------- penalties
+class PenaltyListCreateApi(generics.ListCreateAPIView):
+    serializer_class = s.PenaltySerializer
+    permission_classes = [ReadOnlyOrAuthenticated]
+    throttle_scope = "writes"
+    filterset_fields = ["kind"]
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Penalty.objects.none()
+        event = _event(self.request, self.kwargs["slug"])
+        return Penalty.objects.filter(event=event).select_related("created_by").order_by("pk")
+
+    def perform_create(self, serializer):
+        event = _event(self.request, self.kwargs["slug"])
+        _require(is_referee(self.request.user, event), "only the event's referees penalise")
+        d = serializer.validated_data
+        entry = get_object_or_404(Entry, pk=d["entry_id"], event=event)
+        table = get_object_or_404(Table, pk=d["table_id"], round__event=event) if d.get(
+            "table_id") else None
+        player = get_object_or_404(Player, pk=d["player_id"]) if d.get("player_id") else None
+        serializer.instance = services.penalty_add(
+            event=event, entry=entry, kind=d["kind"], reason=d["reason"],
+            points=d.get("points", 0), player=player, table=table,
+            game_number=d.get("game_number"), by=self.request.user)
+
+
+# ----------------------------------------------------------------------------- standings
+def _standings(event):
+    return (Standing.objects.filter(event=event).select_related("entry__player", "entry__team")
+            .order_by("rank"))
+
+
+class StandingsApi(generics.ListAPIView):
+    """Standings from confirmed results, with an ETag (the standings version)."""
+
+    serializer_class = s.StandingSerializer
+    permission_classes = [AllowAny]
+    search_fields = ["entry__player__name", "=entry__player__number", "entry__team__name"]
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return Standing.objects.none()
+        return _standings(_event(self.request, self.kwargs["slug"]))
+
+    def get(self, request, *args, **kwargs):
+        event = _event(request, kwargs["slug"])
+        etag = f'"standings-{event.pk}-{event.standings_version}"'
+        if etag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
+            resp = Response(status=status.HTTP_304_NOT_MODIFIED)
+        else:
+            resp = super().get(request, *args, **kwargs)
+        resp["ETag"] = etag
+        resp["Cache-Control"] = "no-cache"
+        return resp
+
+
+class StandingsCsvApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
+    def get(self, request, slug):
+        """Standings as CSV."""
+        event = _event(request, slug)
+        rows = [(st.rank, str(st.entry), st.points, st.match_points, st.game_wins,
+                 st.head_count, st.opponents_points, st.games_played, st.byes,
+                 st.penalty_points, st.previous_rank or "") for st in _standings(event)]
+        return _csv_response(f"{event.slug}-standings.csv",
+                             ["rank", "name", "points", "match_points", "game_wins", "head_count",
+                              "opponents_points", "games", "byes", "penalty_points",
+                              "previous_rank"], rows)
+
+
+# ----------------------------------------------------------------------------- engine
+class EngineValidateApi(APIView):
+    permission_classes = [AllowAny]
+    throttle_scope = "engine"
+
+    @extend_schema(request=s.EngineValidateSerializer,
+                   responses={200: OpenApiTypes.OBJECT,
+                              422: OpenApiResponse(description="illegal record or sheet")})
+    def post(self, request):
+        """Replay a game record (or a match record, or score a result sheet) and return the
+        engine's result object; an illegal one comes back as 422 with the engine's error."""
+        ser = s.EngineValidateSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        if "sheet" in ser.validated_data:
+            res = engine.score_sheet(ser.validated_data["sheet"])
+        else:
+            rec = ser.validated_data["record"]
+            if isinstance(rec, dict) and rec.get("format") == "gouji-match/1":
+                res = engine.replay_match(rec)
+            else:
+                res = engine.replay(rec)
+        if not res.get("ok"):
+            err = res["error"]
+            detail = dict(err)
+            if "game" in res:
+                detail["game"] = res["game"]
+            raise ServiceError(err["code"], err["message"], detail=detail, status=422)
+        return Response(res)
