@@ -2,6 +2,7 @@ from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 from rest_framework.authtoken.views import obtain_auth_token
 
+from api import live_views as lv
 from api import views as v
 
 app_name = "api"
@@ -40,6 +41,9 @@ urlpatterns = [
     path("events/<slug:slug>/standings.csv", v.StandingsCsvApi.as_view(), name="standings-csv"),
     path("tables/<int:pk>/", v.TableDetailApi.as_view(), name="table-detail"),
     path("tables/<int:pk>/results/", v.TableResultsApi.as_view(), name="table-results"),
+    path("tables/<int:pk>/live/", lv.LiveStartApi.as_view(), name="live-start"),
+    path("live/<int:pk>/", lv.LiveGameApi.as_view(), name="live-game"),
+    path("live/<int:pk>/act/", lv.LiveActApi.as_view(), name="live-act"),
     path("results/<int:pk>/", v.ResultDetailApi.as_view(), name="result-detail"),
     path("results/<int:pk>/confirm/", v.ResultConfirmApi.as_view(), name="result-confirm"),
     path("results/<int:pk>/correct/", v.ResultCorrectApi.as_view(), name="result-correct"),

@@ -666,6 +666,9 @@ class Game:
                                 seat=seat)
         if "seat" in action and action["seat"] != seat:
             raise IllegalAction("bad_format", "the act names another seat", seat=seat)
+        auto = action.get("auto", False)
+        if type(auto) is not bool:
+            raise IllegalAction("bad_format", "auto must be true or false", seat=seat)
         if kind == "burn":
             combo, cards = self._combo_from(seat, action)
             self._check_burn(seat, combo, cards)
@@ -691,9 +694,13 @@ class Game:
                 else:
                     self._do_yield(seat)
         if kind == "play" or kind == "burn":
-            self.actions.append({"seat": seat, "act": kind, "cards": list(combo.cards)})
+            rec = {"seat": seat, "act": kind, "cards": list(combo.cards)}
         else:
-            self.actions.append({"seat": seat, "act": kind})
+            rec = {"seat": seat, "act": kind}
+        if auto:
+            rec["auto"] = True  # played by the bot for an absent seat (托管)
+            self.auto_seats.add(seat)
+        self.actions.append(rec)
         self.version += 1
 
     def _turn_error(self, seat, kind) -> IllegalAction:
@@ -1618,8 +1625,8 @@ def _public_event(ev: dict) -> dict:
     return dict(ev)
 
 
-_ACT_KEYS = {"play": {"act", "cards", "seat"}, "burn": {"act", "cards", "seat"},
-             "pass": {"act", "seat"}, "yield": {"act", "seat"}}
+_ACT_KEYS = {"play": {"act", "cards", "seat", "auto"}, "burn": {"act", "cards", "seat", "auto"},
+             "pass": {"act", "seat", "auto"}, "yield": {"act", "seat", "auto"}}
 
 _STAGE_WORD = {ST_YUDIAN: "预点", ST_REVOLT: "革命", ST_WAIVE: "够死级 waiver",
                ST_TRIBUTE: "进贡/还贡", ST_BUY3: "买3", ST_MINGDIAN: "明点", ST_HUI3: "会3",

@@ -84,3 +84,37 @@ class GameResultVersion(models.Model):
             models.CheckConstraint(condition=Q(version=1) | ~Q(reason=""),
                                    name="correction_has_reason"),
         ]
+
+
+class LiveGame(models.Model):
+    """A game played on the service move by move; ``state`` is the engine's JSON state and
+    ``version`` the number every act must name (the ETag; never a hash of hidden cards)."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", _("running")
+        FINISHED = "finished", _("finished")
+
+    table = models.ForeignKey("tournaments.Table", on_delete=models.CASCADE,
+                              related_name="live_games", verbose_name=_("table"))
+    number = models.PositiveSmallIntegerField(_("game"))
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices,
+                              default=Status.RUNNING)
+    state = models.JSONField(_("engine state"))
+    version = models.PositiveIntegerField(_("version"), default=0)
+    move_seconds = models.PositiveIntegerField(_("move time limit (s)"), default=60)
+    turn_deadline = models.DateTimeField(_("turn deadline"), null=True, blank=True)
+    result = models.OneToOneField(GameResult, null=True, blank=True, on_delete=models.SET_NULL,
+                                  related_name="live_game", verbose_name=_("result"))
+    started_at = models.DateTimeField(_("started"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("live game")
+        verbose_name_plural = _("live games")
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="live_game_once_per_game"),
+        ]
+
+    def __str__(self):
+        return f"{self.table} · {_('live game')} {self.number}"

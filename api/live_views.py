@@ -1,0 +1,118 @@
+"""Live-play endpoints: start a game, read a seat's (or the public) view, long-poll, act."""
+
+from __future__ import annotations
+
+import time
+
+from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.exceptions import PermissionDenied
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.permissions import is_referee, seat_of
+from api.views import ERRORS, _table
+from games import live
+from games.models import LiveGame
+
+MAX_WAIT = 25.0
+
+
+class LiveStartSerializer(serializers.Serializer):
+    number = serializers.IntegerField(min_value=1, max_value=99, required=False,
+                                      help_text="game number; default: the table's next game")
+
+
+class LiveActSerializer(serializers.Serializer):
+    version = serializers.IntegerField(min_value=0, help_text="the state version you acted on")
+    act = serializers.CharField(max_length=20)
+    cards = serializers.ListField(child=serializers.CharField(max_length=4), required=False,
+                                  max_length=54)
+    kind = serializers.CharField(max_length=10, required=False)
+    give = serializers.CharField(max_length=4, required=False)
+
+
+def _live(request, pk) -> LiveGame:
+    lg = get_object_or_404(LiveGame.objects.select_related("table__round__event"), pk=pk)
+    _table(request, lg.table_id)  # visibility of the table
+    return lg
+
+
+def _seat_number(request, lg) -> int | None:
+    seat = seat_of(request.user, lg.table)
+    return None if seat is None else seat.seat
+
+
+class LiveStartApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+
+    @extend_schema(request=LiveStartSerializer, responses={201: OpenApiTypes.OBJECT, **ERRORS})
+    def post(self, request, pk):
+        """Deal and start the table's next game live (a seated player or a referee)."""
+        table = _table(request, pk)
+        if not is_referee(request.user, table.round.event) and seat_of(request.user,
+                                                                        table) is None:
+            raise PermissionDenied("only players of this table or referees start its games")
+        ser = LiveStartSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        lg = live.live_start(table=table, number=ser.validated_data.get("number"))
+        return Response(live.live_view(live=lg, seat=_seat_number(request, lg)),
+                        status=status.HTTP_201_CREATED)
+
+
+class LiveGameApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(parameters=[
+        OpenApiParameter("since", int, description="wait until the version is above this"),
+        OpenApiParameter("wait", float, description=f"seconds to wait (at most {MAX_WAIT:.0f})")],
+        responses={200: OpenApiTypes.OBJECT, 304: None, **ERRORS})
+    def get(self, request, pk):
+        """Your seat's view (your cards only) — or, for anyone not seated, the public view with
+        no hidden cards. With ``since`` and ``wait`` it long-polls for the next change."""
+        lg = _live(request, pk)
+        try:
+            since = int(request.query_params.get("since", -1))
+            wait = min(MAX_WAIT, max(0.0, float(request.query_params.get("wait", 0))))
+        except ValueError:
+            since, wait = -1, 0.0
+        deadline = time.monotonic() + wait
+        while lg.version <= since and time.monotonic() < deadline:
+            time.sleep(0.2)
+            lg.refresh_from_db(fields=["version", "status", "state", "turn_deadline", "result"])
+        etag = f'"live-{lg.pk}-{lg.version}"'
+        if request.headers.get("If-None-Match") == etag:
+            resp = Response(status=status.HTTP_304_NOT_MODIFIED)
+        else:
+            resp = Response(live.live_view(live=lg, seat=_seat_number(request, lg)))
+        resp["ETag"] = etag
+        resp["Cache-Control"] = "no-store"
+        return resp
+
+
+class LiveActApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "live"
+
+    @extend_schema(request=LiveActSerializer,
+                   responses={200: OpenApiTypes.OBJECT,
+                              409: OpenApiResponse(description="stale version or game over"),
+                              422: OpenApiResponse(description="illegal act (engine's code)"),
+                              **ERRORS})
+    def post(self, request, pk):
+        """Act for your own seat: play, pass, yield, burn, or a pre-play choice. Name the
+        ``version`` you saw; a stale one is refused (409) and nothing changes."""
+        lg = _live(request, pk)
+        seat = _seat_number(request, lg)
+        if seat is None:
+            raise PermissionDenied("only the players seated at this table act in its game")
+        ser = LiveActSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        data = dict(ser.validated_data)
+        version = data.pop("version")
+        lg = live.live_act(live_id=lg.pk, seat=seat, action=data, version=version)
+        return Response(live.live_view(live=lg, seat=seat))

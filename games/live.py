@@ -1,0 +1,167 @@
+"""Live play: a table plays a game on the service, move by move (issue: live play).
+
+The server deals from ``secrets.SystemRandom``; the engine's :class:`engine.Game` state lives in
+:class:`games.models.LiveGame` and every act is applied under a row lock after checking the
+state version the client saw (a stale version is refused, so no act is lost or applied twice).
+A seat that does not act within the event's move time limit is played by the heuristic bot
+(托管) from a Celery task scheduled with a countdown; its acts are marked ``auto`` in the record.
+The finished game becomes the table's result (system-recorded, confirmed) with its record.
+"""
+
+from __future__ import annotations
+
+import secrets
+from datetime import timedelta
+
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+import engine
+from engine.bots import HeuristicBot
+from engine.game import RESULT_KEYS
+from games.models import GameResult, LiveGame
+from games.services import result_submit
+from tournaments.errors import Conflict, ServiceError
+from tournaments.models import Round, Table
+
+
+def _schedule_autoplay(live: LiveGame) -> None:
+    """Queue the 托管 check for when the move time runs out. Without a broker (tasks run
+    in-process, which ignores countdowns) nothing is queued: ``manage.py live_tick`` plays
+    overdue seats instead."""
+    from django.conf import settings
+
+    from games.tasks import live_autoplay_task
+
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return
+    live_id, version, delay = live.pk, live.version, live.move_seconds
+    transaction.on_commit(lambda: live_autoplay_task.apply_async(
+        (live_id, version), countdown=delay))
+
+
+def live_start(*, table: Table, number: int | None = None, leader: int | None = None
+               ) -> LiveGame:
+    """Deal and start the table's next game (or game ``number``) live."""
+    event = table.round.event
+    if table.round.status == Round.Status.COMMITTED:
+        raise ServiceError("not_drawn", _("the round is not drawn yet"))
+    with transaction.atomic():
+        table = Table.objects.select_for_update().get(pk=table.pk)
+        done = set(GameResult.objects.filter(table=table).values_list("number", flat=True))
+        running = set(LiveGame.objects.filter(table=table).values_list("number", flat=True))
+        if number is None:
+            number = next((k for k in range(1, event.games_per_match + 1)
+                           if k not in done and k not in running), None)
+            if number is None:
+                raise Conflict("match_over", _("every game of this table has been played"))
+        if not 1 <= number <= event.games_per_match:
+            raise ServiceError("bad_game_number", _("game number must be 1 to %(n)s") % {
+                "n": event.games_per_match})
+        if number in done or number in running:
+            raise Conflict("already_started", _("game %(n)s of this table is already played or "
+                                                "running") % {"n": number})
+        previous = None
+        if number > 1:
+            prev = GameResult.objects.filter(table=table, number=number - 1).first()
+            if prev is None:
+                raise ServiceError("previous_missing", _(
+                    "game %(n)s has no result yet: its tributes decide this game's start") % {
+                    "n": number - 1})
+            previous = {k: v for k, v in prev.engine_result.items() if k in RESULT_KEYS}
+        hands = engine.deal(secrets.SystemRandom())
+        game = engine.Game(event.rules, hands, previous, first_game=(number == 1),
+                           leader=leader)
+        live = LiveGame.objects.create(
+            table=table, number=number, state=game.to_state(), version=game.version,
+            move_seconds=event.move_seconds,
+            turn_deadline=timezone.now() + timedelta(seconds=event.move_seconds))
+        _schedule_autoplay(live)
+    return live
+
+
+def live_game(live: LiveGame) -> engine.Game:
+    return engine.Game.from_state(live.state)
+
+
+def live_act(*, live_id: int, seat: int, action: dict, version: int, auto: bool = False
+             ) -> LiveGame:
+    """Apply one act of ``seat`` made against state ``version``; refuse a stale version (409)
+    or an illegal act (422, the engine's code and message) without changing anything."""
+    if not isinstance(action, dict):
+        raise ServiceError("bad_format", _("an act must be an object"))
+    with transaction.atomic():
+        live = LiveGame.objects.select_for_update().select_related("table__round__event").get(
+            pk=live_id)
+        if live.status == LiveGame.Status.FINISHED:
+            raise Conflict("game_over", _("the game is over"))
+        if version != live.version:
+            raise Conflict("stale_version", _(
+                "the game has moved on (version %(v)s, you sent %(s)s); fetch it again") % {
+                "v": live.version, "s": version}, detail={"version": live.version})
+        game = live_game(live)
+        act = {k: v for k, v in action.items() if k not in ("version", "seat")}
+        if auto and game.state == "play":
+            act["auto"] = True
+        try:
+            game.act(seat, act)
+        except engine.IllegalAction as exc:
+            raise ServiceError(exc.code, exc.message, detail={
+                "code": exc.code, "seat": exc.seat, "message": exc.message}, status=422) from None
+        live.state = game.to_state()
+        live.version = game.version
+        if game.state == "over":
+            live.status = LiveGame.Status.FINISHED
+            live.turn_deadline = None
+            live.save()
+            result = result_submit(table=live.table, number=live.number, record=game.record(),
+                                   system=True)
+            live.result = result
+            live.save(update_fields=["result"])
+        else:
+            live.turn_deadline = timezone.now() + timedelta(seconds=live.move_seconds)
+            live.save()
+            _schedule_autoplay(live)
+    return live
+
+
+def live_autoplay(*, live_id: int, version: int) -> bool:
+    """托管: if the game still waits at ``version`` (nobody acted in time), the bot plays the
+    seat whose turn it is. Returns whether it acted; a late or repeated task does nothing."""
+    live = LiveGame.objects.filter(pk=live_id).first()
+    if live is None or live.status != LiveGame.Status.RUNNING or live.version != version:
+        return False
+    game = live_game(live)
+    to_act = game.to_act()
+    if to_act is None:
+        return False
+    seat = to_act["seat"]
+    action = HeuristicBot().choose(game, seat)
+    try:
+        live_act(live_id=live_id, seat=seat, action=action, version=version, auto=True)
+    except Conflict:
+        return False  # someone acted meanwhile
+    return True
+
+
+def live_view(*, live: LiveGame, seat: int | None) -> dict:
+    """What ``seat`` may see (``None``: spectators and staff): never another seat's cards."""
+    game = live_game(live)
+    view = game.view(seat)
+    view.update({
+        "id": live.pk, "table": live.table_id, "number": live.number, "status": live.status,
+        "version": live.version, "turn_deadline": live.turn_deadline,
+        "auto_seats": sorted(game.auto_seats), "result": live.result_id,
+    })
+    return view
+
+
+def live_autoplay_overdue() -> int:
+    """Play every seat whose move time has run out (for setups without a Celery worker)."""
+    n = 0
+    for live_id, version in LiveGame.objects.filter(
+            status=LiveGame.Status.RUNNING, turn_deadline__lt=timezone.now()).values_list(
+            "pk", "version"):
+        n += live_autoplay(live_id=live_id, version=version)
+    return n
