@@ -137,6 +137,7 @@ REST_FRAMEWORK = {
         "writes": os.environ.get("THROTTLE_WRITES", "600/min"),
         "results": os.environ.get("THROTTLE_RESULTS", "600/min"),
         "engine": os.environ.get("THROTTLE_ENGINE", "120/min"),
+        "live": os.environ.get("THROTTLE_LIVE", "1200/min"),
     },
 }
 

@@ -68,6 +68,9 @@ class Event(models.Model):
     games_per_match = models.PositiveSmallIntegerField(_("games per match"), default=4)
     bye_points = models.IntegerField(_("bye score"), default=0,
                                      help_text=_("Points a bye earns for the round"))
+    move_seconds = models.PositiveIntegerField(
+        _("live move time limit (s)"), default=60,
+        help_text=_("A live-play seat that does not act in time is played by the bot (托管)"))
     swiss_brackets = models.BooleanField(
         _("seat by score after round 1"), default=False,
         help_text=_("Individual events: Swiss-style score brackets from round 2"))
