@@ -39,8 +39,8 @@ class EventSerializer(serializers.ModelSerializer):
     class Meta:
         model = Event
         fields = ["slug", "name", "format", "rules", "rounds_planned", "games_per_match",
-                  "bye_points", "swiss_brackets", "tie_breaks", "status", "published",
-                  "standings_version", "created_at"]
+                  "bye_points", "swiss_brackets", "tie_breaks", "knockout_teams",
+                  "move_seconds", "status", "published", "standings_version", "created_at"]
         read_only_fields = ["status", "published", "standings_version", "created_at"]
         extra_kwargs = {"slug": {"validators": []}}
 
@@ -100,7 +100,7 @@ class RoundSerializer(serializers.ModelSerializer):
 
     class Meta:
         model = Round
-        fields = ["number", "status", "brackets", "commitment", "seed", "draw_entries",
+        fields = ["number", "stage", "status", "brackets", "commitment", "seed", "draw_entries",
                   "committed_at", "drawn_at", "published_at", "tables", "byes"]
 
     def get_seed(self, obj) -> str | None:
@@ -112,6 +112,23 @@ class RoundSerializer(serializers.ModelSerializer):
 
     def get_byes(self, obj) -> list[int]:
         return list(obj.byes.values_list("entry_id", flat=True))
+
+
+class RoundCreateSerializer(serializers.Serializer):
+    knockout = serializers.BooleanField(default=False, help_text=(
+        "open a knockout round of the finals (team events) instead of a Swiss round"))
+
+
+class BracketMatchSerializer(serializers.Serializer):
+    round = serializers.IntegerField()
+    table = serializers.IntegerField()
+    team_a = serializers.CharField()
+    team_b = serializers.CharField()
+    points_a = serializers.IntegerField()
+    points_b = serializers.IntegerField()
+    games = serializers.IntegerField()
+    extra_games = serializers.IntegerField()
+    winner = serializers.CharField(allow_null=True)
 
 
 class DrawStartedSerializer(serializers.Serializer):

@@ -38,6 +38,7 @@ urlpatterns = [
          name="round-seating-csv"),
     path("events/<slug:slug>/penalties/", v.PenaltyListCreateApi.as_view(), name="penalties"),
     path("events/<slug:slug>/standings/", v.StandingsApi.as_view(), name="standings"),
+    path("events/<slug:slug>/bracket/", v.BracketApi.as_view(), name="bracket"),
     path("events/<slug:slug>/standings.csv", v.StandingsCsvApi.as_view(), name="standings-csv"),
     path("tables/<int:pk>/", v.TableDetailApi.as_view(), name="table-detail"),
     path("tables/<int:pk>/results/", v.TableResultsApi.as_view(), name="table-results"),

@@ -347,14 +347,17 @@ class RoundListCreateApi(generics.ListAPIView):
         return Round.objects.filter(event=_event(self.request, self.kwargs["slug"])).order_by(
             "number")
 
-    @extend_schema(request=None, responses={202: s.DrawStartedSerializer, **ERRORS})
+    @extend_schema(request=s.RoundCreateSerializer,
+                   responses={202: s.DrawStartedSerializer, **ERRORS})
     def post(self, request, slug):
         """Open the next round: publish its commitment and start the draw on a worker. Poll
         ``task`` until ``status`` is ``drawn``."""
         event = _event(request, slug)
         _require(is_organizer(request.user, event), "only the event's organizers draw rounds")
+        ser = s.RoundCreateSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
         with transaction.atomic():
-            rnd = services.round_create(event=event)
+            rnd = services.round_create(event=event, knockout=ser.validated_data["knockout"])
             services.round_request_draw(round=rnd)
         rnd.refresh_from_db()
         url = reverse("api:round-detail", kwargs={"slug": slug, "number": rnd.number})
@@ -428,6 +431,32 @@ class SeatingCsvApi(APIView):
                 for t in _tables(rnd) for seat in t.seats.all()]
         return _csv_response(f"{rnd.event.slug}-round-{rnd.number}.csv",
                              ["table", "seat", "side", "player", "number"], rows)
+
+
+class BracketApi(APIView):
+    permission_classes = [AllowAny]
+
+    @extend_schema(responses={200: s.BracketMatchSerializer(many=True), **ERRORS})
+    def get(self, request, slug):
+        """The knockout finals: every match, its score and its winner once decided."""
+        event = _event(request, slug)
+        out = []
+        for rnd in event.rounds.filter(stage=Round.Stage.KNOCKOUT).order_by("number"):
+            if not _seating_visible(request.user, rnd):
+                continue
+            for table in rnd.tables.select_related("round__event", "team_a__entry",
+                                                   "team_b__entry").order_by("number"):
+                score = services.match_score(table=table)
+                winner = None
+                if score["winner"] is not None:
+                    winner = (table.team_a if table.team_a.entry.pk == score["winner"]
+                              else table.team_b).name
+                out.append({"round": rnd.number, "table": table.number,
+                            "team_a": table.team_a.name, "team_b": table.team_b.name,
+                            "points_a": score["points_a"], "points_b": score["points_b"],
+                            "games": score["games"], "extra_games": score["extra_games"],
+                            "winner": winner})
+        return Response(s.BracketMatchSerializer(out, many=True).data)
 
 
 # ----------------------------------------------------------------------------- tables & results

@@ -21,9 +21,10 @@ import engine
 from engine.bots import HeuristicBot
 from engine.game import RESULT_KEYS
 from games.models import GameResult, LiveGame
-from games.services import result_submit
+from games.services import _check_game_number, result_submit
 from tournaments.errors import Conflict, ServiceError
 from tournaments.models import Round, Table
+from tournaments.services import MAX_EXTRA_GAMES
 
 
 def _schedule_autoplay(live: LiveGame) -> None:
@@ -52,13 +53,12 @@ def live_start(*, table: Table, number: int | None = None, leader: int | None = 
         done = set(GameResult.objects.filter(table=table).values_list("number", flat=True))
         running = set(LiveGame.objects.filter(table=table).values_list("number", flat=True))
         if number is None:
-            number = next((k for k in range(1, event.games_per_match + 1)
+            extra = MAX_EXTRA_GAMES if table.round.stage == Round.Stage.KNOCKOUT else 0
+            number = next((k for k in range(1, event.games_per_match + extra + 1)
                            if k not in done and k not in running), None)
             if number is None:
                 raise Conflict("match_over", _("every game of this table has been played"))
-        if not 1 <= number <= event.games_per_match:
-            raise ServiceError("bad_game_number", _("game number must be 1 to %(n)s") % {
-                "n": event.games_per_match})
+        _check_game_number(event, table, number)
         if number in done or number in running:
             raise Conflict("already_started", _("game %(n)s of this table is already played or "
                                                 "running") % {"n": number})

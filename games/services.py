@@ -41,9 +41,7 @@ def result_validate(*, event: Event, table: Table, number: int, sheet=None, reco
     raise :class:`ServiceError` with the engine's error object."""
     if (sheet is None) == (record is None):
         raise ServiceError("bad_submission", _("send either a result sheet or a full record"))
-    if not 1 <= number <= event.games_per_match:
-        raise ServiceError("bad_game_number", _("game number must be 1 to %(n)s") % {
-            "n": event.games_per_match})
+    _check_game_number(event, table, number)
     rules = engine.Rules.from_spec(event.rules)
     if sheet is not None:
         if not isinstance(sheet, dict):
@@ -85,6 +83,24 @@ def result_validate(*, event: Event, table: Table, number: int, sheet=None, reco
         err = res["error"]
         raise ServiceError(err["code"], err["message"], detail=err, status=422)
     return kind, payload, res
+
+
+def _check_game_number(event: Event, table: Table, number: int) -> None:
+    """Games 1..games_per_match; in a knockout round a tied match goes on with deciding extra
+    games (加赛), one at a time."""
+    from tournaments.services import MAX_EXTRA_GAMES, match_score
+
+    gpm = event.games_per_match
+    if 1 <= number <= gpm:
+        return
+    if table.round.stage == Round.Stage.KNOCKOUT and gpm < number <= gpm + MAX_EXTRA_GAMES:
+        score = match_score(table=table)
+        if score["games"] == number - 1 and not score["decided"]:
+            return
+        raise ServiceError("bad_game_number", _(
+            "an extra game is played only when the match is tied after every earlier game is "
+            "confirmed"))
+    raise ServiceError("bad_game_number", _("game number must be 1 to %(n)s") % {"n": gpm})
 
 
 def _rules_differ(spec, rules: engine.Rules) -> bool:

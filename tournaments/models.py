@@ -68,6 +68,11 @@ class Event(models.Model):
     games_per_match = models.PositiveSmallIntegerField(_("games per match"), default=4)
     bye_points = models.IntegerField(_("bye score"), default=0,
                                      help_text=_("Points a bye earns for the round"))
+    knockout_teams = models.PositiveSmallIntegerField(
+        _("knockout finals"), default=0,
+        help_text=_("Team events: how many teams play the knockout finals after the Swiss "
+                    "rounds (2, 4, 8, …; 0 = none). Best of the games per match, with a "
+                    "deciding extra game on a tie."))
     move_seconds = models.PositiveIntegerField(
         _("live move time limit (s)"), default=60,
         help_text=_("A live-play seat that does not act in time is played by the bot (托管)"))
@@ -97,6 +102,8 @@ class Event(models.Model):
             models.CheckConstraint(condition=Q(rounds_planned__gte=1), name="event_rounds_ge_1"),
             models.CheckConstraint(condition=Q(format__in=["individual", "team"]),
                                    name="event_format_valid"),
+            models.CheckConstraint(condition=Q(knockout_teams__in=[0, 2, 4, 8, 16, 32, 64]),
+                                   name="event_knockout_power_of_two"),
         ]
 
     def __str__(self):
@@ -208,7 +215,13 @@ class Round(models.Model):
 
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="rounds",
                               verbose_name=_("event"))
+    class Stage(models.TextChoices):
+        SWISS = "swiss", _("Swiss round")
+        KNOCKOUT = "knockout", _("knockout round")
+
     number = models.PositiveSmallIntegerField(_("number"))
+    stage = models.CharField(_("stage"), max_length=10, choices=Stage.choices,
+                             default=Stage.SWISS)
     status = models.CharField(_("status"), max_length=20, choices=Status.choices,
                               default=Status.COMMITTED)
     brackets = models.BooleanField(_("seated by score"), default=False)

@@ -35,7 +35,8 @@ ACTIVE_STATUSES = (Entry.Status.REGISTERED, Entry.Status.CHECKED_IN)
 def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
                  rules="dagang", rounds_planned: int = 7, games_per_match: int = 4,
                  bye_points: int = 0, swiss_brackets: bool = False,
-                 tie_breaks: list[str] | None = None, organizer=None) -> Event:
+                 tie_breaks: list[str] | None = None, knockout_teams: int = 0,
+                 move_seconds: int = 60, organizer=None) -> Event:
     """Create an event after checking its rules with the engine."""
     rules = rules_check(rules=rules)
     if tie_breaks:
@@ -48,16 +49,25 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
         raise ServiceError("bad_format", _("unknown event format %(f)s") % {"f": format})
     if games_per_match < 1 or rounds_planned < 1:
         raise ServiceError("bad_event", _("an event needs at least one round and one game"))
+    _check_knockout(format, knockout_teams)
     with transaction.atomic():
         if Event.objects.filter(slug=slug).exists():
             raise Conflict("slug_taken", _("an event with slug %(s)s exists") % {"s": slug})
         event = Event.objects.create(
             name=name, slug=slug, format=format, rules=rules, rounds_planned=rounds_planned,
             games_per_match=games_per_match, bye_points=bye_points,
-            swiss_brackets=swiss_brackets, tie_breaks=list(tie_breaks or []))
+            swiss_brackets=swiss_brackets, tie_breaks=list(tie_breaks or []),
+            knockout_teams=knockout_teams, move_seconds=move_seconds)
         if organizer is not None:
             event.organizers.add(organizer)
     return event
+
+
+def _check_knockout(format: str, knockout_teams: int) -> None:
+    if knockout_teams not in (0, 2, 4, 8, 16, 32, 64):
+        raise ServiceError("bad_event", _("knockout finals take 2, 4, 8, 16, 32 or 64 teams"))
+    if knockout_teams and format != Event.Format.TEAM:
+        raise ServiceError("bad_event", _("knockout finals are for team events"))
 
 
 def rules_check(*, rules):
@@ -179,16 +189,23 @@ def round_eligible_entries(*, event: Event, number: int) -> list[Entry]:
                                      first_round__lte=number).order_by("pk"))
 
 
-def round_create(*, event: Event) -> Round:
+def round_create(*, event: Event, knockout: bool = False) -> Round:
     """Open the next round: fix who is in the draw, keep a secret seed and publish its
-    commitment (a hash of the seed and of the entry list) before anything is drawn."""
+    commitment (a hash of the seed and of the entry list) before anything is drawn.
+
+    ``knockout`` opens a knockout round of a team event's finals instead of a Swiss round."""
     from tournaments import standings as standings_module
 
     with transaction.atomic():
         event = Event.objects.select_for_update().get(pk=event.pk)
         _check_open(event)
         number = _next_round_number(event)
-        if number > event.rounds_planned:
+        in_knockout = event.rounds.filter(stage=Round.Stage.KNOCKOUT).exists()
+        if in_knockout and not knockout:
+            raise ServiceError("knockout_started", _(
+                "the knockout finals have begun: open knockout rounds only"))
+        swiss_played = event.rounds.filter(stage=Round.Stage.SWISS).count()
+        if not knockout and swiss_played >= event.rounds_planned:
             raise ServiceError("no_more_rounds", _("all %(n)s rounds have been played") % {
                 "n": event.rounds_planned})
         prev = event.rounds.filter(number=number - 1).first()
@@ -201,6 +218,8 @@ def round_create(*, event: Event) -> Round:
                 raise ServiceError("previous_unfinished", _(
                     "round %(n)s still waits for %(k)s confirmed result(s)") % {
                     "n": prev.number, "k": missing})
+        if knockout:
+            return _knockout_round_create(event=event, number=number)
         entries = round_eligible_entries(event=event, number=number)
         minimum = 6 if event.format == Event.Format.INDIVIDUAL else 2
         if len(entries) < minimum:
@@ -226,14 +245,92 @@ def round_create(*, event: Event) -> Round:
 
 
 def round_missing_results(*, round: Round) -> int:
-    """How many games of the round have no confirmed result yet."""
+    """How many games of the round have no confirmed result yet (in a knockout round, a tied
+    match also waits for its deciding extra game)."""
     from games.models import GameResult
 
-    tables = round.tables.count()
-    need = tables * round.event.games_per_match
-    have = GameResult.objects.filter(table__round=round,
-                                     status=GameResult.Status.CONFIRMED).count()
-    return need - have
+    gpm = round.event.games_per_match
+    confirmed: dict[int, list] = {}
+    for table_id, a, b in GameResult.objects.filter(
+            table__round=round, status=GameResult.Status.CONFIRMED).values_list(
+            "table_id", "points_a", "points_b"):
+        confirmed.setdefault(table_id, []).append((a, b))
+    missing = 0
+    for table_id in round.tables.values_list("pk", flat=True):
+        games = confirmed.get(table_id, [])
+        missing += max(0, gpm - len(games))
+        if round.stage == Round.Stage.KNOCKOUT and len(games) >= gpm:
+            if sum(g[0] for g in games) == sum(g[1] for g in games):
+                missing += 1
+    return missing
+
+
+MAX_EXTRA_GAMES = 5
+
+
+def match_score(*, table: Table) -> dict:
+    """A table's match so far from confirmed games: points of each side, games played, and
+    (knockout) the winning team entry once decided — a tie after the games per match goes to
+    deciding extra games (加赛)."""
+    from games.models import GameResult
+
+    games = list(GameResult.objects.filter(table=table, status=GameResult.Status.CONFIRMED)
+                 .order_by("number").values_list("points_a", "points_b"))
+    a, b = sum(g[0] for g in games), sum(g[1] for g in games)
+    gpm = table.round.event.games_per_match
+    decided = len(games) >= gpm and a != b
+    winner = None
+    if decided and table.team_a_id:
+        winner = (table.team_a if a > b else table.team_b).entry.pk
+    return {"points_a": a, "points_b": b, "games": len(games), "decided": decided,
+            "winner": winner, "extra_games": max(0, len(games) - gpm)}
+
+
+def _bracket_order(n: int) -> list[int]:
+    """Seeds 1..n in bracket order so that 1 and 2 can meet only in the final."""
+    order = [1]
+    while len(order) < n:
+        size = len(order) * 2
+        order = [x for s in order for x in (s, size + 1 - s)]
+    return order
+
+
+def _knockout_round_create(*, event: Event, number: int) -> Round:
+    from tournaments import standings as standings_module
+
+    if event.format != Event.Format.TEAM or event.knockout_teams < 2:
+        raise ServiceError("no_knockout", _("this event has no knockout finals"))
+    last_ko = event.rounds.filter(stage=Round.Stage.KNOCKOUT).order_by("-number").first()
+    if last_ko is None:
+        eligible = {e.pk for e in round_eligible_entries(event=event, number=number)}
+        ranked = [r.entry_id for r in standings_module.compute(event) if r.entry_id in eligible]
+        k = event.knockout_teams
+        if len(ranked) < k:
+            raise ServiceError("too_few_entries", _(
+                "the knockout finals need %(k)s teams, %(n)s are checked in") % {
+                "k": k, "n": len(ranked)})
+        seeds = ranked[:k]
+        order = _bracket_order(k)
+        pairs = [[seeds[order[i] - 1], seeds[order[i + 1] - 1]] for i in range(0, k, 2)]
+    else:
+        winners = []
+        for table in last_ko.tables.select_related("round__event", "team_a", "team_b").order_by(
+                "number"):
+            score = match_score(table=table)
+            if not score["decided"]:
+                raise ServiceError("previous_unfinished", _(
+                    "table %(t)s of round %(n)s is not decided yet") % {
+                    "t": table.number, "n": last_ko.number})
+            winners.append(score["winner"])
+        if len(winners) < 2:
+            raise ServiceError("knockout_over", _("the knockout finals are over"))
+        pairs = [[winners[i], winners[i + 1]] for i in range(0, len(winners), 2)]
+    ids = [e for p in pairs for e in p]
+    seed = draw_module.new_seed()
+    return Round.objects.create(
+        event=event, number=number, stage=Round.Stage.KNOCKOUT, brackets=True, seed=seed,
+        commitment=draw_module.commitment(seed, ids, number, event.pk), draw_entries=ids,
+        draw_input={"knockout_pairs": pairs})
 
 
 def round_request_draw(*, round: Round):
@@ -283,7 +380,11 @@ def compute_draw(*, round: Round, history_rounds=None):
         met.add((min(a, b), max(a, b)))
     teams = [draw_module.DrawTeam(id=i, score=float(scores.get(i, 0)), byes=byes.get(i, 0))
              for i in ids]
-    paired = draw_module.draw_teams(teams, met, round.seed)
+    if round.stage == Round.Stage.KNOCKOUT:  # pairs fixed by the bracket, not drawn
+        paired = draw_module.TeamDrawResult(
+            pairs=[tuple(p) for p in inputs["knockout_pairs"]], bye=None)
+    else:
+        paired = draw_module.draw_teams(teams, met, round.seed)
     members = {}
     for entry_id, player_id in TeamMember.objects.filter(team__entry__pk__in=ids).values_list(
             "team__entry__pk", "player_id").order_by("team__entry__pk", "position"):
@@ -465,8 +566,9 @@ def _force_last(*, event, entry, player, table, game_number, reason, by):
 
 
 # ----------------------------------------------------------------------------- event settings
-EDITABLE_ALWAYS = {"name", "bye_points", "tie_breaks", "rounds_planned"}
-EDITABLE_BEFORE_ROUND_1 = {"rules", "format", "games_per_match", "swiss_brackets"}
+EDITABLE_ALWAYS = {"name", "bye_points", "tie_breaks", "rounds_planned", "move_seconds"}
+EDITABLE_BEFORE_ROUND_1 = {"rules", "format", "games_per_match", "swiss_brackets",
+                           "knockout_teams"}
 
 
 def event_update(*, event: Event, **fields) -> Event:
@@ -484,6 +586,9 @@ def event_update(*, event: Event, **fields) -> Event:
                     "%(f)s cannot change once round 1 exists") % {"f": key})
         if "rules" in fields:
             fields["rules"] = rules_check(rules=fields["rules"])
+        if "knockout_teams" in fields or "format" in fields:
+            _check_knockout(fields.get("format", event.format),
+                            fields.get("knockout_teams", event.knockout_teams))
         if "tie_breaks" in fields:
             from tournaments.models import TIE_BREAK_CHOICES
 

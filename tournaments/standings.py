@@ -42,10 +42,11 @@ class Row:
 def _load(event: Event, through_round: int | None):
     from games.models import GameResult
 
-    results = GameResult.objects.filter(table__round__event=event,
+    swiss = Round.Stage.SWISS  # knockout finals have their own bracket, not points
+    results = GameResult.objects.filter(table__round__event=event, table__round__stage=swiss,
                                         status=GameResult.Status.CONFIRMED)
-    seats = Seat.objects.filter(round__event=event)
-    byes = Bye.objects.filter(round__event=event)
+    seats = Seat.objects.filter(round__event=event, round__stage=swiss)
+    byes = Bye.objects.filter(round__event=event, round__stage=swiss)
     if through_round is not None:
         results = results.filter(table__round__number__lte=through_round)
         seats = seats.filter(round__number__lte=through_round)
