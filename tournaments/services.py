@@ -177,6 +177,10 @@ def entry_withdraw(*, entry: Entry, disqualify: bool = False) -> Entry:
             return entry
         last = entry.event.rounds.exclude(status=Round.Status.COMMITTED).aggregate(
             m=Max("number"))["m"] or 0
+        for number, ids in entry.event.rounds.filter(status=Round.Status.COMMITTED).values_list(
+                "number", "draw_entries"):
+            if entry.pk in ids:  # its commitment is published: it plays that round
+                last = max(last, number)
         entry.status = Entry.Status.DISQUALIFIED if disqualify else Entry.Status.WITHDRAWN
         entry.left_after_round = last
         entry.save(update_fields=["status", "left_after_round"])

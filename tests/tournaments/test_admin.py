@@ -1,0 +1,298 @@
+"""Django admin for organizers: every page loads, the actions call the services (报到 check-in,
+opening and drawing a round — 抽签组邦, publishing, verifying, confirming results), and a round's
+seed stays secret until its draw."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from games import services as game_services
+from games.models import GameResult
+from tests.factories import EventFactory, PlayerFactory
+from tournaments import services, standings
+from tournaments.models import (
+    Bye,
+    Entry,
+    Event,
+    Penalty,
+    Player,
+    Round,
+    Seat,
+    Standing,
+    Table,
+    Team,
+    TeamMember,
+)
+
+pytestmark = pytest.mark.django_db
+
+ORDERS = [[0, 1, 2, 3, 4, 5], [1, 2, 0, 5, 3, 4], [0, 4, 1, 3, 2, 5], [3, 0, 2, 5, 1, 4]]
+
+
+def sheet(order):
+    """A result sheet (dagang rules): finishing order from 头科 and 开点 flags."""
+    return {"order": list(order), "kaidian": [True] * 6}
+
+
+@pytest.fixture
+def superuser(db):
+    return get_user_model().objects.create_superuser(username="organizer", password="pw",
+                                                     email="organizer@example.com")
+
+
+@pytest.fixture
+def admin_client(client, superuser):
+    client.force_login(superuser)
+    return client
+
+
+def _individual_event(players: int, **kwargs) -> Event:
+    event = EventFactory(**kwargs)
+    for _ in range(players):
+        entry = services.entry_register(event=event, player=PlayerFactory())
+        services.entry_check_in(entry=entry)
+    return event
+
+
+@pytest.fixture
+def running_event(referee):
+    """An individual event with round 1 drawn (two tables, two byes, 轮空), results confirmed and
+    one left submitted, a penalty and standings; round 2 committed; and a 联邦 team event."""
+    event = _individual_event(14)
+    rnd = services.round_create(event=event)
+    services.round_draw(round_id=rnd.pk)
+    results = []
+    for table in Table.objects.filter(round=rnd).order_by("number"):
+        for number in (1, 2):
+            results.append(game_services.result_submit(
+                table=table, number=number, sheet=sheet(ORDERS[(table.number + number) % len(ORDERS)]),
+                by=referee))
+    for result in results[:-1]:
+        game_services.result_confirm(result=result, by=referee, as_referee=True)
+    seat = Seat.objects.filter(round=rnd).first()
+    services.penalty_add(event=event, entry=seat.entry, kind=Penalty.Kind.WARNING,
+                         reason="slow play", round=rnd, by=referee)
+    standings.standings_recompute(event_id=event.pk)
+
+    team_event = EventFactory(format=Event.Format.TEAM, games_per_match=1)
+    for k in range(2):
+        entry = services.team_register(event=team_event, name=f"Team {k}",
+                                       players=PlayerFactory.create_batch(3))
+        services.entry_check_in(entry=entry)
+    team_round = services.round_create(event=team_event)
+    services.round_draw(round_id=team_round.pk)
+    return event
+
+
+def _admin_url(model, view, *args):
+    meta = model._meta
+    return reverse(f"admin:{meta.app_label}_{meta.model_name}_{view}", args=args)
+
+
+def _registered():
+    return sorted(admin.site._registry, key=lambda m: m._meta.label)
+
+
+def _messages(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]]
+
+
+def _run_action(client, model, action, objects):
+    return client.post(_admin_url(model, "changelist"), {
+        "action": action, "_selected_action": [str(o.pk) for o in objects]}, follow=True)
+
+
+# ----------------------------------------------------------------------------- pages
+def test_the_tournament_models_are_registered():
+    registered = set(_registered())
+    for model in (Player, Team, Event, Entry, Round, Table, Penalty, Standing, GameResult):
+        assert model in registered
+
+
+@pytest.mark.parametrize("model", _registered(), ids=lambda m: m._meta.label)
+def test_every_changelist_loads(admin_client, running_event, model):
+    response = admin_client.get(_admin_url(model, "changelist"))
+    assert response.status_code == 200
+
+
+@pytest.mark.parametrize("model", _registered(), ids=lambda m: m._meta.label)
+def test_every_change_page_loads(admin_client, running_event, superuser, model):
+    objects = list(model._default_manager.order_by("pk"))
+    if model._meta.app_label in ("tournaments", "games"):
+        assert objects, f"the fixture has no {model._meta.label}"
+    for obj in objects[:3]:
+        response = admin_client.get(_admin_url(model, "change", obj.pk))
+        assert response.status_code == 200, f"{model._meta.label} {obj.pk}"
+
+
+def test_changelist_search_and_filters_load(admin_client, running_event):
+    """Search boxes and filters of the busiest lists work (no broken lookups)."""
+    pages = [
+        (Entry, {"q": "Player", "event__id__exact": running_event.pk, "status": "checked_in"}),
+        (Player, {"q": "1001"}),
+        (Table, {"q": "1", "round__event__id__exact": running_event.pk}),
+        (Team, {"q": "Team"}),
+        (Penalty, {"q": "slow"}),
+        (Standing, {"q": "Player", "event__id__exact": running_event.pk}),
+        (GameResult, {"q": "1", "status": "submitted"}),
+        (Round, {"status": "drawn"}),
+        (Event, {"q": "Cup", "format": "team"}),
+    ]
+    for model, params in pages:
+        response = admin_client.get(_admin_url(model, "changelist"), params)
+        assert response.status_code == 200, model._meta.label
+
+
+def test_round_change_page_keeps_the_seed_secret_until_the_draw(admin_client):
+    """Before the draw only the commitment is public; the seed shows once drawn."""
+    event = _individual_event(6)
+    rnd = services.round_create(event=event)
+
+    before = admin_client.get(_admin_url(Round, "change", rnd.pk))
+
+    assert before.status_code == 200
+    html = before.content.decode()
+    assert rnd.seed not in html
+    assert rnd.seed[:16] not in html
+    assert "secret until the draw" in html
+    assert rnd.commitment in html
+
+    services.round_draw(round_id=rnd.pk)
+    after = admin_client.get(_admin_url(Round, "change", rnd.pk))
+    assert rnd.seed in after.content.decode()
+
+
+def test_round_changelist_does_not_show_the_seed(admin_client):
+    event = _individual_event(6)
+    rnd = services.round_create(event=event)
+    response = admin_client.get(_admin_url(Round, "changelist"))
+    assert rnd.seed not in response.content.decode()
+
+
+# ----------------------------------------------------------------------------- actions
+def test_entry_check_in_action_checks_entries_in(admin_client):
+    """报到 from the entry list."""
+    event = EventFactory()
+    entries = [services.entry_register(event=event, player=PlayerFactory()) for _ in range(3)]
+
+    response = _run_action(admin_client, Entry, "check_in", entries[:2])
+
+    assert response.status_code == 200
+    assert "2 entries checked in." in _messages(response)
+    statuses = dict(Entry.objects.values_list("pk", "status"))
+    assert statuses == {entries[0].pk: "checked_in", entries[1].pk: "checked_in",
+                        entries[2].pk: "registered"}
+
+
+def test_entry_check_in_action_reports_a_refusal(admin_client):
+    event = EventFactory()
+    entry = services.entry_register(event=event, player=PlayerFactory())
+    Event.objects.filter(pk=event.pk).update(status=Event.Status.FINISHED)
+
+    response = _run_action(admin_client, Entry, "check_in", [entry])
+
+    assert any("finished" in m for m in _messages(response))
+    entry.refresh_from_db()
+    assert entry.status == Entry.Status.REGISTERED
+
+
+def test_entry_withdraw_action_withdraws(admin_client):
+    event = EventFactory()
+    entry = services.entry_register(event=event, player=PlayerFactory())
+    response = _run_action(admin_client, Entry, "withdraw", [entry])
+    assert "1 entry withdrawn." in _messages(response)
+    entry.refresh_from_db()
+    assert entry.status == Entry.Status.WITHDRAWN
+
+
+def test_event_open_next_round_action_draws(admin_client, django_capture_on_commit_callbacks):
+    """The organizer opens the next round: commitment, then the draw (抽签组邦) on commit."""
+    event = _individual_event(14)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _run_action(admin_client, Event, "open_next_round", [event])
+
+    assert "Drew the next round of 1 event." in _messages(response)
+    rnd = Round.objects.get(event=event)
+    assert rnd.number == 1 and rnd.status == Round.Status.DRAWN
+    assert Seat.objects.filter(round=rnd).count() == 12 and rnd.byes.count() == 2
+    assert services.round_verify(round=rnd) == []
+
+
+def test_event_open_next_round_action_reports_a_refusal(admin_client):
+    event = _individual_event(5)
+    response = _run_action(admin_client, Event, "open_next_round", [event])
+    assert any("at least 6" in m for m in _messages(response))
+    assert not Round.objects.filter(event=event).exists()
+
+
+def test_event_recompute_standings_action(admin_client, running_event):
+    Standing.objects.all().delete()
+    Event.objects.filter(pk=running_event.pk).update(standings_digest="")
+    response = _run_action(admin_client, Event, "recompute_standings", [running_event])
+    assert response.status_code == 200
+    assert Standing.objects.filter(event=running_event).count() == 14
+
+
+def test_round_publish_action_publishes_the_seating(admin_client, running_event):
+    rnd = Round.objects.get(event=running_event, number=1)
+
+    response = _run_action(admin_client, Round, "publish", [rnd])
+
+    assert "Seating published." in _messages(response)
+    rnd.refresh_from_db()
+    assert rnd.status == Round.Status.PUBLISHED and rnd.published_at is not None
+
+
+def test_round_publish_action_refuses_an_undrawn_round(admin_client):
+    rnd = services.round_create(event=_individual_event(6))
+    response = _run_action(admin_client, Round, "publish", [rnd])
+    assert any("not drawn" in m for m in _messages(response))
+    rnd.refresh_from_db()
+    assert rnd.status == Round.Status.COMMITTED
+
+
+def test_round_draw_action_draws_on_commit(admin_client, django_capture_on_commit_callbacks):
+    rnd = services.round_create(event=_individual_event(7))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = _run_action(admin_client, Round, "draw", [rnd])
+    assert "Draw queued." in _messages(response)
+    rnd.refresh_from_db()
+    assert rnd.status == Round.Status.DRAWN and rnd.byes.count() == 1
+
+
+def test_round_verify_action_verifies_and_reports_tampering(admin_client, running_event):
+    rnd = Round.objects.get(event=running_event, number=1)
+
+    response = _run_action(admin_client, Round, "verify", [rnd])
+    assert any(m.endswith(": verified") for m in _messages(response))
+
+    Round.objects.filter(pk=rnd.pk).update(commitment="0" * 64)
+    response = _run_action(admin_client, Round, "verify", [rnd])
+    messages = _messages(response)
+    assert not any(m.endswith(": verified") for m in messages)
+    assert any("commitment does not match" in m for m in messages)
+
+
+def test_game_result_confirm_action_confirms_as_referee(admin_client, running_event, superuser):
+    """Two-person rule: a referee's confirmation from the admin."""
+    pending = list(GameResult.objects.filter(status=GameResult.Status.SUBMITTED))
+    assert len(pending) == 1
+
+    response = _run_action(admin_client, GameResult, "confirm", GameResult.objects.all())
+
+    assert "1 result confirmed." in _messages(response)
+    result = GameResult.objects.get(pk=pending[0].pk)
+    assert result.status == GameResult.Status.CONFIRMED
+    assert result.confirmed_by == superuser and result.confirmed_at is not None
+    assert not GameResult.objects.filter(status=GameResult.Status.SUBMITTED).exists()
+
+
+def test_fixture_covers_byes_and_team_members(running_event):
+    """The page tests above see every kind of row: byes, team members, standings."""
+    assert Bye.objects.count() == 2
+    assert TeamMember.objects.count() == 6
+    assert Standing.objects.filter(event=running_event).count() == 14
