@@ -45,6 +45,15 @@ def _by_rank(hand: dict[str, int]):
     return ranks
 
 
+def _split(hand: dict[str, int], bie3: bool):
+    """A hand as (natural cards by rank, 2s, 小王s, 大王s); under 憋3 the 3s are set aside."""
+    ranks = _by_rank(hand)
+    twos, bjs, rjs = ranks.pop(TWO, []), ranks.pop(BJ, []), ranks.pop(RJ, [])
+    if bie3:
+        ranks.pop(3, None)
+    return ranks, twos, bjs, rjs
+
+
 class HeuristicBot:
     """Cheapest winning combo; 够级 combos saved for duels; jokers used sparingly."""
 
@@ -120,12 +129,7 @@ class HeuristicBot:
         whole = self._whole_hand(game, seat, hand, None)
         if whole:
             return whole
-        ranks = _by_rank(hand)
-        twos = ranks.pop(TWO, [])
-        bjs = ranks.pop(BJ, [])
-        rjs = ranks.pop(RJ, [])
-        if game._bie3:
-            ranks.pop(3, None)
+        ranks, twos, bjs, rjs = _split(hand, game._bie3)
         burning = game.burner == seat
         if ranks:
             r = min(ranks)
@@ -148,12 +152,7 @@ class HeuristicBot:
         if top.kind == BIG_ATTACHED:
             return None
         size = top.size
-        ranks = _by_rank(hand)
-        twos = ranks.pop(TWO, [])
-        bjs = ranks.pop(BJ, [])
-        rjs = ranks.pop(RJ, [])
-        if game._bie3:
-            ranks.pop(3, None)
+        ranks, twos, bjs, rjs = _split(hand, game._bie3)
         total = game.count[seat]
         low = total <= 8
         duel = top.gouji or low or game.phase2() or opp(seat) == game.owner

@@ -7,7 +7,6 @@ small joker) / ``RJ`` (大王, big joker). See RULES.md §2–§3.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from collections.abc import Iterable
 
 SUITS = ("S", "H", "D", "C")
@@ -278,6 +277,3 @@ def deal(rng=None) -> list[list[str]]:
     rng.shuffle(cards)
     return [sort_cards(cards[i * 36 : (i + 1) * 36]) for i in range(6)]
 
-
-def hand_counter(cards: Iterable[str]) -> Counter:
-    return Counter(cards)
