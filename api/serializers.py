@@ -50,6 +50,13 @@ class EventUpdateSerializer(EventSerializer):
         read_only_fields = ["slug", "status", "published", "standings_version", "created_at"]
 
 
+ID = {"min_value": 1, "max_value": 2**62}  # database ids; bigger numbers are not ids
+
+
+class PublishSerializer(serializers.Serializer):
+    published = serializers.BooleanField(default=True)
+
+
 class StaffSerializer(serializers.Serializer):
     username = serializers.CharField(max_length=150)
     role = serializers.ChoiceField(choices=["organizer", "referee"])
@@ -79,13 +86,13 @@ class EntrySerializer(serializers.ModelSerializer):
 
 
 class EntryCreateSerializer(serializers.Serializer):
-    player_id = serializers.IntegerField(required=False, help_text=(
+    player_id = serializers.IntegerField(required=False, **ID, help_text=(
         "Organizers register any player; a player without this registers themselves"))
 
 
 class TeamCreateSerializer(serializers.Serializer):
     name = serializers.CharField(max_length=100)
-    player_ids = serializers.ListField(child=serializers.IntegerField(), min_length=3,
+    player_ids = serializers.ListField(child=serializers.IntegerField(**ID), min_length=3,
                                        max_length=3)
 
 
@@ -103,14 +110,24 @@ class RoundSerializer(serializers.ModelSerializer):
         fields = ["number", "stage", "status", "brackets", "commitment", "seed", "draw_entries",
                   "committed_at", "drawn_at", "published_at", "tables", "byes"]
 
+    def _staff(self, obj) -> bool:
+        from api.permissions import is_referee
+
+        request = self.context.get("request")
+        return request is not None and is_referee(request.user, obj.event)
+
     def get_seed(self, obj) -> str | None:
-        """The seed is revealed only once the round is drawn."""
-        return obj.seed if obj.seed_revealed else None
+        """Public once the seating is published; the event's staff see it once drawn."""
+        if obj.seed_public or (obj.seed_revealed and self._staff(obj)):
+            return obj.seed
+        return None
 
     def get_tables(self, obj) -> int:
         return obj.tables.count()
 
     def get_byes(self, obj) -> list[int]:
+        if not (obj.seed_public or self._staff(obj)):
+            return []
         return list(obj.byes.values_list("entry_id", flat=True))
 
 
@@ -208,9 +225,9 @@ class ResultCorrectSerializer(serializers.Serializer):
 
 
 class PenaltySerializer(serializers.ModelSerializer):
-    entry_id = serializers.IntegerField()
-    player_id = serializers.IntegerField(required=False, allow_null=True)
-    table_id = serializers.IntegerField(required=False, allow_null=True)
+    entry_id = serializers.IntegerField(**ID)
+    player_id = serializers.IntegerField(required=False, allow_null=True, **ID)
+    table_id = serializers.IntegerField(required=False, allow_null=True, **ID)
     created_by = serializers.CharField(source="created_by.username", default=None,
                                        read_only=True)
 

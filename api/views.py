@@ -110,13 +110,14 @@ class EventPublishApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "writes"
 
-    @extend_schema(request=None, responses={200: s.EventSerializer, **ERRORS})
+    @extend_schema(request=s.PublishSerializer, responses={200: s.EventSerializer, **ERRORS})
     def post(self, request, slug):
         """Publish the event (its pages and data become public)."""
         event = _event(request, slug)
         _require(is_organizer(request.user, event), "only the event's organizers may publish")
-        services.event_publish(event=event, published=request.data.get("published", True)
-                               is not False)
+        ser = s.PublishSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        services.event_publish(event=event, published=ser.validated_data["published"])
         return Response(s.EventSerializer(event).data)
 
 
@@ -361,7 +362,7 @@ class RoundListCreateApi(generics.ListAPIView):
             services.round_request_draw(round=rnd)
         rnd.refresh_from_db()
         url = reverse("api:round-detail", kwargs={"slug": slug, "number": rnd.number})
-        return Response({"round": s.RoundSerializer(rnd).data,
+        return Response({"round": s.RoundSerializer(rnd, context={"request": request}).data,
                          "task": request.build_absolute_uri(url)},
                         status=status.HTTP_202_ACCEPTED)
 
@@ -383,7 +384,8 @@ class RoundPublishApi(APIView):
         """Publish a drawn round's seating."""
         rnd = _round(request, slug, number)
         _require(is_organizer(request.user, rnd.event), "only the event's organizers publish")
-        return Response(s.RoundSerializer(services.round_publish(round=rnd)).data)
+        return Response(s.RoundSerializer(services.round_publish(round=rnd),
+                                          context={"request": request}).data)
 
 
 def _tables(rnd):

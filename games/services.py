@@ -67,6 +67,9 @@ def result_validate(*, event: Event, table: Table, number: int, sheet=None, reco
         previous = _previous_result(table, number)
         if previous is not None:
             given = payload.get("previous")
+            if given is not None and not isinstance(given, dict):
+                raise ServiceError("bad_record", _("previous must be a result object"),
+                                   status=422)
             if given is not None and {k: v for k, v in given.items() if k != "to_act"} != {
                     k: v for k, v in previous.items() if k != "to_act"}:
                 raise ServiceError("wrong_previous", _(

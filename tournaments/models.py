@@ -250,7 +250,14 @@ class Round(models.Model):
 
     @property
     def seed_revealed(self) -> bool:
+        """Drawn: the seed may be shown to the event's staff."""
         return self.status != self.Status.COMMITTED
+
+    @property
+    def seed_public(self) -> bool:
+        """Seating published: the seed is public (earlier, anyone could re-run the draw from
+        it and learn the seating before the organizers publish it)."""
+        return self.status in (self.Status.PUBLISHED, self.Status.FINISHED)
 
 
 class Table(models.Model):

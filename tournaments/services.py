@@ -656,7 +656,7 @@ def entries_import(*, event: Event, rows: list[dict]) -> dict:
                 entry = entry_register(event=event, player=player)
             except ServiceError as exc:
                 raise ServiceError(exc.code, _("line %(i)s: %(m)s") % {
-                    "i": i, "m": exc.message}) from None
+                    "i": i, "m": exc.message}, status=exc.status) from None
             registered += 1
             if (row.get("checked_in") or "").strip().lower() in ("1", "yes", "true", "y"):
                 entry_check_in(entry=entry)

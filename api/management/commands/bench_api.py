@@ -1,0 +1,371 @@
+"""Load-test result submission over HTTP: one round of a big event, every table's game 1 posted
+as a full record to ``/api/v1/tables/{id}/results/`` by concurrent clients.
+
+    DATABASE_URL=postgres://postgres@127.0.0.1:5432/gouji_bench \\
+        python manage.py bench_api --tables 1667 --clients 8
+
+What it does:
+
+1. creates the database if it is missing (PostgreSQL: ``createdb``) and migrates it;
+2. builds an event of ``6 × tables`` checked-in players and draws round 1 through the services
+   (the same ``round_create`` / ``round_draw`` / ``round_publish`` the API uses), then gives one
+   seated player per table a login and an API token;
+3. bot-plays game 1 of every table (``demo_event.play_match``) to get a full record per table;
+4. starts gunicorn (sync workers, one per core by default) on a free port of 127.0.0.1 with the
+   throttles raised, and has ``--clients`` processes POST the records over keep-alive
+   connections (``http.client``), timing each request;
+5. checks that exactly one result per table was stored and that the engine accepted every one;
+6. posts the same bodies again (duplicates): every answer must be 200 and no row may be added;
+7. stops gunicorn.
+
+The load targets 127.0.0.1 only and is bounded: each pass posts each table once and gives up
+after ``--timeout`` seconds. Data is left in the database (a new event per run).
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import math
+import multiprocessing
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError
+from django.db import OperationalError, connections, transaction
+from rest_framework.authtoken.models import Token
+
+from games.models import GameResult, GameResultVersion
+from tournaments import services
+from tournaments.management.commands.demo_event import play_match
+from tournaments.models import Entry, Player, Round, Seat
+
+HOST = "127.0.0.1"  # the only address this command ever sends traffic to
+HIGH_RATE = "10000000/min"
+THROTTLE_ENV = ("THROTTLE_ANON", "THROTTLE_USER", "THROTTLE_WRITES", "THROTTLE_RESULTS",
+                "THROTTLE_ENGINE")
+
+
+# ----------------------------------------------------------------------------- client side
+def _client(jobs, counter, out, deadline: float, port: int) -> None:
+    """One client process: take the next job until none is left (or time is up); POST it on a
+    kept-alive connection (``http.client`` reopens it when the server closes it)."""
+    conn = http.client.HTTPConnection(HOST, port, timeout=30)
+    done = []
+    while True:
+        with counter.get_lock():
+            index = counter.value
+            counter.value += 1
+        if index >= len(jobs) or time.monotonic() > deadline:
+            break
+        path, headers, body = jobs[index]
+        start = time.perf_counter()
+        try:
+            conn.request("POST", path, body=body, headers=headers)
+            resp = conn.getresponse()
+            data = resp.read()
+            status = resp.status
+            error = "" if status < 300 else data[:300].decode("utf-8", "replace")
+        except (OSError, http.client.HTTPException) as exc:
+            status, error = 0, repr(exc)
+            conn.close()
+        done.append((index, status, time.perf_counter() - start, error))
+    conn.close()
+    out.put(done)
+
+
+def _run_pass(jobs, clients: int, port: int, timeout: float) -> tuple[list, float]:
+    """Post every job once with ``clients`` processes; return the per-request outcomes (in job
+    order) and the wall time of the whole pass."""
+    connections.close_all()  # no database connection may cross the fork
+    ctx = multiprocessing.get_context("fork")
+    counter = ctx.Value("l", 0)
+    out = ctx.Queue()
+    start = time.perf_counter()
+    deadline = time.monotonic() + timeout
+    procs = [ctx.Process(target=_client, args=(jobs, counter, out, deadline, port), daemon=True)
+             for _ in range(clients)]
+    for p in procs:
+        p.start()
+    results = []
+    for _ in procs:
+        results.extend(out.get(timeout=timeout + 60))
+    wall = time.perf_counter() - start
+    for p in procs:
+        p.join(timeout=10)
+        if p.is_alive():
+            p.kill()
+    results.sort()
+    return results, wall
+
+
+def _percentile(sorted_values: list[float], pct: float) -> float:
+    """Nearest-rank percentile."""
+    if not sorted_values:
+        return float("nan")
+    k = max(0, math.ceil(pct / 100 * len(sorted_values)) - 1)
+    return sorted_values[k]
+
+
+# ----------------------------------------------------------------------------- server side
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return s.getsockname()[1]
+
+
+def _http_get(port: int, path: str) -> int:
+    conn = http.client.HTTPConnection(HOST, port, timeout=5)
+    try:
+        conn.request("GET", path)
+        resp = conn.getresponse()
+        resp.read()
+        return resp.status
+    finally:
+        conn.close()
+
+
+class Command(BaseCommand):
+    help = ("Benchmark result submission: gunicorn + N concurrent clients posting one full "
+            "record per table over HTTP on 127.0.0.1; verifies nothing is lost or duplicated.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("--tables", type=int, default=1667)
+        parser.add_argument("--clients", type=int, default=8,
+                            help="concurrent client processes")
+        parser.add_argument("--workers", type=int, default=os.cpu_count() or 2,
+                            help="gunicorn sync workers (default: one per core)")
+        parser.add_argument("--seed", type=int, default=1, help="seed of the bot-played games")
+        parser.add_argument("--timeout", type=float, default=300.0,
+                            help="give a pass up after this many seconds")
+
+    # ------------------------------------------------------------------------- steps
+    def handle(self, *args, tables, clients, workers, seed, timeout, **opts):
+        if tables < 1 or clients < 1 or workers < 1:
+            raise CommandError("--tables, --clients and --workers must be at least 1")
+        w = self.stdout.write
+        self._ensure_database()
+        db = connections["default"]
+        w(f"database: {db.vendor} {db.settings_dict.get('NAME')}; {os.cpu_count()} cores, "
+          f"{workers} gunicorn sync workers, {clients} client processes")
+        if db.vendor == "sqlite":
+            w(self.style.WARNING("SQLite serialises writers: the figures that matter are "
+                                 "PostgreSQL's (set DATABASE_URL)"))
+
+        t0 = time.perf_counter()
+        rnd, seated = self._build_event(tables)
+        w(f"event built and round 1 drawn through the services: {rnd.tables.count()} tables, "
+          f"{Entry.objects.filter(event=rnd.event).count()} players "
+          f"({time.perf_counter() - t0:.1f} s)")
+
+        t0 = time.perf_counter()
+        jobs = self._jobs(rnd, seated, seed)
+        w(f"{len(jobs)} full records bot-played ({time.perf_counter() - t0:.1f} s, "
+          f"{sum(len(b) for _p, _h, b in jobs) / len(jobs) / 1024:.1f} KB per request body)")
+
+        port = _free_port()
+        server, log_path = self._start_gunicorn(port, workers)
+        try:
+            first, wall1 = _run_pass(jobs, clients, port, timeout)
+            self._report("pass 1 (new results)", first, wall1, expect=201)
+            problems = self._verify(rnd, len(jobs), "after pass 1")
+            before = (GameResult.objects.filter(table__round=rnd).count(),
+                      GameResultVersion.objects.filter(result__table__round=rnd).count())
+            second, wall2 = _run_pass(jobs, clients, port, timeout)
+            self._report("pass 2 (the same bodies again: duplicates)", second, wall2, expect=200)
+            problems += self._verify(rnd, len(jobs), "after pass 2")
+            after = (GameResult.objects.filter(table__round=rnd).count(),
+                     GameResultVersion.objects.filter(result__table__round=rnd).count())
+            if after != before:
+                problems.append(f"duplicates added rows: results/versions {before} → {after}")
+            problems += [f"pass 1: {n} answer(s) not 201" for n in
+                         [sum(1 for r in first if r[1] != 201)] if n]
+            problems += [f"pass 2: {n} answer(s) not 200" for n in
+                         [sum(1 for r in second if r[1] != 200)] if n]
+        finally:
+            self._stop_gunicorn(server, log_path)
+        if problems:
+            raise CommandError("; ".join(problems))
+        w(self.style.SUCCESS(f"OK: {len(jobs)} results stored once each, all accepted by the "
+                             f"engine; duplicates added nothing"))
+
+    def _ensure_database(self) -> None:
+        """Create the configured database if it does not exist (PostgreSQL), then migrate."""
+        db = connections["default"]
+        try:
+            db.ensure_connection()
+        except OperationalError as exc:
+            if db.vendor != "postgresql" or "does not exist" not in str(exc):
+                raise
+            cfg = db.settings_dict
+            self.stdout.write(f"creating database {cfg['NAME']}")
+            if shutil.which("createdb"):
+                cmd = ["createdb"]
+                for flag, key in (("-h", "HOST"), ("-p", "PORT"), ("-U", "USER")):
+                    if cfg.get(key):
+                        cmd += [flag, str(cfg[key])]
+                env = dict(os.environ)
+                if cfg.get("PASSWORD"):
+                    env["PGPASSWORD"] = cfg["PASSWORD"]
+                subprocess.run(cmd + [cfg["NAME"]], check=True, env=env)
+            else:
+                import psycopg
+                from psycopg import sql
+
+                with psycopg.connect(dbname="postgres", host=cfg.get("HOST") or None,
+                                     port=cfg.get("PORT") or None, user=cfg.get("USER") or None,
+                                     password=cfg.get("PASSWORD") or None,
+                                     autocommit=True) as conn:
+                    conn.execute(sql.SQL("CREATE DATABASE {}").format(
+                        sql.Identifier(cfg["NAME"])))
+            db.close()
+        call_command("migrate", interactive=False, verbosity=0)
+
+    def _build_event(self, tables: int):
+        """6 × ``tables`` checked-in players, round 1 drawn and published; one seated player
+        per table gets a login. Returns the round and ``{table_id: (seat, user_id)}``."""
+        stamp = f"{int(time.time())}-{random.randrange(10**6)}"
+        slug = f"bench-{stamp}"
+        event = services.event_create(name=f"bench {stamp}", slug=slug, rounds_planned=7,
+                                      games_per_match=4)
+        services.event_publish(event=event, published=True)  # players see published events
+        # Set-up data, not what is measured: players in bulk, entries through the services.
+        players = Player.objects.bulk_create(
+            [Player(name=f"Bench {i + 1:05d}") for i in range(6 * tables)], batch_size=2000)
+        with transaction.atomic():
+            for player in players:
+                services.entry_check_in(entry=services.entry_register(event=event,
+                                                                      player=player))
+        with transaction.atomic():
+            rnd = services.round_create(event=event)
+        rnd = services.round_draw(round_id=rnd.pk)  # what round_draw_task runs on a worker
+        rnd = services.round_publish(round=rnd)
+        seats = list(Seat.objects.filter(round=rnd, seat=0).select_related("player")
+                     .order_by("table__number"))
+        User = get_user_model()
+        password = make_password(None)
+        users = User.objects.bulk_create(
+            [User(username=f"{slug}-t{s.table_id}", password=password) for s in seats],
+            batch_size=2000)
+        for seat, user in zip(seats, users, strict=True):
+            seat.player.user = user
+        Player.objects.bulk_update([s.player for s in seats], ["user"], batch_size=2000)
+        tokens = Token.objects.bulk_create(
+            [Token(key=Token.generate_key(), user=u) for u in users], batch_size=2000)
+        return Round.objects.select_related("event").get(pk=rnd.pk), {
+            s.table_id: t.key for s, t in zip(seats, tokens, strict=True)}
+
+    def _jobs(self, rnd, tokens: dict, seed: int) -> list[tuple[str, dict, bytes]]:
+        rng = random.Random(seed)
+        jobs = []
+        for table_id in sorted(tokens):
+            (record, _result), = play_match(rnd.event.rules, 1, rng)
+            body = json.dumps({"number": 1, "record": record}, separators=(",", ":")).encode()
+            headers = {"Authorization": f"Token {tokens[table_id]}",
+                       "Content-Type": "application/json", "Accept": "application/json"}
+            jobs.append((f"/api/v1/tables/{table_id}/results/", headers, body))
+        return jobs
+
+    def _start_gunicorn(self, port: int, workers: int):
+        env = dict(os.environ)
+        env.update({name: HIGH_RATE for name in THROTTLE_ENV})
+        env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        env.setdefault("LOG_LEVEL", "ERROR")  # not one warning line per 4xx
+        env["DATABASE_URL"] = _database_url()
+        log = tempfile.NamedTemporaryFile(prefix="bench_api-gunicorn-", suffix=".log",
+                                          delete=False)
+        cmd = [sys.executable, "-m", "gunicorn", "config.wsgi:application",
+               "--bind", f"{HOST}:{port}", "--workers", str(workers), "--worker-class", "sync",
+               "--timeout", "60", "--graceful-timeout", "10", "--log-level", "warning",
+               "--chdir", str(settings.BASE_DIR)]
+        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                raise CommandError(f"gunicorn exited with {proc.returncode}; see {log.name}")
+            try:
+                if _http_get(port, "/api/v1/events/") == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                self._stop_gunicorn(proc, log.name)
+                raise CommandError(f"gunicorn did not answer within 60 s; see {log.name}")
+            time.sleep(0.2)
+        for _ in range(4 * workers):  # every worker loads the app and opens its connection
+            _http_get(port, "/api/v1/events/")
+        self.stdout.write(f"gunicorn pid {proc.pid} on http://{HOST}:{port} ({workers} sync "
+                          f"workers); log {log.name}")
+        return proc, log.name
+
+    def _stop_gunicorn(self, proc, log_path: str) -> None:
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=10)
+        self.stdout.write(f"gunicorn stopped (exit {proc.returncode})")
+        try:
+            with open(log_path, encoding="utf-8", errors="replace") as fh:
+                tail = fh.read()[-2000:].strip()
+            if tail:
+                self.stdout.write(f"gunicorn log tail:\n{tail}")
+            else:
+                os.unlink(log_path)
+        except OSError:
+            pass
+
+    # ------------------------------------------------------------------------- figures
+    def _report(self, title: str, results: list, wall: float, expect: int) -> None:
+        w = self.stdout.write
+        latencies = sorted(r[2] * 1000 for r in results)
+        codes = Counter(r[1] for r in results)
+        w(f"\n{title}")
+        w(f"  requests: {len(results)}; answers: "
+          + ", ".join(f"{code or 'transport error'}×{n}" for code, n in sorted(codes.items())))
+        w(f"  wall time of the round: {wall:.2f} s; {len(results) / wall:.0f} submissions/s")
+        w(f"  latency ms: p50 {_percentile(latencies, 50):.1f}  p90 "
+          f"{_percentile(latencies, 90):.1f}  p99 {_percentile(latencies, 99):.1f}  max "
+          f"{latencies[-1] if latencies else float('nan'):.1f}")
+        wrong = [r for r in results if r[1] != expect]
+        for _i, status, _lat, error in wrong[:5]:
+            w(self.style.WARNING(f"  unexpected {status}: {error}"))
+
+    def _verify(self, rnd, tables: int, when: str) -> list[str]:
+        rows = GameResult.objects.filter(table__round=rnd)
+        count = rows.count()
+        distinct = rows.values("table_id", "number").distinct().count()
+        ok = rows.filter(engine_result__ok=True).count()
+        versions = GameResultVersion.objects.filter(result__table__round=rnd).count()
+        self.stdout.write(f"  check {when}: {count} GameResult rows ({distinct} distinct "
+                          f"table/game), {versions} versions, {ok} with engine_result.ok")
+        problems = []
+        if count != tables or distinct != tables:
+            problems.append(f"{when}: {count} results for {tables} tables")
+        if versions != tables:
+            problems.append(f"{when}: {versions} versions for {tables} tables")
+        if ok != count:
+            problems.append(f"{when}: {count - ok} result(s) without engine_result.ok")
+        return problems
+
+
+def _database_url() -> str:
+    """The URL gunicorn's workers must use: the same database as this process."""
+    if os.environ.get("DATABASE_URL"):
+        return os.environ["DATABASE_URL"]
+    return f"sqlite:///{settings.DATABASES['default']['NAME']}"
