@@ -414,7 +414,7 @@ class RoundTablesApi(generics.ListAPIView):
         who = (self.request.query_params.get("player") or "").strip()
         if who:
             match = Q(seats__player__name__icontains=who)
-            if who.isdigit():
+            if who.isdigit() and len(who) <= 9:  # a number, not an overflow
                 match |= Q(seats__player__number=int(who)) | Q(number=int(who))
             qs = qs.filter(match).distinct()
         return qs

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from django.contrib import admin, messages
 from django.db import transaction
+from django.shortcuts import redirect
+from django.urls import reverse
+from django.utils.html import format_html
+from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
@@ -65,7 +69,8 @@ class EventAdmin(admin.ModelAdmin):
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
     filter_horizontal = ("organizers", "referees")
-    actions = ["open_next_round", "recompute_standings"]
+    actions = ["open_next_round", "recompute_standings", "print_qr_codes"]
+    readonly_fields = ("qr_codes",)
 
     def save_model(self, request, obj, form, change):
         try:
@@ -87,6 +92,19 @@ class EventAdmin(admin.ModelAdmin):
             return n
         _run(self, request, go, lambda n: ngettext(
             "Drew the next round of %d event.", "Drew the next round of %d events.", n) % n)
+
+    @admin.action(description=_("Print QR codes"))
+    def print_qr_codes(self, request, queryset):
+        """Open the printable page of QR codes (event, leaderboard, every table)."""
+        slugs = queryset.order_by("name").values_list("slug", flat=True)
+        return redirect(reverse("pages:qr-many") + "?" + urlencode([("event", s) for s in slugs]))
+
+    @admin.display(description=_("QR codes"))
+    def qr_codes(self, obj):
+        if not obj.pk:
+            return "–"
+        return format_html('<a href="{}" target="_blank">{}</a>',
+                           reverse("pages:qr", kwargs={"slug": obj.slug}), _("Print QR codes"))
 
     @admin.action(description=_("Recompute standings"))
     def recompute_standings(self, request, queryset):

@@ -1,0 +1,39 @@
+"""Helpers for the public pages' tests: build events through the services, with results the
+engine scored (bot-played matches, as the demo command plays them)."""
+
+from __future__ import annotations
+
+import random
+
+from django.db import transaction
+
+from games import services as game_services
+from games.models import GameResult
+from tournaments import services
+from tournaments.management.commands.demo_event import play_match, sheet_of
+from tournaments.models import Event, Round, Table
+
+# distinct names: no one's name is part of another's, so a search finds one player
+NAMES = ["张伟", "王芳", "李娜", "刘洋", "陈静", "杨磊", "赵敏", "黄勇", "周杰", "吴霞",
+         "徐明", "孙丽", "马超", "朱琳"]
+
+
+def play_table(*, table: Table, referee, seed: int = 1, confirm: bool = True) -> None:
+    """Bot-play ``table``'s match, submit every game as a result sheet and (by default) have
+    the referee confirm them. Standings follow on commit (or call ``standings_recompute``)."""
+    event = table.round.event
+    rng = random.Random(seed * 1000 + table.pk)
+    for k, (record, result) in enumerate(play_match(event.rules, event.games_per_match, rng)):
+        game_services.result_submit(table=table, number=k + 1,
+                                    sheet=sheet_of(result, record["leader"]), by=referee)
+    if confirm:
+        game_services.results_confirm(results=GameResult.objects.filter(table=table),
+                                      by=referee, as_referee=True)
+
+
+def draw_round(event: Event, *, publish: bool = True) -> Round:
+    """Open, draw (here, not on a worker) and optionally publish the next round."""
+    with transaction.atomic():
+        rnd = services.round_create(event=event)
+    rnd = services.round_draw(round_id=rnd.pk)
+    return services.round_publish(round=rnd) if publish else rnd

@@ -1,0 +1,434 @@
+"""Public pages of an event: event page, leaderboard, seating ("find my table"), table page,
+projector view, and the printable QR codes for organizers.
+
+Server-rendered templates that show only what the public may see: published events, and the
+seating of published rounds. The pages then stay current with small scripts polling the JSON API
+(``/api/v1/``); they hold no rule of their own. The reads here are plain filters over the models,
+so they live with the views rather than in a ``selectors`` module.
+"""
+
+from __future__ import annotations
+
+from django.contrib.admin.views.decorators import staff_member_required
+from django.core.paginator import Paginator
+from django.db.models import Max, Prefetch, Q
+from django.http import Http404
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.http import urlencode
+from django.utils.safestring import mark_safe
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
+
+import engine
+from games.models import GameResult
+from tournaments.models import TIE_BREAK_CHOICES, Bye, Event, Round, Seat, Standing, Table
+
+PUBLIC_ROUND = (Round.Status.PUBLISHED, Round.Status.FINISHED)
+LEADERBOARD_PAGE = 100
+SEATING_PAGE = 60
+POLL_SECONDS = 5
+
+COLUMN_LABELS = {**TIE_BREAK_CHOICES, "games_played": _("games played")}
+#: Short headers for narrow screens (the full label is the header's title).
+COLUMN_SHORT = {
+    "points": pgettext_lazy("column", "Pts"),
+    "match_points": pgettext_lazy("column", "MP"),
+    "game_wins": pgettext_lazy("column", "Won"),
+    "head_count": pgettext_lazy("column", "头科"),
+    "opponents_points": pgettext_lazy("column", "Opp"),
+    "head_to_head": pgettext_lazy("column", "H2H"),
+    "games_played": pgettext_lazy("column", "Games"),
+}
+
+RULE_LABELS = {
+    "dadian": _("打点 (开点 against one's 对头)"),
+    "bie3": _("憋3 (a hand's last combo is its 3s)"),
+    "men": _("闷 (a smothered seat)"),
+    "first_lead": _("first lead of a later game"),
+    "revolution": _("革命 (revolution)"),
+    "revolution_gousiji": _("够死级 rights after a 革命"),
+    "tribute": _("进贡 (tributes)"),
+    "tribute_within_team": _("落贡 between teammates"),
+    "strict_burn": _("烧牌 refused unless it can succeed"),
+    "hui3": _("会3 (the leader may remove the 3s)"),
+    "show_counts": _("报牌 (card counts shown)"),
+    "rj_beats_any": _("a 大王-attached combo beats any combo"),
+    "closer_last": _("the 对头 closes last (扣牌)"),
+    "end_when_one_team_left": _("a game ends when one 联邦 is left"),
+    "fanche_double": _("翻车 pays double"),
+}
+RULE_VALUES = {
+    True: _("on"),
+    False: _("off"),
+    "last_place": _("placed last"),
+    "tribute": _("pays 闷贡"),
+    "loser": _("the previous game's 大落"),
+    "rotate": _("rotates"),
+    "always": _("always"),
+    "le10": _("at 10 cards or fewer"),
+}
+PRESET_LABELS = {
+    "dagang": _("大纲: the Qingdao competition outline"),
+    "basic": _("basic: the outline's chapter-2 rules only"),
+    "online": _("online: as common online servers play"),
+}
+
+#: Texts the page scripts show (handed over as JSON, so they are translated like the rest).
+JS_TEXT = {
+    "table": _("Table %(n)s"),
+    "seat": _("seat %(s)s"),
+    "side": _("联邦 %(s)s"),
+    "opposite": _("对头: seat %(s)s"),
+    "found": _("%(name)s: table %(table)s, seat %(seat)s (联邦 %(side)s)"),
+    "no_match": _("No table found for “%(q)s”."),
+    "bye": _("%(name)s has a bye this round (%(points)s points)."),
+    "confirmed": _("%(c)s/%(n)s confirmed"),
+    "up": _("up %(n)s"),
+    "down": _("down %(n)s"),
+    "same": _("same place"),
+    "updated": _("Updated %(time)s"),
+    "offline": _("Connection lost; retrying…"),
+    "new_round": _("The seating of round %(n)s is published."),
+    "show": _("Show it"),
+    "submitted": GameResult.Status.SUBMITTED.label,
+    "confirmed_status": GameResult.Status.CONFIRMED.label,
+    "void": _("void (流局)"),
+    "leaderboard": _("Leaderboard"),
+    "places": _("places %(from)s–%(to)s"),
+    "seating": _("Seating · round %(n)s"),
+    "seating_names": _("names %(from)s – %(to)s"),
+    "no_results": _("No confirmed results yet."),
+    "through": _("after round %(n)s"),
+    "bye_short": _("bye"),
+    "where": _("table %(t)s · seat %(s)s"),
+    "not_played": _("not played yet"),
+}
+
+
+# ----------------------------------------------------------------------------- reads
+def _public_event(slug: str) -> Event:
+    """A published event, or 404: unpublished events do not exist for the public."""
+    return get_object_or_404(Event, slug=slug, published=True)
+
+
+def _public_rounds(event: Event):
+    return Round.objects.filter(event=event, status__in=PUBLIC_ROUND).order_by("number")
+
+
+def _current_round(event: Event) -> Round | None:
+    """The latest round whose seating is published."""
+    return _public_rounds(event).order_by("-number").first()
+
+
+def _public_round(event: Event, number: int) -> Round:
+    return get_object_or_404(Round, event=event, number=number, status__in=PUBLIC_ROUND)
+
+
+def _tables(rnd: Round):
+    return (Table.objects.filter(round=rnd).select_related("team_a", "team_b")
+            .prefetch_related(Prefetch("seats", Seat.objects.select_related("player")
+                                       .order_by("seat")),
+                              Prefetch("results", GameResult.objects.order_by("number")))
+            .order_by("number"))
+
+
+def _columns(event: Event) -> list[dict]:
+    """The leaderboard's numeric columns: the event's tie-break order (the drawn order is a
+    hash, so it is left out), with points always shown."""
+    keys = [k for k in event.tie_break_order if k != "drawn"]
+    if "points" not in keys:
+        keys.insert(0, "points")
+    keys.append("games_played")
+    return [{"key": k, "label": COLUMN_LABELS[k], "short": COLUMN_SHORT[k]} for k in keys]
+
+
+def _entry_name(entry) -> str:
+    """A player's or a team's name (``str(entry)`` adds the player number, shown apart)."""
+    return entry.player.name if entry.player_id else entry.team.name
+
+
+def _standing_rows(standings, columns) -> list[dict]:
+    rows = []
+    for st in standings:
+        entry = st.entry
+        movement = None if st.previous_rank is None else st.previous_rank - st.rank
+        rows.append({
+            "rank": st.rank,
+            "entry": entry.pk,
+            "name": _entry_name(entry),
+            "number": entry.player.number if entry.player_id else None,
+            "movement": movement, "moved": abs(movement or 0),
+            "values": [getattr(st, c["key"]) for c in columns],
+        })
+    return rows
+
+
+def _as_number(query: str) -> int | None:
+    """A player or table number typed in a search box (long digit strings are names)."""
+    return int(query) if query.isascii() and query.isdigit() and len(query) <= 9 else None
+
+
+def _standings(event: Event, search: str = ""):
+    qs = (Standing.objects.filter(event=event).select_related("entry__player", "entry__team")
+          .order_by("rank"))
+    if search:
+        match = Q(entry__player__name__icontains=search) | Q(entry__team__name__icontains=search)
+        if _as_number(search) is not None:
+            match |= Q(entry__player__number=_as_number(search))
+        qs = qs.filter(match)
+    return qs
+
+
+def _standings_etag(event: Event) -> str:
+    """The ETag the standings API answers with, so the first poll can be a 304."""
+    return f'"standings-{event.pk}-{event.standings_version}"'
+
+
+def _seat_view(seat: Seat, hit: bool = False) -> dict:
+    return {"seat": seat.seat, "side": seat.side, "opposite": (seat.seat + 3) % 6,
+            "name": seat.player.name, "number": seat.player.number, "hit": hit}
+
+
+def _result_counts(table: Table) -> dict:
+    results = list(table.results.all())
+    return {"confirmed": sum(r.status == GameResult.Status.CONFIRMED for r in results),
+            "submitted": len(results)}
+
+
+def _matches(query: str, seat: Seat) -> bool:
+    if not query:
+        return False
+    if _as_number(query) is not None and seat.player.number == _as_number(query):
+        return True
+    return query.casefold() in seat.player.name.casefold()
+
+
+def _table_view(table: Table, query: str = "") -> dict:
+    seats = [_seat_view(s, _matches(query, s)) for s in table.seats.all()]
+    return {"id": table.pk, "number": table.number, "seats": seats,
+            "team_a": table.team_a.name if table.team_a_id else None,
+            "team_b": table.team_b.name if table.team_b_id else None,
+            "hit": any(s["hit"] for s in seats) or table.number == _as_number(query),
+            **_result_counts(table)}
+
+
+def _rules_view(event: Event) -> dict:
+    try:
+        rules = engine.Rules.from_spec(event.rules)
+    except engine.RulesError:  # never stored (the service checks), but do not break the page
+        return {"preset": str(event.rules), "preset_label": "", "options": []}
+    preset_defaults = engine.Rules(rules.preset)
+    options = []
+    for key, label in RULE_LABELS.items():
+        if key not in rules:
+            continue
+        value = rules[key]
+        shown = RULE_VALUES.get(value, value) if not isinstance(value, int) or isinstance(
+            value, bool) else value
+        options.append({"key": key, "label": label, "value": shown,
+                        "changed": value != preset_defaults[key]})
+    return {"preset": rules.preset, "preset_label": PRESET_LABELS.get(rules.preset, ""),
+            "options": options}
+
+
+def qr_svg(url: str, *, scale: int = 4) -> str:
+    """An inline SVG QR code of ``url`` (segno; error correction M, which survives a smudge)."""
+    import segno
+
+    return mark_safe(segno.make(url, error="m").svg_inline(
+        scale=scale, dark="#000", light="#fff", omitsize=True,
+        svgclass="qr", title=url))
+
+
+def _api(name: str, **kwargs) -> str:
+    return reverse(f"api:{name}", kwargs=kwargs)
+
+
+def _base_context(event: Event, section: str) -> dict:
+    return {"event": event, "section": section, "js_text": JS_TEXT}
+
+
+# ----------------------------------------------------------------------------- pages
+def event_list(request):
+    events = Event.objects.filter(published=True).order_by("-created_at", "pk")
+    return render(request, "tournaments/event_list.html", {"events": events})
+
+
+def event_detail(request, slug):
+    event = _public_event(slug)
+    rounds = list(Round.objects.filter(event=event).order_by("number"))
+    tie_breaks = [TIE_BREAK_CHOICES[k] for k in event.tie_break_order]
+    url = request.build_absolute_uri(reverse("pages:event", kwargs={"slug": slug}))
+    return render(request, "tournaments/event_detail.html", {
+        **_base_context(event, "event"),
+        "rounds": rounds, "public_statuses": PUBLIC_ROUND, "tie_breaks": tie_breaks,
+        "rules": _rules_view(event), "qr": qr_svg(url), "event_url": url,
+        "entries_count": event.entries.exclude(status="withdrawn").count(),
+        "standings_csv": _api("standings-csv", slug=slug),
+    })
+
+
+def leaderboard(request, slug):
+    event = _public_event(slug)
+    query = (request.GET.get("q") or "").strip()[:100]
+    columns = _columns(event)
+    page = Paginator(_standings(event, query), LEADERBOARD_PAGE).get_page(request.GET.get("page"))
+    through = Standing.objects.filter(event=event).aggregate(m=Max("through_round"))["m"]
+    params = {"page": page.number, "page_size": LEADERBOARD_PAGE}
+    if query:
+        params["search"] = query
+    api = _api("standings", slug=slug) + "?" + urlencode(params)
+    return render(request, "tournaments/leaderboard.html", {
+        **_base_context(event, "leaderboard"),
+        "columns": columns, "rows": _standing_rows(page.object_list, columns), "page": page,
+        "query": query, "through_round": through or 0,
+        "live": {"api": api, "etag": _standings_etag(event),
+                 "columns": [c["key"] for c in columns], "interval": POLL_SECONDS},
+        "standings_csv": _api("standings-csv", slug=slug),
+    })
+
+
+def seating(request, slug, number=None):
+    event = _public_event(slug)
+    rounds = list(_public_rounds(event))
+    if number is None:
+        rnd = rounds[-1] if rounds else None
+    else:
+        rnd = _public_round(event, number)
+    live = {"rounds_api": _api("rounds", slug=slug), "round": rnd.number if rnd else 0,
+            "seating_url": reverse("pages:seating", kwargs={"slug": slug}),
+            "interval": POLL_SECONDS}
+    ctx = {**_base_context(event, "seating"), "round": rnd, "rounds": rounds, "live": live}
+    if rnd is None:
+        return render(request, "tournaments/seating.html", ctx)
+    query = (request.GET.get("q") or "").strip()[:100]
+    tables = _tables(rnd)
+    byes = list(Bye.objects.filter(round=rnd).select_related("entry__player", "entry__team")
+                .order_by("entry__player__name", "entry__team__name"))
+    bye_views = [{"name": _entry_name(b.entry),
+                  "number": b.entry.player.number if b.entry.player_id else None,
+                  "points": b.points} for b in byes]
+    if query:
+        match = Q(seats__player__name__icontains=query)
+        number = _as_number(query)
+        if number is not None:
+            match |= Q(seats__player__number=number) | Q(number=number)
+        found = [_table_view(t, query) for t in tables.filter(match).distinct()]
+        bye_hits = [b for b in bye_views if query.casefold() in b["name"].casefold() or (
+            number is not None and b["number"] == number)]
+        ctx.update(found=found, bye_hits=bye_hits, page=None, table_views=found)
+    else:
+        page = Paginator(tables, SEATING_PAGE).get_page(request.GET.get("page"))
+        ctx.update(page=page, table_views=[_table_view(t) for t in page.object_list])
+    ctx.update(
+        query=query, byes=bye_views,
+        seating_csv=_api("round-seating-csv", slug=slug, number=rnd.number),
+        live={**live, "tables_api": _api("round-tables", slug=slug, number=rnd.number),
+              "table_url": reverse("pages:table", kwargs={"slug": slug, "number": rnd.number,
+                                                          "table": 0}),
+              "games_per_match": event.games_per_match, "byes": bye_views,
+              "latest": rnd.number == rounds[-1].number},
+    )
+    return render(request, "tournaments/seating.html", ctx)
+
+
+def table_detail(request, slug, number, table):
+    event = _public_event(slug)
+    rnd = _public_round(event, number)
+    tbl = get_object_or_404(_tables(rnd), number=table)
+    seats = {s.seat: _seat_view(s) for s in tbl.seats.all()}
+    results = list(tbl.results.all())
+    games = []
+    for r in results:
+        places = r.places or []
+        head = places.index(1) if 1 in places else None
+        last = places.index(6) if 6 in places else None
+        games.append({"number": r.number, "status": r.status, "status_label":
+                      r.get_status_display(), "points_a": r.points_a, "points_b": r.points_b,
+                      "void": r.void, "head": seats.get(head), "last": seats.get(last)})
+    confirmed = [r for r in results if r.status == GameResult.Status.CONFIRMED]
+    total = {"a": sum(r.points_a for r in confirmed), "b": sum(r.points_b for r in confirmed)}
+    url = request.build_absolute_uri(reverse("pages:table-current",
+                                             kwargs={"slug": slug, "table": table}))
+    ring = [seats.get(i) for i in (3, 4, 2, 5, 1, 0)]
+    return render(request, "tournaments/table.html", {
+        **_base_context(event, "seating"), "round": rnd, "table": tbl,
+        "seats": [seats[k] for k in sorted(seats)], "ring": ring, "games": games,
+        "total": total, "games_planned": range(len(results) + 1, event.games_per_match + 1),
+        "qr": qr_svg(url, scale=3),
+        "live": {"api": _api("table-detail", pk=tbl.pk), "interval": POLL_SECONDS,
+                 "games_per_match": event.games_per_match,
+                 "names": {s: v["name"] for s, v in seats.items()}},
+    })
+
+
+def table_current(request, slug, table):
+    """A table's stable address (its QR code): the table in the current round."""
+    event = _public_event(slug)
+    rnd = _current_round(event)
+    if rnd is not None and Table.objects.filter(round=rnd, number=table).exists():
+        return redirect("pages:table", slug=slug, number=rnd.number, table=table)
+    return render(request, "tournaments/table_waiting.html", {
+        **_base_context(event, "seating"), "table_number": table, "round": rnd})
+
+
+def projector(request, slug):
+    event = _public_event(slug)
+
+    def _int(name, default, low, high):
+        try:
+            return max(low, min(high, int(request.GET.get(name, default))))
+        except ValueError:
+            return default
+
+    columns = _columns(event)
+    rows = _int("rows", 12, 4, 40)
+    seating_url = request.build_absolute_uri(reverse("pages:seating", kwargs={"slug": slug}))
+    return render(request, "tournaments/projector.html", {
+        **_base_context(event, "projector"), "columns": columns,
+        "qr": qr_svg(seating_url, scale=3), "seating_url": seating_url,
+        "live": {
+            "standings_api": _api("standings", slug=slug),
+            "rounds_api": _api("rounds", slug=slug),
+            "tables_api": _api("round-tables", slug=slug, number=0),
+            "columns": [c["key"] for c in columns],
+            "rows": rows, "top": _int("top", 48, rows, 1000),
+            "seconds": _int("seconds", 10, 3, 120), "interval": POLL_SECONDS,
+            "seating": request.GET.get("seating", "1") != "0",
+        },
+    })
+
+
+@staff_member_required
+def qr_codes(request, slug=None):
+    """Printable QR codes (organizers): each event's page and leaderboard, and one per table
+    number linking to that table in the current round."""
+    slugs = [slug] if slug else request.GET.getlist("event")
+    events = list(Event.objects.filter(slug__in=slugs).order_by("name", "pk"))
+    if not events:
+        raise Http404("no such event")
+    try:
+        wanted = int(request.GET.get("tables", 0))
+    except ValueError:
+        wanted = 0
+    sheets = []
+    for event in events:
+        most = Table.objects.filter(round__event=event).aggregate(m=Max("number"))["m"] or 0
+        count = max(0, min(wanted or most, 2000))
+
+        def absolute(name, slug=event.slug, **kw):
+            return request.build_absolute_uri(reverse(name, kwargs={"slug": slug, **kw}))
+
+        links = [(_("Event page"), absolute("pages:event")),
+                 (_("Leaderboard"), absolute("pages:leaderboard")),
+                 (_("Find my table"), absolute("pages:seating"))]
+        tables = [{"number": n, "url": absolute("pages:table-current", table=n)}
+                  for n in range(1, count + 1)]
+        sheets.append({
+            "event": event,
+            "links": [{"label": label, "url": url, "qr": qr_svg(url, scale=5)}
+                      for label, url in links],
+            "tables": [{**t, "qr": qr_svg(t["url"], scale=4)} for t in tables]})
+    return render(request, "tournaments/qr_codes.html", {"sheets": sheets,
+                                                          "wanted": wanted})
