@@ -110,6 +110,9 @@ class LiveActApi(APIView):
         seat = _seat_number(request, lg)
         if seat is None:
             raise PermissionDenied("only the players seated at this table act in its game")
+        named = request.data.get("seat") if isinstance(request.data, dict) else None
+        if named is not None and named != seat:
+            raise PermissionDenied(f"you sit at seat {seat} and act only for it")
         ser = LiveActSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         data = dict(ser.validated_data)

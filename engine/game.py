@@ -1260,8 +1260,8 @@ class Game:
             prompt = self.pre_prompt() if self.live else None
             if prompt is None:
                 return None
-            seat, acts = prompt
-            return {"seat": seat, "acts": sorted({a["act"] for a in acts})}
+            seat, _options = prompt
+            return {"seat": seat, "acts": list(_STAGE_ACTS[self.stage])}
         acts = ["play"] if self.leading else ["play", "pass"]
         if not self.leading:
             try:
@@ -1412,8 +1412,10 @@ class Game:
                     return s, [{"act": "declare", "kind": "yudian"}, {"act": "decline"}]
         elif st == ST_REVOLT and self.rules["revolution"]:
             for s in self._seats_from_opening():
-                if (st, s) not in self.pre_decided and self.active[s] and self.can_revolt(s):
-                    return s, [{"act": "revolt"}, {"act": "decline"}]
+                # every seat is asked, so the question gives nobody's cards away
+                if (st, s) not in self.pre_decided and self.active[s]:
+                    return s, ([{"act": "revolt"}] if self.can_revolt(s) else []) + [
+                        {"act": "decline"}]
         elif st == ST_WAIVE:
             for rv in self.revolutionaries:
                 o = opp(rv)
@@ -1546,7 +1548,8 @@ class Game:
             "rules": self.rules.spec(),
             "counts": counts,
             "top": None if self.top is None else {"seat": self.owner, "cards": list(self.top.cards)},
-            "to_act": self.to_act(),
+            "to_act": self._public_to_act(),
+            "burn_window": bool(self.state == "play" and self.burn_window and not self.phase2()),
             "leader": self.leader,
             "finished": list(self.finish_order) if self.state != "over" else None,
             "revolutions": list(self.revolutionaries),
@@ -1560,6 +1563,14 @@ class Game:
         if self.state == "over":
             v["result"] = self.result()
         return v
+
+    def _public_to_act(self) -> dict | None:
+        """Whose turn and which kinds of act, without ``burners`` (who could burn depends on
+        hidden cards; a seat sees its own burns in its legal acts)."""
+        to_act = self.to_act()
+        if to_act is not None:
+            to_act.pop("burners", None)
+        return to_act
 
     def record(self) -> dict:
         """The game record so far (RECORD.md ``gouji-record/1``)."""
@@ -1610,6 +1621,8 @@ class Game:
         for a in rec["actions"]:
             g.act(a["seat"], a)
         g.live = state.get("live", True)
+        if g.live and g.state == "pre":
+            g.pre_prompt()  # close the stages already answered, as the live game had
         g.auto_seats = set(state.get("auto_seats", []))
         g.version = state.get("version", g.version)
         return g
@@ -1624,6 +1637,13 @@ def _public_event(ev: dict) -> dict:
     玩家吃的贡牌和还的牌都要显示出来), so they are public."""
     return dict(ev)
 
+
+#: the acts a live pre-play stage asks for, as everyone may see them (a seat's own options,
+#: e.g. whether it may revolt, show only in its own legal acts)
+_STAGE_ACTS = {ST_YUDIAN: ("declare", "decline"), ST_REVOLT: ("decline", "revolt"),
+               ST_WAIVE: ("decline", "waive_gousiji"), ST_TRIBUTE: ("return",),
+               ST_BUY3: ("buy3",), ST_MINGDIAN: ("declare", "decline"),
+               ST_HUI3: ("decline", "hui3")}
 
 _ACT_KEYS = {"play": {"act", "cards", "seat", "auto"}, "burn": {"act", "cards", "seat", "auto"},
              "pass": {"act", "seat", "auto"}, "yield": {"act", "seat", "auto"}}

@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 
 import engine
 from engine.game import RESULT_KEYS
-from games.models import GameResult, GameResultVersion
+from games.models import GameResult, GameResultVersion, LiveGame
 from tournaments.errors import Conflict, Forbidden, ServiceError
 from tournaments.models import Event, Round, Seat, Table
 
@@ -132,6 +132,11 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
                                          record=record)
     with transaction.atomic():
         table = _lock_table(table.pk)
+        if not system and LiveGame.objects.filter(table=table, number=number,
+                                                  status=LiveGame.Status.RUNNING).exists():
+            raise Conflict("live_game_running", _(
+                "game %(n)s of this table is being played live; its result is recorded when "
+                "it ends") % {"n": number})
         existing = GameResult.objects.filter(table=table, number=number).first()
         if existing is not None:
             first = existing.versions.order_by("version").first()

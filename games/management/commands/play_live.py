@@ -7,8 +7,8 @@ checks every act, bots act for the other seats, and the finished game becomes a 
 from __future__ import annotations
 
 import random
+import secrets
 import sys
-import time
 
 from django.core.management.base import BaseCommand
 
@@ -43,7 +43,7 @@ class Command(BaseCommand):
 
     def handle(self, *args, seat, rules, seed, bots_only, **opts):
         rng = random.Random(seed)
-        slug = f"live-{int(time.time())}-{rng.randrange(10**6)}"
+        slug = f"live-{secrets.token_hex(6)}"
         event = services.event_create(name="Live table", slug=slug, rules=rules,
                                       games_per_match=1, rounds_planned=1)
         for i in range(6):

@@ -1,0 +1,433 @@
+"""Benchmark live play over HTTP: many tables at once, six seat clients per table.
+
+``python manage.py bench_live --tables 50``:
+
+1. targets ``DATABASE_URL`` (default ``postgres://postgres@127.0.0.1:5432/gouji_bench``; the
+   command re-runs itself with it when the variable is unset), creates the database if missing
+   and migrates it;
+2. creates a published event with ``6 × tables`` players (each with a login and an API token),
+   draws round 1 and starts a live game at every table (``games.live.live_start``);
+3. starts gunicorn on 127.0.0.1 (a free port; ``gthread``, ``--workers 2 --threads 8``) with
+   Celery eager and no broker, so no 托管 countdown is queued;
+4. runs one client thread per seat (``requests`` sessions, HTTP keep-alive). A seat reads its
+   view (``GET /api/v1/live/<id>/?since=<v>``) whenever the table's version moves (every seat of
+   a table is woken then, as a long-poll would wake it) and at least every ``--poll-interval``
+   seconds; when it is its turn it sends the act with the version it read. The act is chosen by
+   :class:`engine.bots.HeuristicBot` on a shadow :class:`engine.Game` the table's clients keep
+   from the acts the server accepted (the server is never asked for hidden cards);
+5. stops after ``--seconds`` or when every game is over, prints acts/s, the p50/p90/p99/max
+   latency of the act POSTs (and of the GETs), every non-200 answer, and checks that every
+   finished game's stored record replays (``engine.replay``) to its stored result and to the
+   shadow game's result; then stops gunicorn.
+
+The waiting seats do not hold long-polls open (``wait`` defaults to 0): each waiting request
+holds a gunicorn thread and a database connection and re-reads the game every 0.2 s
+(api/live_views.py), so 250 waiting seats would need 250 threads and connections. ``--wait`` turns
+real long-polls on for a small run.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import random
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from urllib.parse import urlparse
+
+from django.core.management.base import BaseCommand, CommandError
+
+DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/gouji_bench"
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", ""}
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def percentile(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    values = sorted(values)
+    k = max(0, min(len(values) - 1, int(round(q / 100 * len(values) + 0.5)) - 1))
+    return values[k]
+
+
+def ensure_database(url: str) -> None:
+    """Create the PostgreSQL database named in ``url`` if it does not exist."""
+    import psycopg
+
+    parts = urlparse(url)
+    name = parts.path.lstrip("/")
+    kwargs = {"host": parts.hostname or "127.0.0.1", "port": parts.port or 5432,
+              "user": parts.username or "postgres", "dbname": "postgres", "autocommit": True}
+    if parts.password:
+        kwargs["password"] = parts.password
+    with psycopg.connect(**kwargs) as conn:
+        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+            return
+        conn.execute(f'CREATE DATABASE "{name}"')
+
+
+class Table:
+    """One table's shared client state: the shadow game, the act chosen for its version."""
+
+    def __init__(self, live_id: int, state: dict, seed: int):
+        from engine.bots import HeuristicBot
+        from engine.game import Game
+
+        self.live_id = live_id
+        self.game = Game.from_state(state)
+        self.bots = [HeuristicBot(random.Random(seed * 10 + i)) for i in range(6)]
+        self.cond = threading.Condition()
+        self.choice: tuple[int, int, dict] | None = None  # (version, seat, act)
+        self.over = self.game.state == "over"
+        self.acts = 0
+
+    def next_act(self, version: int) -> tuple[int, dict] | None:
+        """(seat, act) to play at ``version`` if the shadow is at that version."""
+        with self.cond:
+            if self.over or self.game.version != version:
+                return None
+            if self.choice is None or self.choice[0] != version:
+                seat, act = _bot_pick(self.game, self.bots)
+                self.choice = (version, seat, act)
+            return self.choice[1], self.choice[2]
+
+    def accepted(self, seat: int, act: dict, new_version: int) -> None:
+        with self.cond:
+            self.game.act(seat, dict(act))
+            if self.game.version != new_version:
+                raise RuntimeError(f"table {self.live_id}: shadow at {self.game.version}, "
+                                   f"server at {new_version}")
+            self.acts += 1
+            self.over = self.game.state == "over"
+            self.cond.notify_all()
+
+    def resync(self) -> None:
+        """Reload the game from the database (after an unexpected refusal)."""
+        from django.db import connection
+
+        from engine.game import Game
+        from games.models import LiveGame
+
+        try:
+            state = LiveGame.objects.get(pk=self.live_id).state
+        finally:
+            connection.close()
+        with self.cond:
+            self.game = Game.from_state(state)
+            self.choice = None
+            self.over = self.game.state == "over"
+            self.cond.notify_all()
+
+
+def _bot_pick(game, bots):
+    """As ``engine.bots.play_out``: a burner first while a burn window is open, else the turn."""
+    if game.state == "play" and game.burn_window and not game.phase2():
+        p = game.owner
+        for k in (1, 2, 4, 5):
+            s = (p + k) % 6
+            if game.active[s] and not game.passed[s]:
+                b = bots[s].burn(game, s)
+                if b is not None:
+                    return s, b
+    seat = game.to_act()["seat"]
+    return seat, bots[seat].choose(game, seat)
+
+
+class Stats:
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.post_ms: list[float] = []
+        self.final_post_ms: list[float] = []
+        self.get_ms: list[float] = []
+        self.statuses: Counter = Counter()
+        self.errors: Counter = Counter()
+
+    def add(self, kind: str, ms: float, status, final: bool = False):
+        with self.lock:
+            (self.post_ms if kind == "POST" else self.get_ms).append(ms)
+            if final:
+                self.final_post_ms.append(ms)
+            self.statuses[(kind, status)] += 1
+
+
+class Command(BaseCommand):
+    help = "Load-test live play over HTTP (gunicorn on 127.0.0.1): N tables, six clients each."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--tables", type=int, default=50)
+        parser.add_argument("--seconds", type=float, default=60.0,
+                            help="stop after this long even if games are running")
+        parser.add_argument("--workers", type=int, default=2)
+        parser.add_argument("--threads", type=int, default=8)
+        parser.add_argument("--poll-interval", type=float, default=30.0,
+                            help="a waiting seat re-reads its view at least this often (s)")
+        parser.add_argument("--think", type=float, default=0.0,
+                            help="seconds a seat thinks before it acts (0: act at once, a "
+                                 "closed loop that saturates the server)")
+        parser.add_argument("--wait", type=float, default=0.0,
+                            help="long-poll seconds for the periodic reads (0: plain GETs)")
+        parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--port", type=int, default=0, help="0: a free port")
+
+    # ------------------------------------------------------------------ setup
+    def handle(self, *args, **opts):
+        url = os.environ.get("DATABASE_URL")
+        if not url:
+            # run again against the benchmark database (settings are read at start-up)
+            env = dict(os.environ, DATABASE_URL=DEFAULT_DB)
+            env.pop("CELERY_BROKER_URL", None)
+            self.stdout.write(f"DATABASE_URL not set: using {DEFAULT_DB}")
+            self.stdout.flush()
+            argv = [sys.executable, str(_repo_root() / "manage.py"), "bench_live"]
+            for name in ("tables", "seconds", "workers", "threads", "poll_interval", "think",
+                         "wait", "seed", "port"):
+                argv += [f"--{name.replace('_', '-')}", str(opts[name])]
+            code = subprocess.call(argv, env=env, cwd=str(_repo_root()))
+            if code:
+                raise CommandError(f"the benchmark run exited with {code}")
+            return
+        parts = urlparse(url)
+        if parts.scheme.startswith("postgres"):
+            if parts.hostname not in LOCAL_HOSTS:
+                raise CommandError("the benchmark only runs against a local database")
+            ensure_database(url)
+        else:
+            self.stderr.write("warning: not PostgreSQL; row locks are no-ops on SQLite")
+        from django.conf import settings
+        from django.core.management import call_command
+
+        if not settings.CELERY_TASK_ALWAYS_EAGER:
+            raise CommandError("unset CELERY_BROKER_URL: the benchmark queues no 托管 tasks")
+        call_command("migrate", verbosity=0, interactive=False)
+        self.run(url, **opts)
+
+    def make_tables(self, n: int, seed: int):
+        from django.contrib.auth import get_user_model
+        from django.db import transaction
+        from rest_framework.authtoken.models import Token
+
+        from games import live
+        from tournaments import services
+        from tournaments.models import Seat
+
+        tag = f"{int(time.time())}-{os.getpid()}"
+        User = get_user_model()
+        event = services.event_create(name=f"Live bench {tag}", slug=f"live-bench-{tag}",
+                                      games_per_match=1, rounds_planned=1)
+        services.event_publish(event=event)
+        with transaction.atomic():
+            for i in range(6 * n):
+                user = User.objects.create(username=f"bench-{tag}-{i}")
+                Token.objects.create(user=user)
+                player = services.player_create(name=f"Bench {tag} {i}", user=user)
+                services.entry_check_in(entry=services.entry_register(event=event,
+                                                                      player=player))
+        rnd = services.round_create(event=event)
+        rnd = services.round_draw(round_id=rnd.pk)
+        rnd = services.round_publish(round=rnd)
+        tables = []
+        tokens = dict(Token.objects.filter(user__username__startswith=f"bench-{tag}-")
+                      .values_list("user_id", "key"))
+        for k, table in enumerate(rnd.tables.order_by("number")):
+            lg = live.live_start(table=table)
+            seats = Seat.objects.filter(table=table).select_related("player").order_by("seat")
+            keys = [tokens[s.player.user_id] for s in seats]
+            tables.append((Table(lg.pk, lg.state, seed * 1000 + k), keys))
+        return event, tables
+
+    def start_gunicorn(self, url: str, port: int, workers: int, threads: int):
+        env = dict(os.environ, DATABASE_URL=url, DJANGO_DEBUG="0", LOG_LEVEL="ERROR")
+        env.pop("CELERY_BROKER_URL", None)
+        cmd = [sys.executable, "-m", "gunicorn", "config.wsgi:application",
+               "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread",
+               "--workers", str(workers), "--threads", str(threads), "--keep-alive", "75",
+               "--backlog", "2048", "--log-level", "warning", "--timeout", "60"]
+        proc = subprocess.Popen(cmd, env=env, cwd=str(_repo_root()))
+        import requests
+
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise CommandError(f"gunicorn exited with {proc.returncode}")
+            try:
+                if requests.get(f"http://127.0.0.1:{port}/api/v1/events/", timeout=2).ok:
+                    return proc
+            except requests.RequestException:
+                pass
+            time.sleep(0.2)
+        self.stop_gunicorn(proc)
+        raise CommandError("gunicorn did not answer within 30 s")
+
+    def stop_gunicorn(self, proc):
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+
+    # ------------------------------------------------------------------ run
+    def run(self, url, *, tables, seconds, workers, threads, poll_interval, think, wait, seed,
+            port, **opts):
+        out = self.stdout.write
+        t0 = time.monotonic()
+        event, tabs = self.make_tables(tables, seed)
+        from django.db import connection
+
+        connection.close()
+        out(f"set up {len(tabs)} tables, {6 * len(tabs)} players in {time.monotonic() - t0:.1f} s "
+            f"(event {event.slug})")
+        port = port or free_port()
+        proc = self.start_gunicorn(url, port, workers, threads)
+        base = f"http://127.0.0.1:{port}/api/v1/live"
+        stats = Stats()
+        stop = threading.Event()
+        try:
+            clients = [threading.Thread(
+                target=self.seat_loop, daemon=True,
+                args=(base, tab, seat, keys[seat], stats, stop, poll_interval, think, wait))
+                for tab, keys in tabs for seat in range(6)]
+            out(f"gunicorn gthread {workers}×{threads} on 127.0.0.1:{port}; "
+                f"{len(clients)} client threads for up to {seconds:.0f} s (think {think} s, "
+                f"poll every {poll_interval} s, wait {wait} s)")
+            started = time.monotonic()
+            for c in clients:
+                c.start()
+            while time.monotonic() - started < seconds and not all(t.over for t, _ in tabs):
+                time.sleep(0.25)
+            elapsed = time.monotonic() - started
+            stop.set()
+            for tab, _ in tabs:
+                with tab.cond:
+                    tab.cond.notify_all()
+            for c in clients:
+                c.join(wait + 15)
+        finally:
+            self.stop_gunicorn(proc)
+        self.report(tabs, stats, elapsed, workers, threads)
+
+    def seat_loop(self, base, tab: Table, seat, key, stats: Stats, stop, poll_interval, think,
+                  wait):
+        import requests
+
+        session = requests.Session()
+        session.headers["Authorization"] = f"Token {key}"
+        url = f"{base}/{tab.live_id}/"
+        seen = -1
+        try:
+            while not stop.is_set():
+                moved = tab.game.version > seen
+                query = {"since": seen} if moved or not wait else {"since": seen, "wait": wait}
+                t = time.perf_counter()
+                try:
+                    r = session.get(url, params=query, timeout=wait + 30)
+                except requests.RequestException as exc:
+                    stats.errors[("GET", type(exc).__name__)] += 1
+                    time.sleep(0.5)
+                    continue
+                stats.add("GET", (time.perf_counter() - t) * 1000, r.status_code)
+                if r.status_code != 200:
+                    time.sleep(0.5)
+                    continue
+                view = r.json()
+                seen = view["version"]
+                if view["status"] == "finished":
+                    return
+                mine = tab.next_act(seen)
+                if mine is not None and mine[0] == seat:
+                    act = mine[1]
+                    if think and stop.wait(random.uniform(0.5, 1.5) * think):
+                        return
+                    t = time.perf_counter()
+                    try:
+                        r = session.post(f"{url}act/", json={"version": seen, **act},
+                                         timeout=30)
+                    except requests.RequestException as exc:
+                        stats.errors[("POST", type(exc).__name__)] += 1
+                        tab.resync()
+                        continue
+                    ms = (time.perf_counter() - t) * 1000
+                    final = r.status_code == 200 and r.json()["status"] == "finished"
+                    stats.add("POST", ms, r.status_code, final=final)
+                    if r.status_code == 200:
+                        tab.accepted(seat, act, r.json()["version"])
+                    else:
+                        tab.resync()
+                    continue
+                with tab.cond:
+                    tab.cond.wait_for(lambda v=seen: stop.is_set() or tab.game.version != v,
+                                      timeout=poll_interval)
+        finally:
+            session.close()
+
+    # ------------------------------------------------------------------ report
+    def report(self, tabs, stats: Stats, elapsed, workers, threads):
+        from django.db import connection
+
+        import engine
+        from games.models import GameResult, LiveGame
+
+        out = self.stdout.write
+        acts = sum(t.acts for t, _ in tabs)
+        finished = [t for t, _ in tabs if t.over]
+        out("")
+        out(f"machine: {platform.machine()}, {os.cpu_count()} cpu(s), python "
+            f"{platform.python_version()}, {connection.vendor}; load average "
+            f"{os.getloadavg()[0]:.1f}")
+        out(f"ran {elapsed:.1f} s: {acts} acts accepted = {acts / elapsed:.1f} acts/s; "
+            f"{len(finished)}/{len(tabs)} games finished")
+        for name, values in (("act POST", stats.post_ms), ("view GET", stats.get_ms)):
+            if values:
+                out(f"{name}: n={len(values)} p50={percentile(values, 50):.1f} ms "
+                    f"p90={percentile(values, 90):.1f} ms p99={percentile(values, 99):.1f} ms "
+                    f"max={max(values):.1f} ms mean={statistics.fmean(values):.1f} ms")
+        if stats.final_post_ms:
+            out(f"game-ending act POST (result + standings in the request): "
+                f"n={len(stats.final_post_ms)} p50={percentile(stats.final_post_ms, 50):.1f} ms "
+                f"max={max(stats.final_post_ms):.1f} ms")
+        rate = (len(stats.get_ms) + len(stats.post_ms)) / elapsed
+        out(f"requests: {rate:.0f}/s; by status: " + ", ".join(
+            f"{k} {s}: {n}" for (k, s), n in sorted(stats.statuses.items(), key=str)))
+        non200 = {k: n for k, n in stats.statuses.items() if k[1] != 200}
+        out(f"non-200 answers: {non200 or 'none'}; transport errors: "
+            f"{dict(stats.errors) or 'none'}")
+        # every finished game's record replays to its stored result and to the shadow's
+        bad = []
+        for tab in finished:
+            lg = LiveGame.objects.get(pk=tab.live_id)
+            if lg.status != LiveGame.Status.FINISHED or lg.result_id is None:
+                bad.append(f"live {tab.live_id}: not finished on the server")
+                continue
+            result = GameResult.objects.get(pk=lg.result_id)
+            record = result.versions.get(version=result.version).payload
+            replayed = engine.replay(record, first_game=(lg.number == 1))
+            if replayed != result.engine_result or replayed.get("places") != \
+                    tab.game.result()["places"] or not result.system_recorded:
+                bad.append(f"live {tab.live_id}: the record does not replay to its result")
+        out(f"replayed {len(finished)} finished game(s): "
+            + ("all match their stored results" if not bad else f"{len(bad)} mismatch(es)"))
+        for line in bad[:10]:
+            out("  " + line)
+        p99 = percentile(stats.post_ms, 99)
+        out(f"goal p99 < 50 ms for act POSTs: {'met' if p99 < 50 else 'NOT met'} "
+            f"({p99:.1f} ms)")
+        if bad:
+            raise CommandError("replay mismatches")
+
+
+def _repo_root():
+    from django.conf import settings
+
+    return settings.BASE_DIR

@@ -1,0 +1,38 @@
+"""Fixtures for the live-play tests (PRODUCT.md, "Live play").
+
+By default these tests run Celery eagerly even when ``CELERY_BROKER_URL`` is set, so that a
+live act schedules no 托管 countdown on a broker nobody drains and the standings recomputation a
+finished game queues runs in-process. ``test_live_worker.py`` overrides :func:`celery_eager` to
+use a real worker.
+"""
+
+from __future__ import annotations
+
+import pytest
+from django.core.cache import cache
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Throttle counters live in the cache: start every test with an empty one."""
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture(autouse=True)
+def celery_eager(settings):
+    from config.celery import app
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = saved
+
+
+@pytest.fixture
+def live_table(db):
+    from tests.live.helpers import make_live_table
+
+    return make_live_table()

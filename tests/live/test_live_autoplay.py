@@ -1,0 +1,155 @@
+"""托管 without a broker: ``manage.py live_tick`` (``games.live.live_autoplay_overdue``) lets the
+bot play every seat whose move time ran out, marking its act ``"auto": true``; an autoplay task
+for a version the game has left (late, or delivered twice) does nothing."""
+
+from __future__ import annotations
+
+import io
+import time
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+import engine
+from games import live
+from games.models import GameResult, LiveGame
+from games.tasks import live_autoplay_task
+from tests.live.helpers import bot_pick, live_url, make_live_table
+
+pytestmark = pytest.mark.django_db
+
+
+def snapshot(live_id):
+    lg = LiveGame.objects.get(pk=live_id)
+    return lg.version, lg.state, lg.status, lg.turn_deadline
+
+
+def advance_to_play(lt, live_id):
+    while True:
+        lg = LiveGame.objects.get(pk=live_id)
+        game = live.live_game(lg)
+        if game.state == "play":
+            return lg, game
+        seat, action = bot_pick(game, lt.bots)
+        live.live_act(live_id=live_id, seat=seat, action=action, version=lg.version)
+
+
+def tick() -> str:
+    out = io.StringIO()
+    call_command("live_tick", stdout=out)
+    return out.getvalue()
+
+
+def test_live_tick_lets_the_bot_play_a_seat_whose_time_ran_out():
+    # given a live game in play at a table with a 1 s move time, its seat to act silent
+    lt = make_live_table(move_seconds=1)
+    live_id = live.live_start(table=lt.table).pk
+    lg, game = advance_to_play(lt, live_id)
+    seat = game.turn
+    assert tick() == "", "nothing is overdue yet"
+    assert snapshot(live_id)[0] == lg.version
+    time.sleep(1.2)
+
+    # when the tick runs
+    printed = tick()
+
+    # then the bot played that seat once, marked auto, and gave the next seat a new deadline
+    assert printed.strip() == "bot played 1 overdue seat(s)"
+    after = LiveGame.objects.get(pk=live_id)
+    assert after.version == lg.version + 1
+    last = after.state["record"]["actions"][-1]
+    assert last["seat"] == seat and last["auto"] is True
+    assert after.turn_deadline > timezone.now()
+    view = lt.clients[0].get(live_url(live_id)).json()
+    assert view["auto_seats"] == [seat]
+    assert view["actions"][-1] == last
+    # and a second tick at once finds nothing overdue
+    assert tick() == ""
+    assert LiveGame.objects.get(pk=live_id).version == after.version
+
+
+def test_live_tick_plays_every_overdue_game_once_and_a_finished_game_never():
+    tables = [make_live_table(move_seconds=1) for _ in range(3)]
+    ids = []
+    for lt in tables:
+        live_id = live.live_start(table=lt.table).pk
+        advance_to_play(lt, live_id)
+        ids.append(live_id)
+    # the third one is over
+    lt, done = tables[2], ids[2]
+    while True:
+        lg = LiveGame.objects.get(pk=done)
+        game = live.live_game(lg)
+        if game.state == "over":
+            break
+        seat, action = bot_pick(game, lt.bots)
+        live.live_act(live_id=done, seat=seat, action=action, version=lg.version)
+    before = [snapshot(i) for i in ids]
+    time.sleep(1.2)
+    assert tick().strip() == "bot played 2 overdue seat(s)"
+    after = [snapshot(i) for i in ids]
+    assert [a[0] - b[0] for a, b in zip(after, before, strict=True)] == [1, 1, 0]
+    assert after[2] == before[2]
+
+
+def test_a_whole_game_played_by_the_bot_alone_is_a_valid_result():
+    # given a table where nobody acts
+    lt = make_live_table(move_seconds=1)
+    live_id = live.live_start(table=lt.table).pk
+    # when every move is played by the 托管 bot as the deadlines pass (deadlines moved back
+    # instead of sleeping)
+    for _ in range(2000):
+        lg = LiveGame.objects.get(pk=live_id)
+        if lg.status == LiveGame.Status.FINISHED:
+            break
+        LiveGame.objects.filter(pk=live_id).update(
+            turn_deadline=timezone.now() - timezone.timedelta(seconds=1))
+        assert live.live_autoplay_overdue() == 1
+    # then the game ended with every play marked auto, and its record replays
+    lg = LiveGame.objects.get(pk=live_id)
+    assert lg.status == LiveGame.Status.FINISHED
+    actions = lg.state["record"]["actions"]
+    assert actions and all(a.get("auto") is True for a in actions)
+    result = GameResult.objects.get(pk=lg.result_id)
+    record = result.versions.get().payload
+    assert engine.replay(record, first_game=True) == result.engine_result
+    assert sorted(lt.clients[3].get(live_url(live_id)).json()["auto_seats"]) == sorted(
+        {a["seat"] for a in actions})
+
+
+def test_an_autoplay_task_for_an_old_version_does_nothing():
+    lt = make_live_table(move_seconds=1)
+    live_id = live.live_start(table=lt.table).pk
+    lg, game = advance_to_play(lt, live_id)
+    # given a seat that acted in time: the task queued for the version it acted on is late
+    old = lg.version
+    seat, action = bot_pick(game, lt.bots)
+    live.live_act(live_id=live_id, seat=seat, action=action, version=old)
+    before = snapshot(live_id)
+    time.sleep(1.1)  # even past the new deadline, the old task must not act
+
+    # when the late task (and a copy of it) arrives
+    results = [live_autoplay_task.apply(args=(live_id, old)).get() for _ in range(2)]
+
+    # then it does nothing
+    assert results == [{"live": live_id, "acted": False}] * 2
+    assert snapshot(live_id) == before
+
+
+def test_an_autoplay_task_delivered_twice_acts_once():
+    lt = make_live_table(move_seconds=1)
+    live_id = live.live_start(table=lt.table).pk
+    lg, _game = advance_to_play(lt, live_id)
+    time.sleep(1.1)
+    first = live_autoplay_task.apply(args=(live_id, lg.version)).get()
+    once = snapshot(live_id)
+    second = live_autoplay_task.apply(args=(live_id, lg.version)).get()
+    assert first == {"live": live_id, "acted": True}
+    assert second == {"live": live_id, "acted": False}
+    assert snapshot(live_id) == once
+    assert once[0] == lg.version + 1
+
+
+def test_an_autoplay_task_for_a_missing_or_finished_game_does_nothing():
+    assert live_autoplay_task.apply(args=(10**9, 0)).get() == {"live": 10**9, "acted": False}

@@ -1,0 +1,141 @@
+"""Long-poll and conditional GET of a live game (``GET /live/<id>/?since=<v>&wait=<s>``,
+``ETag`` = the version, ``If-None-Match`` → 304).
+
+The waiting GET runs in a thread with its own database connection while the main thread acts,
+so these tests are ``transaction=True`` (the waiting request must see the committed act).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+from django.db import connections
+from rest_framework.test import APIClient
+
+from games import live
+from games.models import LiveGame
+from tests.live.helpers import act_url, bot_pick, live_url, make_live_table, server_game
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def started():
+    lt = make_live_table(client_cls=APIClient)
+    return lt, live.live_start(table=lt.table).pk
+
+
+def wait_in_thread(client, url, **headers):
+    """GET ``url`` in a thread; return (thread, box) where box gets status, json, elapsed."""
+    box = {}
+
+    def run():
+        t0 = time.monotonic()
+        try:
+            r = client.get(url, **headers)
+            box.update(status=r.status_code, elapsed=time.monotonic() - t0,
+                       body=r.json() if r.status_code == 200 else None, etag=r.get("ETag"))
+        except BaseException as exc:
+            box.update(status="exception", error=repr(exc), elapsed=time.monotonic() - t0)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, box
+
+
+def test_a_waiting_seat_is_answered_as_soon_as_another_seat_acts(started):
+    lt, live_id = started
+    game = server_game(live_id)
+    seat, action = bot_pick(game, lt.bots)
+    watcher = (seat + 1) % 6
+    # given a seat long-polling for the next version (up to 5 s)
+    thread, box = wait_in_thread(lt.clients[watcher],
+                                 f"{live_url(live_id)}?since={game.version}&wait=5")
+    time.sleep(0.5)
+    assert not box, "the long-poll answered before anything changed"
+
+    # when the seat to act acts through its own client
+    t_act = time.monotonic()
+    r = lt.clients[seat].post(act_url(live_id), {"version": game.version, **action},
+                              format="json")
+    assert r.status_code == 200
+    thread.join(10)
+
+    # then the waiting seat gets the new version well before its 5 s
+    assert box["status"] == 200, box
+    assert box["body"]["version"] == r.json()["version"] > game.version
+    assert box["body"]["seat"] == watcher and "hand" in box["body"]
+    assert box["elapsed"] < 4.0, box["elapsed"]
+    assert time.monotonic() - t_act < 1.5
+    assert box["etag"] == f'"live-{live_id}-{box["body"]["version"]}"'
+
+
+def test_a_long_poll_on_an_older_version_answers_at_once(started):
+    lt, live_id = started
+    version = LiveGame.objects.get(pk=live_id).version
+    for since in (version - 1, -1):
+        t0 = time.monotonic()
+        r = lt.anon.get(f"{live_url(live_id)}?since={since}&wait=5")
+        assert r.status_code == 200 and r.json()["version"] == version
+        assert time.monotonic() - t0 < 1.0
+
+
+def test_a_long_poll_with_nothing_new_returns_after_its_wait(started):
+    lt, live_id = started
+    version = LiveGame.objects.get(pk=live_id).version
+    t0 = time.monotonic()
+    r = lt.anon.get(f"{live_url(live_id)}?since={version}&wait=1")
+    elapsed = time.monotonic() - t0
+    assert r.status_code == 200 and r.json()["version"] == version
+    assert 0.9 <= elapsed < 3.0, elapsed
+
+
+def test_the_etag_is_the_version_and_if_none_match_gives_304(started):
+    lt, live_id = started
+    r = lt.clients[0].get(live_url(live_id))
+    etag = r["ETag"]
+    assert etag == f'"live-{live_id}-{r.json()["version"]}"'
+    assert r["Cache-Control"] == "no-store"
+    # the same version again: 304 with no body, for the seat and for the public
+    for client in (lt.clients[0], lt.anon):
+        again = client.get(live_url(live_id), HTTP_IF_NONE_MATCH=etag)
+        assert again.status_code == 304 and not again.content
+        assert again["ETag"] == etag
+    # once someone acts, the old ETag gets the new view
+    game = server_game(live_id)
+    seat, action = bot_pick(game, lt.bots)
+    assert lt.clients[seat].post(act_url(live_id), {"version": game.version, **action},
+                                 format="json").status_code == 200
+    fresh = lt.clients[0].get(live_url(live_id), HTTP_IF_NONE_MATCH=etag)
+    assert fresh.status_code == 200 and fresh["ETag"] != etag
+
+
+def test_a_long_poll_with_if_none_match_answers_200_when_the_version_moves(started):
+    lt, live_id = started
+    game = server_game(live_id)
+    seat, action = bot_pick(game, lt.bots)
+    etag = lt.anon.get(live_url(live_id))["ETag"]
+    thread, box = wait_in_thread(lt.anon, f"{live_url(live_id)}?since={game.version}&wait=5",
+                                 HTTP_IF_NONE_MATCH=etag)
+    time.sleep(0.3)
+    assert lt.clients[seat].post(act_url(live_id), {"version": game.version, **action},
+                                 format="json").status_code == 200
+    thread.join(10)
+    assert box["status"] == 200 and box["elapsed"] < 4.0, box
+    assert "hand" not in box["body"]
+
+
+@pytest.mark.parametrize("query", ["?since=abc&wait=5", "?since={v}&wait=nan", "?wait=-3",
+                                   "?since={v}&wait=-1", "?since={before}&wait=inf&x=1"])
+def test_odd_long_poll_parameters_do_not_hang_or_fail(started, query):
+    lt, live_id = started
+    version = LiveGame.objects.get(pk=live_id).version
+    t0 = time.monotonic()
+    r = lt.anon.get(live_url(live_id) + query.format(v=version, before=version - 1))
+    assert r.status_code == 200, r.content[:200]
+    assert r.json()["version"] == version
+    assert time.monotonic() - t0 < 2.0

@@ -1,0 +1,47 @@
+"""A live game and a hand-submitted result for the same game number (PRODUCT.md, "Live play":
+the finished game becomes the table's result)."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import live
+from games.models import GameResult, LiveGame
+from tests.live.helpers import bot_pick
+from tournaments.errors import Conflict
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_sheet_for_a_game_being_played_live_is_refused_and_the_game_still_ends(live_table):
+    lt = live_table
+    # given game 1 running live
+    live_id = live.live_start(table=lt.table).pk
+
+    # when a player of the table submits a result sheet for game 1 by hand
+    r = lt.clients[1].post(f"/api/v1/tables/{lt.table.pk}/results/", {
+        "number": 1, "sheet": {"order": [0, 1, 2, 3, 4, 5], "kaidian": [True] * 6}},
+        format="json")
+    sheet_status = r.status_code
+
+    # and the live game is played to its end
+    refused_at_the_end = None
+    while True:
+        lg = LiveGame.objects.get(pk=live_id)
+        game = live.live_game(lg)
+        if game.state == "over":
+            break
+        seat, action = bot_pick(game, lt.bots)
+        try:
+            live.live_act(live_id=live_id, seat=seat, action=action, version=lg.version)
+        except Conflict as exc:
+            refused_at_the_end = (exc.code, exc.message)
+            break
+
+    # then the hand-made sheet was refused while the game ran, and the game finished as the
+    # table's result (not stuck refusing its last act)
+    lg = LiveGame.objects.get(pk=live_id)
+    assert (sheet_status, refused_at_the_end, lg.status) == (409, None, "finished"), (
+        f"sheet answered {sheet_status}; the last live act was refused with "
+        f"{refused_at_the_end}; the live game is {lg.status}")
+    assert GameResult.objects.get(table=lt.table, number=1).system_recorded

@@ -1,0 +1,216 @@
+"""托管 through a real Celery worker: a seat that does not act within the event's move time is
+played by the bot from the task ``live_act`` queued with a countdown (games/live.py).
+
+Runs only with a broker (``CELERY_BROKER_URL``, e.g. ``redis://127.0.0.1:6379/15``) and on
+PostgreSQL (the worker's threads need committed data and real row locks). The worker follows
+tests/test_celery_worker.py: ``celery.contrib.testing.worker.start_worker`` in-process, threads
+pool, no Docker; here it lives for this module only.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+
+import pytest
+from django.db import connection, connections
+from rest_framework.test import APIClient
+
+import engine
+from games import live
+from games.models import GameResult, LiveGame
+from games.tasks import live_autoplay_task
+from tests.live.helpers import act_url, bot_pick, live_url, make_live_table, start_url
+
+pytestmark = [
+    pytest.mark.skipif(
+        not os.environ.get("CELERY_BROKER_URL"),
+        reason="real-worker Celery tests need a broker: set CELERY_BROKER_URL "
+               "(e.g. redis://127.0.0.1:6379/15); .ci/run does",
+    ),
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.slow,
+]
+
+WAIT_SECONDS = 30.0
+
+
+@pytest.fixture(autouse=True)
+def celery_eager(settings):
+    """Overrides the package's eager fixture: here tasks go through the broker."""
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    yield
+
+
+@pytest.fixture(autouse=True)
+def needs_row_locks(transactional_db):
+    if not connection.features.has_select_for_update:
+        pytest.skip("select_for_update is a no-op on this database: the worker tests need "
+                    "PostgreSQL (DATABASE_URL)")
+
+
+class Outcomes:
+    def __init__(self):
+        self.cond = threading.Condition()
+        self.published: set[str] = set()
+        self.done: dict[str, tuple[str, object]] = {}
+
+    def on_publish(self, sender=None, headers=None, body=None, **kwargs):
+        with self.cond:
+            self.published.add((headers or {}).get("id") or (body or {}).get("id"))
+
+    def on_success(self, sender=None, result=None, **kwargs):
+        with self.cond:
+            self.done[sender.request.id] = ("success", result)
+            self.cond.notify_all()
+
+    def on_failure(self, sender=None, task_id=None, exception=None, **kwargs):
+        with self.cond:
+            self.done[task_id] = ("failure", exception)
+            self.cond.notify_all()
+
+    def wait(self, task_id, timeout=WAIT_SECONDS):
+        with self.cond:
+            assert self.cond.wait_for(lambda: task_id in self.done, timeout), task_id
+            return self.done[task_id]
+
+    def wait_idle(self, timeout=WAIT_SECONDS):
+        with self.cond:
+            ok = self.cond.wait_for(lambda: self.published <= set(self.done), timeout)
+            assert ok, f"tasks pending: {sorted(self.published - set(self.done))[:5]}"
+
+    def failures(self):
+        with self.cond:
+            return [v for v in self.done.values() if v[0] == "failure"]
+
+
+def _close_thread_connections(**kwargs):
+    if threading.current_thread() is not threading.main_thread():
+        connections.close_all()
+
+
+@pytest.fixture(scope="module")
+def module_worker(django_db_setup, django_db_blocker):
+    from celery import signals
+    from celery.contrib.testing.worker import start_worker
+
+    from config.celery import app
+
+    saved = {k: app.conf[k] for k in ("task_always_eager", "broker_url")}
+    app.conf.task_always_eager = False
+    app.conf.broker_url = os.environ["CELERY_BROKER_URL"]
+    with app.connection_for_write() as conn:
+        conn.default_channel.queue_purge(app.conf.task_default_queue)
+    outcomes = Outcomes()
+    handlers = [(signals.after_task_publish, outcomes.on_publish),
+                (signals.task_success, outcomes.on_success),
+                (signals.task_failure, outcomes.on_failure),
+                (signals.task_postrun, _close_thread_connections)]
+    for signal, handler in handlers:
+        signal.connect(handler, weak=False)
+    try:
+        with django_db_blocker.unblock(), start_worker(
+                app, pool="threads", concurrency=2, perform_ping_check=False,
+                shutdown_timeout=30.0, loglevel="WARNING"):
+            yield outcomes
+    finally:
+        for signal, handler in handlers:
+            signal.disconnect(handler)
+        for key, value in saved.items():
+            app.conf[key] = value
+
+
+@pytest.fixture
+def worker(module_worker, transactional_db):
+    from config.celery import app
+
+    app.conf.task_always_eager = False
+    yield module_worker
+    module_worker.wait_idle(timeout=60)
+    assert module_worker.failures() == []
+
+
+def wait_until(predicate, what, timeout=WAIT_SECONDS):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+def act_over_api(lt, live_id) -> bool:
+    """The seat to act acts through its own client; False when the bot got there first."""
+    lg = LiveGame.objects.get(pk=live_id)
+    game = live.live_game(lg)
+    if game.state == "over":
+        return True
+    seat, action = bot_pick(game, lt.bots)
+    version = lt.clients[seat].get(live_url(live_id)).json()["version"]
+    r = lt.clients[seat].post(act_url(live_id), {"version": version, **action}, format="json")
+    assert r.status_code in (200, 409), r.content[:300]
+    return r.status_code == 200
+
+
+def test_a_silent_seat_is_played_by_the_bot_on_the_worker(worker):
+    # given a live game (2 s move time) whose seats act in time through the API up to play
+    lt = make_live_table(move_seconds=2, client_cls=APIClient)
+    r = lt.clients[0].post(start_url(lt.table.pk), {}, format="json")
+    assert r.status_code == 201
+    live_id = r.json()["id"]
+    while live.live_game(LiveGame.objects.get(pk=live_id)).state != "play":
+        act_over_api(lt, live_id)
+    lg = LiveGame.objects.get(pk=live_id)
+    seat = live.live_game(lg).turn
+    n_actions = len(lg.state["record"]["actions"])
+
+    # when the seat to act stays silent past its move time
+    t0 = time.monotonic()
+    after = wait_until(lambda: (lambda g: g if g.version > lg.version else None)(
+        LiveGame.objects.get(pk=live_id)), "the worker's bot to act", timeout=15)
+    waited = time.monotonic() - t0
+
+    # then the worker's bot played it once, after the move time, marked auto
+    assert 1.0 < waited < 10.0, waited
+    act = after.state["record"]["actions"][n_actions]
+    assert act["seat"] == seat and act["auto"] is True
+    view = lt.clients[seat].get(live_url(live_id)).json()
+    assert seat in view["auto_seats"]
+
+    # and when the seats play on in time to the end, the record keeps the auto act and replays
+    while LiveGame.objects.get(pk=live_id).status != LiveGame.Status.FINISHED:
+        act_over_api(lt, live_id)
+    lg = LiveGame.objects.get(pk=live_id)
+    result = GameResult.objects.get(pk=lg.result_id)
+    record = result.versions.get().payload
+    assert record["actions"][n_actions] == act
+    assert engine.replay(record, first_game=True) == result.engine_result
+    assert result.system_recorded and result.status == GameResult.Status.CONFIRMED
+
+
+def test_late_and_duplicate_autoplay_deliveries_act_at_most_once(worker, monkeypatch):
+    # given a game in play whose countdowns are not queued (the test sends the tasks itself)
+    monkeypatch.setattr(live, "_schedule_autoplay", lambda lg: None)
+    lt = make_live_table(move_seconds=1, client_cls=APIClient)
+    live_id = live.live_start(table=lt.table).pk
+    while live.live_game(LiveGame.objects.get(pk=live_id)).state != "play":
+        act_over_api(lt, live_id)
+    old = LiveGame.objects.get(pk=live_id).version
+    assert act_over_api(lt, live_id)
+    current = LiveGame.objects.get(pk=live_id)
+    time.sleep(1.1)
+
+    # when a late task for the old version and two copies for the current one are delivered
+    late = live_autoplay_task.delay(live_id, old).id
+    worker.wait(late)
+    copies = [live_autoplay_task.delay(live_id, current.version).id for _ in range(2)]
+    outcomes = [worker.wait(task_id) for task_id in copies]
+
+    # then the late one does nothing and the bot acts once for the current version
+    assert worker.wait(late) == ("success", {"live": live_id, "acted": False})
+    assert sorted(result["acted"] for kind, result in outcomes) == [False, True]
+    after = LiveGame.objects.get(pk=live_id)
+    assert after.version == current.version + 1
+    assert after.state["record"]["actions"][-1]["auto"] is True
