@@ -463,7 +463,8 @@ class BracketApi(APIView):
 
 # ----------------------------------------------------------------------------- tables & results
 def _table(request, pk) -> Table:
-    table = get_object_or_404(Table.objects.select_related("round__event"), pk=pk)
+    table = get_object_or_404(Table.objects.select_related("round__event").defer(
+        "round__draw_entries", "round__draw_input"), pk=pk)
     event = table.round.event
     if not can_see_event(request.user, event) or not _seating_visible(request.user, table.round):
         raise NotFound("no such table")

@@ -92,8 +92,10 @@ def live_act(*, live_id: int, seat: int, action: dict, version: int, auto: bool 
     if not isinstance(action, dict):
         raise ServiceError("bad_format", _("an act must be an object"))
     with transaction.atomic():
-        live = LiveGame.objects.select_for_update().select_related("table__round__event").get(
-            pk=live_id)
+        # lock the game's row only: other tables' games must not queue behind it
+        live = (LiveGame.objects.select_for_update(of=("self",))
+                .select_related("table__round__event")
+                .defer("table__round__draw_entries", "table__round__draw_input").get(pk=live_id))
         if live.status == LiveGame.Status.FINISHED:
             raise Conflict("game_over", _("the game is over"))
         if version != live.version:

@@ -114,7 +114,10 @@ def _rules_differ(spec, rules: engine.Rules) -> bool:
 
 
 def _lock_table(table_id: int) -> Table:
-    return Table.objects.select_for_update().select_related("round__event").get(pk=table_id)
+    """Lock one table's row only (``of=self``): submissions at other tables of the same round
+    must not queue behind it. The round's large draw data is not loaded."""
+    return (Table.objects.select_for_update(of=("self",)).select_related("round__event")
+            .defer("round__draw_entries", "round__draw_input").get(pk=table_id))
 
 
 def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None,
