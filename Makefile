@@ -33,8 +33,19 @@ test: venv
 lint: venv
 	$(VENV)/bin/ruff check .
 
+# Engine replay/simulation figures, then a 10,000-player event through the services (on the
+# database DATABASE_URL names; SQLite by default). Takes a few minutes.
+BENCH_ARGS ?= --players 10000 --rounds 7
 bench: venv
+	@echo "machine: $$(uname -m), $$(nproc) cores; $$(date '+%Y-%m-%d %H:%M:%S %z')"
 	$(PY) -m engine bench
+	$(PY) manage.py migrate --noinput -v0
+	$(PY) manage.py bench_event $(BENCH_ARGS)
+
+# The CI entry point (starts PostgreSQL and Redis if they are down; see .ci/run).
+.PHONY: ci
+ci: venv
+	.ci/run
 
 demo: venv
 	$(PY) manage.py migrate --noinput -v0

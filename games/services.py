@@ -22,9 +22,9 @@ MAX_RECORD_ACTIONS = 2000
 
 
 def _standings_on_commit(event_id: int):
-    from tournaments.tasks import standings_recompute_task
+    from tournaments.standings import standings_refresh_on_commit
 
-    transaction.on_commit(lambda: standings_recompute_task.delay(event_id))
+    standings_refresh_on_commit(event_id=event_id)
 
 
 def _previous_result(table: Table, number: int) -> dict | None:

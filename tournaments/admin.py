@@ -111,7 +111,7 @@ class EventAdmin(admin.ModelAdmin):
         from tournaments.tasks import standings_recompute_task
 
         for event in queryset:
-            standings_recompute_task.delay(event.pk)
+            standings_recompute_task.delay(event.pk, True)
         self.message_user(request, _("Standings recomputation queued."), messages.SUCCESS)
 
 

@@ -91,6 +91,11 @@ class Event(models.Model):
                                       related_name="refereed_events", verbose_name=_("referees"))
     standings_version = models.PositiveIntegerField(_("standings version"), default=0)
     standings_digest = models.CharField(_("standings digest"), max_length=64, blank=True)
+    results_version = models.PositiveIntegerField(
+        _("results version"), default=0,
+        help_text=_("Bumped by every change standings depend on"))
+    standings_results_version = models.PositiveIntegerField(
+        _("results version of the standings"), default=0)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:

@@ -442,9 +442,9 @@ def round_draw(*, round_id: int) -> Round:
         rnd.drawn_at = timezone.now()
         rnd.save(update_fields=["status", "drawn_at"])
         if drawn["byes"] and event.bye_points:
-            from tournaments.tasks import standings_recompute_task
+            from tournaments.standings import standings_refresh_on_commit
 
-            transaction.on_commit(lambda: standings_recompute_task.delay(event.pk))
+            standings_refresh_on_commit(event_id=event.pk)
     return rnd
 
 
@@ -533,9 +533,9 @@ def penalty_add(*, event: Event, entry: Entry, kind: str, reason: str, points: i
             created_by=by)
         if kind == Penalty.Kind.DISQUALIFICATION:
             entry_withdraw(entry=entry, disqualify=True)
-        from tournaments.tasks import standings_recompute_task
+        from tournaments.standings import standings_refresh_on_commit
 
-        transaction.on_commit(lambda: standings_recompute_task.delay(event.pk))
+        standings_refresh_on_commit(event_id=event.pk)
     return penalty
 
 
@@ -606,11 +606,11 @@ def event_update(*, event: Event, **fields) -> Event:
                 raise ServiceError("bad_event", _("%(n)s rounds exist already") % {"n": played})
         for key, value in fields.items():
             setattr(event, key, value)
-        event.save()
+        event.save(update_fields=list(fields))
     if {"tie_breaks", "bye_points"} & set(fields):
-        from tournaments.tasks import standings_recompute_task
+        from tournaments.standings import standings_refresh_on_commit
 
-        transaction.on_commit(lambda: standings_recompute_task.delay(event.pk))
+        standings_refresh_on_commit(event_id=event.pk)
     return event
 
 

@@ -167,17 +167,35 @@ def scores_for_draw(*, event: Event, entry_ids) -> dict[int, int]:
     return {r.entry_id: getattr(r, key) for r in compute(event) if r.entry_id in wanted}
 
 
+def standings_refresh_on_commit(*, event_id: int) -> None:
+    """Note that the standings of ``event_id`` are out of date and queue a recomputation for
+    when the transaction commits. Tasks queued for changes that a run already covered return at
+    once (see :func:`standings_recompute`), so a burst of changes costs one recomputation."""
+    from django.db.models import F
+
+    from tournaments.tasks import standings_recompute_task
+
+    Event.objects.filter(pk=event_id).update(results_version=F("results_version") + 1)
+    transaction.on_commit(lambda: standings_recompute_task.delay(event_id))
+
+
 STORED = ("rank", "points", "match_points", "game_wins", "head_count", "opponents_points",
           "head_to_head", "games_played", "byes", "penalty_points", "drawn")
 
 
-def standings_recompute(*, event_id: int) -> bool:
+def standings_recompute(*, event_id: int, force: bool = False) -> bool:
     """Recompute and store the standings; returns whether they changed. Safe to run twice or
-    at the same time: runs are serialised on the event row and the result is deterministic."""
+    at the same time: runs are serialised on the event row and the result is deterministic. A
+    run finding the standings already cover every change (``results_version``) returns at once,
+    so a burst of confirmations costs one recomputation, not one each."""
     from games.models import GameResult
 
     with transaction.atomic():
         event = Event.objects.select_for_update().get(pk=event_id)
+        if not force and event.standings_digest and \
+                event.standings_results_version >= event.results_version:
+            return False
+        covered = event.results_version
         through = GameResult.objects.filter(
             table__round__event=event, status=GameResult.Status.CONFIRMED).aggregate(
             m=Max("table__round__number"))["m"] or 0
@@ -190,6 +208,9 @@ def standings_recompute(*, event_id: int) -> bool:
                    for r in rows]
         digest = hashlib.sha256(json.dumps([through, payload]).encode()).hexdigest()
         if digest == event.standings_digest:
+            if event.standings_results_version != covered:
+                event.standings_results_version = covered
+                event.save(update_fields=["standings_results_version"])
             return False
         Standing.objects.bulk_create(
             [Standing(event=event, entry_id=r.entry_id, previous_rank=previous.get(r.entry_id),
@@ -200,5 +221,7 @@ def standings_recompute(*, event_id: int) -> bool:
             batch_size=2000)
         event.standings_digest = digest
         event.standings_version += 1
-        event.save(update_fields=["standings_digest", "standings_version"])
+        event.standings_results_version = covered
+        event.save(update_fields=["standings_digest", "standings_version",
+                                  "standings_results_version"])
     return True

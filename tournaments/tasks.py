@@ -18,7 +18,8 @@ def round_draw_task(self, round_id: int) -> dict:
 
 @shared_task(bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True,
              max_retries=5)
-def standings_recompute_task(self, event_id: int) -> dict:
-    """Recompute an event's standings from confirmed results."""
-    changed = standings.standings_recompute(event_id=event_id)
+def standings_recompute_task(self, event_id: int, force: bool = False) -> dict:
+    """Recompute an event's standings from confirmed results (skipped when they already cover
+    every change, unless ``force``)."""
+    changed = standings.standings_recompute(event_id=event_id, force=force)
     return {"event": event_id, "changed": changed}
