@@ -1,0 +1,50 @@
+"""OpenAPI post-processing: document the API's one error shape on every operation."""
+
+from __future__ import annotations
+
+ERROR_SCHEMA = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {"error": {
+        "type": "object",
+        "required": ["code", "message"],
+        "properties": {"code": {"type": "string"}, "message": {"type": "string"},
+                       "detail": {}, "fields": {"type": "object"}},
+    }},
+}
+#: what any request may answer: bad input, no or wrong login, not allowed, not found (also an
+#: invalid page), wrong method or type, too large, throttled
+GENERIC = {"400": "invalid request", "401": "not authenticated", "403": "not allowed",
+           "404": "not found", "405": "method not allowed", "406": "not acceptable",
+           "413": "request body too large", "415": "unsupported media type",
+           "429": "throttled (see error.detail.retry_after)"}
+#: what a write may answer besides: a conflict with the stored state, or the engine's refusal
+WRITES = {"409": "conflicts with what is stored (already done, stale version…)",
+          "422": "refused by the rules (the engine's code, index and message in detail)"}
+NULLABLE = {"Result": ("confirmed_by",), "Table": ("team_a", "team_b"),
+            "Version": ("submitted_by",)}
+
+
+def document_errors(result, generator, request, public):
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    schemas["Error"] = ERROR_SCHEMA
+    ref = {"content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}
+    for item in result.get("paths", {}).values():
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "responses" not in operation:
+                continue
+            codes = dict(GENERIC)
+            if method in ("post", "put", "patch", "delete"):
+                codes.update(WRITES)
+            responses = operation["responses"]
+            for code, description in codes.items():
+                responses.setdefault(code, {"description": description})
+            for code, response in responses.items():
+                if code.startswith("4") and "content" not in response:
+                    response.update(ref)
+    for name, fields in NULLABLE.items():
+        for field in fields:
+            prop = schemas.get(name, {}).get("properties", {}).get(field)
+            if prop is not None and "$ref" not in prop:
+                prop["nullable"] = True
+    return result
