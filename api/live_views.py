@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import time
-
+from django.db import connection
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
@@ -14,8 +13,9 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api.permissions import is_referee, seat_of
-from api.views import ERRORS, _table
+from api.views import ERRORS, _table, require_table_visible
 from games import live
+from games.live_notify import wait_for_version
 from games.models import LiveGame
 
 MAX_WAIT = 25.0
@@ -36,8 +36,10 @@ class LiveActSerializer(serializers.Serializer):
 
 
 def _live(request, pk) -> LiveGame:
-    lg = get_object_or_404(LiveGame.objects.select_related("table__round__event"), pk=pk)
-    _table(request, lg.table_id)  # visibility of the table
+    # the state is read only when this process has not cached the game (games.live.GameCache)
+    lg = get_object_or_404(LiveGame.objects.select_related("table__round__event").defer(
+        "state", "table__round__draw_entries", "table__round__draw_input"), pk=pk)
+    require_table_visible(request, lg.table)
     return lg
 
 
@@ -80,15 +82,26 @@ class LiveGameApi(APIView):
             wait = min(MAX_WAIT, max(0.0, float(request.query_params.get("wait", 0))))
         except ValueError:
             since, wait = -1, 0.0
-        deadline = time.monotonic() + wait
-        while lg.version <= since and time.monotonic() < deadline:
-            time.sleep(0.2)
-            lg.refresh_from_db(fields=["version", "status", "state", "turn_deadline", "result"])
+        seat = _seat_number(request, lg)
+        if lg.version <= since and wait > 0:
+            # With a connection pool a waiting request gives its connection back while it
+            # waits: hundreds of waiters need no more than the pool. (Without one, each thread
+            # keeps its own connection anyway.)
+            pooled = bool(connection.settings_dict.get("OPTIONS", {}).get("pool"))
+
+            def read_version() -> int:
+                version = LiveGame.objects.values_list("version", flat=True).get(pk=lg.pk)
+                if pooled and not connection.in_atomic_block:
+                    connection.close()
+                return version
+
+            if wait_for_version(lg.pk, since, wait, read_version):
+                lg.refresh_from_db(fields=["version", "status", "turn_deadline", "result"])
         etag = f'"live-{lg.pk}-{lg.version}"'
         if request.headers.get("If-None-Match") == etag:
             resp = Response(status=status.HTTP_304_NOT_MODIFIED)
         else:
-            resp = Response(live.live_view(live=lg, seat=_seat_number(request, lg)))
+            resp = Response(live.live_view(live=lg, seat=seat))
         resp["ETag"] = etag
         resp["Cache-Control"] = "no-store"
         return resp

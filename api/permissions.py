@@ -29,10 +29,10 @@ def player_of(user):
 
 
 def seat_of(user, table: Table) -> Seat | None:
-    player = player_of(user)
-    if player is None:
+    """The user's seat at ``table`` (one query: through the player's login)."""
+    if not user or not user.is_authenticated:
         return None
-    return Seat.objects.filter(table=table, player=player).first()
+    return Seat.objects.filter(table=table, player__user=user).first()
 
 
 def can_see_event(user, event: Event) -> bool:

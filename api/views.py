@@ -7,7 +7,7 @@ import io
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
-from django.db.models import Prefetch, Q
+from django.db.models import Prefetch, Q, prefetch_related_objects
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -31,7 +31,7 @@ from api.permissions import (
     seat_of,
 )
 from games import services as game_services
-from games.models import GameResult
+from games.models import GameResult, GameResultVersion
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Entry, Event, Penalty, Player, Round, Seat, Standing, Table
@@ -465,10 +465,15 @@ class BracketApi(APIView):
 def _table(request, pk) -> Table:
     table = get_object_or_404(Table.objects.select_related("round__event").defer(
         "round__draw_entries", "round__draw_input"), pk=pk)
-    event = table.round.event
-    if not can_see_event(request.user, event) or not _seating_visible(request.user, table.round):
-        raise NotFound("no such table")
+    require_table_visible(request, table)
     return table
+
+
+def require_table_visible(request, table: Table) -> None:
+    """404 unless the user may see the table (a published event and seating, or staff)."""
+    if not can_see_event(request.user, table.round.event) or not _seating_visible(
+            request.user, table.round):
+        raise NotFound("no such table")
 
 
 class TableDetailApi(generics.RetrieveAPIView):
@@ -508,7 +513,7 @@ class TableResultsApi(generics.ListAPIView):
         result (200) instead of creating another."""
         table = _table(request, pk)
         event = table.round.event
-        _require(is_referee(request.user, event) or seat_of(request.user, table) is not None,
+        _require(seat_of(request.user, table) is not None or is_referee(request.user, event),
                  "only players of this table or the event's referees submit its results")
         ser = s.ResultSubmitSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
@@ -518,7 +523,14 @@ class TableResultsApi(generics.ListAPIView):
             sheet=ser.validated_data.get("sheet"), record=ser.validated_data.get("record"),
             by=request.user, idempotency_key=key)
         code = status.HTTP_201_CREATED if getattr(result, "created", False) else status.HTTP_200_OK
-        return Response(s.ResultSerializer(result).data, status=code)
+        return Response(_result_data(result), status=code)
+
+
+def _result_data(result: GameResult) -> dict:
+    """A result with its versions, fetched in one query (versions and their submitters)."""
+    prefetch_related_objects([result], Prefetch(
+        "versions", queryset=GameResultVersion.objects.select_related("submitted_by")))
+    return s.ResultSerializer(result).data
 
 
 def _result(request, pk) -> GameResult:
@@ -555,7 +567,7 @@ class ResultConfirmApi(APIView):
             if exc.status == 403:
                 raise PermissionDenied(exc.message) from None
             raise
-        return Response(s.ResultSerializer(result).data)
+        return Response(_result_data(result))
 
 
 class ResultCorrectApi(APIView):
@@ -576,7 +588,7 @@ class ResultCorrectApi(APIView):
             result=result, reason=ser.validated_data["reason"],
             sheet=ser.validated_data.get("sheet"), record=ser.validated_data.get("record"),
             by=request.user, as_referee=referee)
-        return Response(s.ResultSerializer(result).data)
+        return Response(_result_data(result))
 
 
 # ----------------------------------------------------------------------------- penalties

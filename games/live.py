@@ -11,6 +11,8 @@ The finished game becomes the table's result (system-recorded, confirmed) with i
 from __future__ import annotations
 
 import secrets
+import threading
+from collections import OrderedDict
 from datetime import timedelta
 
 from django.db import transaction
@@ -20,6 +22,7 @@ from django.utils.translation import gettext as _
 import engine
 from engine.bots import HeuristicBot
 from engine.game import RESULT_KEYS
+from games.live_notify import announce
 from games.models import GameResult, LiveGame
 from games.services import _check_game_number, result_submit
 from tournaments.errors import Conflict, ServiceError
@@ -78,10 +81,73 @@ def live_start(*, table: Table, number: int | None = None, leader: int | None = 
             move_seconds=event.move_seconds,
             turn_deadline=timezone.now() + timedelta(seconds=event.move_seconds))
         _schedule_autoplay(live)
+        announce(live.pk, live.version)
     return live
 
 
+class GameCache:
+    """This process's live games by ``(live game id, start time, state version)``.
+
+    Rebuilding a game from its stored state replays its record: about 7 ms at 150 acts, and
+    every act and every seat's view needed it. A state version names one state exactly (each
+    act moves it on by one, under the row lock), so a game cached under its version is that
+    state; a miss rebuilds it from the database. (The start time guards against a reused id, as
+    in tests that roll back; after restoring the database from a backup, restart the app
+    processes.) Threads share the cache: :meth:`take` hands a
+    game to one act alone (it is removed while the act mutates it), and :meth:`view` reads a
+    game under the cache's lock, so no view sees a game halfway through an act."""
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self._games: OrderedDict[tuple, engine.Game] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def _key(live: LiveGame, version: int) -> tuple:
+        return live.pk, live.started_at, version
+
+    def _state(self, live: LiveGame) -> dict:
+        if "state" in live.get_deferred_fields():
+            return LiveGame.objects.values_list("state", flat=True).get(pk=live.pk)
+        return live.state
+
+    def take(self, live: LiveGame) -> engine.Game:
+        """The game at ``live.version``, for an act; give it back with :meth:`put`."""
+        with self._lock:
+            game = self._games.pop(self._key(live, live.version), None)
+        return game if game is not None else engine.Game.from_state(self._state(live))
+
+    def put(self, live: LiveGame, game: engine.Game) -> None:
+        key = self._key(live, game.version)
+        with self._lock:
+            self._games[key] = game
+            self._games.move_to_end(key)
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)
+
+    def read(self, live: LiveGame, reader):
+        """``reader(game)`` on the game at ``live.version``, under the lock."""
+        key = self._key(live, live.version)
+        with self._lock:
+            game = self._games.get(key)
+            if game is not None:
+                self._games.move_to_end(key)
+                return reader(game)
+        game = engine.Game.from_state(self._state(live))
+        self.put(live, game)
+        with self._lock:
+            return reader(game)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._games.clear()
+
+
+games = GameCache()
+
+
 def live_game(live: LiveGame) -> engine.Game:
+    """A fresh copy of the game (for callers that may change it)."""
     return engine.Game.from_state(live.state)
 
 
@@ -95,24 +161,29 @@ def live_act(*, live_id: int, seat: int, action: dict, version: int, auto: bool 
         # lock the game's row only: other tables' games must not queue behind it
         live = (LiveGame.objects.select_for_update(of=("self",))
                 .select_related("table__round__event")
-                .defer("table__round__draw_entries", "table__round__draw_input").get(pk=live_id))
+                .defer("state", "table__round__draw_entries", "table__round__draw_input")
+                .get(pk=live_id))
         if live.status == LiveGame.Status.FINISHED:
             raise Conflict("game_over", _("the game is over"))
         if version != live.version:
             raise Conflict("stale_version", _(
                 "the game has moved on (version %(v)s, you sent %(s)s); fetch it again") % {
                 "v": live.version, "s": version}, detail={"version": live.version})
-        game = live_game(live)
+        game = games.take(live)
         act = {k: v for k, v in action.items() if k not in ("version", "seat")}
         if auto and game.state == "play":
             act["auto"] = True
         try:
             game.act(seat, act)
         except engine.IllegalAction as exc:
+            games.put(live, game)  # a refused act changes nothing (engine property)
             raise ServiceError(exc.code, exc.message, detail={
                 "code": exc.code, "seat": exc.seat, "message": exc.message}, status=422) from None
         live.state = game.to_state()
         live.version = game.version
+        # cached once the new state is stored; a rolled-back act leaves nothing behind
+        transaction.on_commit(lambda: games.put(live, game))
+        announce(live.pk, live.version)
         if game.state == "over":
             live.status = LiveGame.Status.FINISHED
             live.turn_deadline = None
@@ -131,15 +202,14 @@ def live_act(*, live_id: int, seat: int, action: dict, version: int, auto: bool 
 def live_autoplay(*, live_id: int, version: int) -> bool:
     """托管: if the game still waits at ``version`` (nobody acted in time), the bot plays the
     seat whose turn it is. Returns whether it acted; a late or repeated task does nothing."""
-    live = LiveGame.objects.filter(pk=live_id).first()
+    live = LiveGame.objects.filter(pk=live_id).defer("state").first()
     if live is None or live.status != LiveGame.Status.RUNNING or live.version != version:
         return False
-    game = live_game(live)
-    to_act = game.to_act()
+    to_act = games.read(live, lambda g: g.to_act())
     if to_act is None:
         return False
     seat = to_act["seat"]
-    action = HeuristicBot().choose(game, seat)
+    action = games.read(live, lambda g: HeuristicBot().choose(g, seat))
     try:
         live_act(live_id=live_id, seat=seat, action=action, version=version, auto=True)
     except Conflict:
@@ -149,12 +219,11 @@ def live_autoplay(*, live_id: int, version: int) -> bool:
 
 def live_view(*, live: LiveGame, seat: int | None) -> dict:
     """What ``seat`` may see (``None``: spectators and staff): never another seat's cards."""
-    game = live_game(live)
-    view = game.view(seat)
+    view, auto_seats = games.read(live, lambda g: (g.view(seat), sorted(g.auto_seats)))
     view.update({
         "id": live.pk, "table": live.table_id, "number": live.number, "status": live.status,
         "version": live.version, "turn_deadline": live.turn_deadline,
-        "auto_seats": sorted(game.auto_seats), "result": live.result_id,
+        "auto_seats": auto_seats, "result": live.result_id,
     })
     return view
 

@@ -38,3 +38,15 @@ def checked_in_event(db):
         entry = services.entry_register(event=event, player=PlayerFactory())
         services.entry_check_in(entry=entry)
     return event
+
+
+@pytest.fixture(autouse=True)
+def _fresh_live_caches():
+    """Live games are cached per process by id and version (games.live.GameCache), and
+    announced versions remembered (games.live_notify); a test that rolls back may reuse an id,
+    so each test starts with both empty."""
+    from games import live, live_notify
+
+    live.games.clear()
+    live_notify.forget()
+    yield

@@ -1,8 +1,8 @@
-"""Load-test result submission over HTTP: one round of a big event, every table's game 1 posted
-as a full record to ``/api/v1/tables/{id}/results/`` by concurrent clients.
+"""Load-test result submission over HTTP: one round of a big event, every table's games 1 and 2
+posted as full records to ``/api/v1/tables/{id}/results/``.
 
     DATABASE_URL=postgres://postgres@127.0.0.1:5432/gouji_bench \\
-        python manage.py bench_api --tables 1667 --clients 8
+        python manage.py bench_api --tables 1667
 
 What it does:
 
@@ -10,13 +10,17 @@ What it does:
 2. builds an event of ``6 × tables`` checked-in players and draws round 1 through the services
    (the same ``round_create`` / ``round_draw`` / ``round_publish`` the API uses), then gives one
    seated player per table a login and an API token;
-3. bot-plays game 1 of every table (``demo_event.play_match``) to get a full record per table;
+3. bot-plays games 1 and 2 of every table (``demo_event.play_match``): a full record each;
 4. starts gunicorn (sync workers, one per core by default) on a free port of 127.0.0.1 with the
-   throttles raised, and has ``--clients`` processes POST the records over keep-alive
-   connections (``http.client``), timing each request;
-5. checks that exactly one result per table was stored and that the engine accepted every one;
-6. posts the same bodies again (duplicates): every answer must be 200 and no row may be added;
-7. stops gunicorn.
+   throttles raised; clients POST over keep-alive connections (``http.client``);
+5. pass 1, the goal's scenario: game 1 of every table arrives at random times (a Poisson
+   process) at ``--rate`` per second, by default the goal's pace (every table within 60 s),
+   whatever the server does. Latency counts from each request's due time;
+6. pass 2, capacity: game 2 of every table, posted back to back by ``--clients`` processes;
+   the latency here is mostly waiting in line behind the other clients;
+7. pass 3: pass 2's bodies again (duplicates): every answer must be 200 and no row may be
+   added; after each pass it checks one result per table and game, each accepted by the engine;
+8. stops gunicorn.
 
 The load targets 127.0.0.1 only and is bounded: each pass posts each table once and gives up
 after ``--timeout`` seconds. Data is left in the database (a new event per run).
@@ -61,9 +65,13 @@ THROTTLE_ENV = ("THROTTLE_ANON", "THROTTLE_USER", "THROTTLE_WRITES", "THROTTLE_R
 
 
 # ----------------------------------------------------------------------------- client side
-def _client(jobs, counter, out, deadline: float, port: int) -> None:
+def _client(jobs, counter, out, deadline: float, port: int, schedule, t0: float) -> None:
     """One client process: take the next job until none is left (or time is up); POST it on a
-    kept-alive connection (``http.client`` reopens it when the server closes it)."""
+    kept-alive connection (``http.client`` reopens it when the server closes it).
+
+    With a ``schedule`` (seconds after ``t0``, one per job) a job is sent at its time, and its
+    latency counts from that time, not from when this process got to it: a server that falls
+    behind shows up in the figures (no "coordinated omission")."""
     conn = http.client.HTTPConnection(HOST, port, timeout=30)
     done = []
     while True:
@@ -73,7 +81,13 @@ def _client(jobs, counter, out, deadline: float, port: int) -> None:
         if index >= len(jobs) or time.monotonic() > deadline:
             break
         path, headers, body = jobs[index]
-        start = time.perf_counter()
+        if schedule is not None:
+            due = t0 + schedule[index]
+            if due > time.monotonic():
+                time.sleep(due - time.monotonic())
+            start = due
+        else:
+            start = time.monotonic()
         try:
             conn.request("POST", path, body=body, headers=headers)
             resp = conn.getresponse()
@@ -83,28 +97,41 @@ def _client(jobs, counter, out, deadline: float, port: int) -> None:
         except (OSError, http.client.HTTPException) as exc:
             status, error = 0, repr(exc)
             conn.close()
-        done.append((index, status, time.perf_counter() - start, error))
+        done.append((index, status, time.monotonic() - start, error))
     conn.close()
     out.put(done)
 
 
-def _run_pass(jobs, clients: int, port: int, timeout: float) -> tuple[list, float]:
+def _run_pass(jobs, clients: int, port: int, timeout: float, rate: float | None = None,
+              seed: int = 1) -> tuple[list, float]:
     """Post every job once with ``clients`` processes; return the per-request outcomes (in job
-    order) and the wall time of the whole pass."""
+    order) and the wall time of the whole pass.
+
+    Without ``rate`` the clients send back to back (a closed loop: the server's capacity). With
+    ``rate`` (requests per second) the requests arrive as a Poisson process at that rate
+    whatever the server does (an open loop: tables finishing their games during a round)."""
     connections.close_all()  # no database connection may cross the fork
     ctx = multiprocessing.get_context("fork")
     counter = ctx.Value("l", 0)
     out = ctx.Queue()
+    schedule = None
+    if rate:
+        rng, t, schedule = random.Random(seed), 0.0, []
+        for _ in jobs:
+            t += rng.expovariate(rate)
+            schedule.append(t)
     start = time.perf_counter()
-    deadline = time.monotonic() + timeout
-    procs = [ctx.Process(target=_client, args=(jobs, counter, out, deadline, port), daemon=True)
+    t0 = time.monotonic() + 0.5  # every process is up before the first request is due
+    deadline = t0 + timeout
+    procs = [ctx.Process(target=_client, args=(jobs, counter, out, deadline, port, schedule,
+                                                t0), daemon=True)
              for _ in range(clients)]
     for p in procs:
         p.start()
     results = []
     for _ in procs:
         results.extend(out.get(timeout=timeout + 60))
-    wall = time.perf_counter() - start
+    wall = time.perf_counter() - start - (0.5 if rate else 0.0)
     for p in procs:
         p.join(timeout=10)
         if p.is_alive():
@@ -145,8 +172,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--tables", type=int, default=1667)
+        parser.add_argument("--rate", type=float, default=None,
+                            help="arrivals per second in pass 1 (default: the goal's pace, "
+                                 "every table within 60 s)")
+        parser.add_argument("--senders", type=int, default=16,
+                            help="client processes sending pass 1's scheduled requests")
         parser.add_argument("--clients", type=int, default=8,
-                            help="concurrent client processes")
+                            help="concurrent back-to-back clients in passes 2 and 3")
         parser.add_argument("--workers", type=int, default=os.cpu_count() or 2,
                             help="gunicorn sync workers (default: one per core)")
         parser.add_argument("--seed", type=int, default=1, help="seed of the bot-played games")
@@ -154,14 +186,17 @@ class Command(BaseCommand):
                             help="give a pass up after this many seconds")
 
     # ------------------------------------------------------------------------- steps
-    def handle(self, *args, tables, clients, workers, seed, timeout, **opts):
-        if tables < 1 or clients < 1 or workers < 1:
-            raise CommandError("--tables, --clients and --workers must be at least 1")
+    def handle(self, *args, tables, rate, senders, clients, workers, seed, timeout, **opts):
+        if tables < 1 or clients < 1 or workers < 1 or senders < 1:
+            raise CommandError("--tables, --senders, --clients and --workers must be at least 1")
+        if rate is not None and rate <= 0:
+            raise CommandError("--rate must be positive")
+        rate = rate or tables / GOAL_SECONDS
         w = self.stdout.write
         self._ensure_database()
         db = connections["default"]
         w(f"database: {db.vendor} {db.settings_dict.get('NAME')}; {os.cpu_count()} cores, "
-          f"{workers} gunicorn sync workers, {clients} client processes")
+          f"{workers} gunicorn sync workers; load average {_loadavg()}")
         if db.vendor == "sqlite":
             w(self.style.WARNING("SQLite serialises writers: the figures that matter are "
                                  "PostgreSQL's (set DATABASE_URL)"))
@@ -173,39 +208,48 @@ class Command(BaseCommand):
           f"({time.perf_counter() - t0:.1f} s)")
 
         t0 = time.perf_counter()
-        jobs = self._jobs(rnd, seated, seed)
-        w(f"{len(jobs)} full records bot-played ({time.perf_counter() - t0:.1f} s, "
-          f"{sum(len(b) for _p, _h, b in jobs) / len(jobs) / 1024:.1f} KB per request body)")
+        game1, game2 = self._jobs(rnd, seated, seed)
+        w(f"{len(game1)} matches of 2 games bot-played ({time.perf_counter() - t0:.1f} s, "
+          f"{sum(len(b) for _p, _h, b in game1 + game2) / (2 * len(game1)) / 1024:.1f} KB "
+          f"per request body)")
 
         port = _free_port()
         server, log_path = self._start_gunicorn(port, workers)
+        problems = []
         try:
-            first, wall1 = _run_pass(jobs, clients, port, timeout)
-            self._report("pass 1 (new results)", first, wall1, expect=201)
+            first, wall1 = _run_pass(game1, senders, port, timeout, rate=rate, seed=seed)
+            self._report(f"pass 1: game 1 of every table, arriving at random (Poisson) at "
+                         f"{rate:.1f}/s, {senders} senders", first, wall1, expect=201)
             p99 = _percentile(sorted(r[2] for r in first), 99) * 1000
             met = wall1 <= GOAL_SECONDS and p99 < GOAL_P99_MS
             w(f"  goal (the round within {GOAL_SECONDS} s, p99 < {GOAL_P99_MS} ms): "
               + (self.style.SUCCESS("met") if met else self.style.WARNING("not met")))
-            problems = self._verify(rnd, len(jobs), "after pass 1")
-            before = (GameResult.objects.filter(table__round=rnd).count(),
-                      GameResultVersion.objects.filter(result__table__round=rnd).count())
-            second, wall2 = _run_pass(jobs, clients, port, timeout)
-            self._report("pass 2 (the same bodies again: duplicates)", second, wall2, expect=200)
-            problems += self._verify(rnd, len(jobs), "after pass 2")
-            after = (GameResult.objects.filter(table__round=rnd).count(),
-                     GameResultVersion.objects.filter(result__table__round=rnd).count())
+            problems += self._verify(rnd, len(game1), 1, "after pass 1")
+
+            second, wall2 = _run_pass(game2, clients, port, timeout)
+            self._report(f"pass 2: game 2 of every table, {clients} clients back to back "
+                         f"(capacity)", second, wall2, expect=201)
+            problems += self._verify(rnd, len(game1), 2, "after pass 2")
+
+            before = self._counts(rnd)
+            third, wall3 = _run_pass(game2, clients, port, timeout)
+            self._report("pass 3: game 2 again, the same bodies (duplicates)", third, wall3,
+                         expect=200)
+            problems += self._verify(rnd, len(game1), 2, "after pass 3")
+            after = self._counts(rnd)
             if after != before:
                 problems.append(f"duplicates added rows: results/versions {before} → {after}")
-            problems += [f"pass 1: {n} answer(s) not 201" for n in
-                         [sum(1 for r in first if r[1] != 201)] if n]
-            problems += [f"pass 2: {n} answer(s) not 200" for n in
-                         [sum(1 for r in second if r[1] != 200)] if n]
+            for name, results, expect in (("pass 1", first, 201), ("pass 2", second, 201),
+                                          ("pass 3", third, 200)):
+                wrong = sum(1 for r in results if r[1] != expect)
+                if wrong:
+                    problems.append(f"{name}: {wrong} answer(s) not {expect}")
         finally:
             self._stop_gunicorn(server, log_path)
         if problems:
             raise CommandError("; ".join(problems))
-        w(self.style.SUCCESS(f"OK: {len(jobs)} results stored once each, all accepted by the "
-                             f"engine; duplicates added nothing"))
+        w(self.style.SUCCESS(f"OK: {2 * len(game1)} results stored once each, all accepted by "
+                             f"the engine; duplicates added nothing"))
 
     def _ensure_database(self) -> None:
         """Create the configured database if it does not exist (PostgreSQL), then migrate."""
@@ -273,16 +317,18 @@ class Command(BaseCommand):
         return Round.objects.select_related("event").get(pk=rnd.pk), {
             s.table_id: t.key for s, t in zip(seats, tokens, strict=True)}
 
-    def _jobs(self, rnd, tokens: dict, seed: int) -> list[tuple[str, dict, bytes]]:
+    def _jobs(self, rnd, tokens: dict, seed: int) -> tuple[list, list]:
+        """Games 1 and 2 of every table as full records (game 2's tributes follow game 1)."""
         rng = random.Random(seed)
-        jobs = []
+        games = ([], [])
         for table_id in sorted(tokens):
-            (record, _result), = play_match(rnd.event.rules, 1, rng)
-            body = json.dumps({"number": 1, "record": record}, separators=(",", ":")).encode()
             headers = {"Authorization": f"Token {tokens[table_id]}",
                        "Content-Type": "application/json", "Accept": "application/json"}
-            jobs.append((f"/api/v1/tables/{table_id}/results/", headers, body))
-        return jobs
+            for number, (record, _result) in enumerate(play_match(rnd.event.rules, 2, rng), 1):
+                body = json.dumps({"number": number, "record": record},
+                                  separators=(",", ":")).encode()
+                games[number - 1].append((f"/api/v1/tables/{table_id}/results/", headers, body))
+        return games
 
     def _start_gunicorn(self, port: int, workers: int):
         env = dict(os.environ)
@@ -344,7 +390,7 @@ class Command(BaseCommand):
         w(f"\n{title}")
         w(f"  requests: {len(results)}; answers: "
           + ", ".join(f"{code or 'transport error'}×{n}" for code, n in sorted(codes.items())))
-        w(f"  wall time of the round: {wall:.2f} s; {len(results) / wall:.0f} submissions/s")
+        w(f"  wall time: {wall:.2f} s; {len(results) / wall:.0f} submissions/s")
         w(f"  latency ms: p50 {_percentile(latencies, 50):.1f}  p90 "
           f"{_percentile(latencies, 90):.1f}  p99 {_percentile(latencies, 99):.1f}  max "
           f"{latencies[-1] if latencies else float('nan'):.1f}")
@@ -352,22 +398,34 @@ class Command(BaseCommand):
         for _i, status, _lat, error in wrong[:5]:
             w(self.style.WARNING(f"  unexpected {status}: {error}"))
 
-    def _verify(self, rnd, tables: int, when: str) -> list[str]:
+    @staticmethod
+    def _counts(rnd) -> tuple[int, int]:
+        return (GameResult.objects.filter(table__round=rnd).count(),
+                GameResultVersion.objects.filter(result__table__round=rnd).count())
+
+    def _verify(self, rnd, tables: int, games: int, when: str) -> list[str]:
         rows = GameResult.objects.filter(table__round=rnd)
-        count = rows.count()
+        count, versions = self._counts(rnd)
         distinct = rows.values("table_id", "number").distinct().count()
         ok = rows.filter(engine_result__ok=True).count()
-        versions = GameResultVersion.objects.filter(result__table__round=rnd).count()
         self.stdout.write(f"  check {when}: {count} GameResult rows ({distinct} distinct "
                           f"table/game), {versions} versions, {ok} with engine_result.ok")
         problems = []
-        if count != tables or distinct != tables:
-            problems.append(f"{when}: {count} results for {tables} tables")
-        if versions != tables:
-            problems.append(f"{when}: {versions} versions for {tables} tables")
+        want = tables * games
+        if count != want or distinct != want:
+            problems.append(f"{when}: {count} results for {tables} tables × {games} games")
+        if versions != want:
+            problems.append(f"{when}: {versions} versions for {want} results")
         if ok != count:
             problems.append(f"{when}: {count - ok} result(s) without engine_result.ok")
         return problems
+
+
+def _loadavg() -> str:
+    try:
+        return " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:
+        return "unknown"
 
 
 def _database_url() -> str:

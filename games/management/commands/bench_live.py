@@ -7,23 +7,22 @@
    and migrates it;
 2. creates a published event with ``6 × tables`` players (each with a login and an API token),
    draws round 1 and starts a live game at every table (``games.live.live_start``);
-3. starts gunicorn on 127.0.0.1 (a free port; ``gthread``, ``--workers 2 --threads 8``) with
-   Celery eager and no broker, so no 托管 countdown is queued;
-4. runs one client thread per seat (``requests`` sessions, HTTP keep-alive). A seat reads its
-   view (``GET /api/v1/live/<id>/?since=<v>``) whenever the table's version moves (every seat of
-   a table is woken then, as a long-poll would wake it) and at least every ``--poll-interval``
-   seconds; when it is its turn it sends the act with the version it read. The act is chosen by
-   :class:`engine.bots.HeuristicBot` on a shadow :class:`engine.Game` the table's clients keep
-   from the acts the server accepted (the server is never asked for hidden cards);
+3. starts gunicorn on 127.0.0.1 (a free port; ``gthread`` workers with enough threads for every
+   waiting seat, a connection pool of ``--pool`` per worker) as in production: long-polls are
+   woken through Redis pub/sub (``--pubsub``); Celery eager, so no 托管 countdown is queued;
+4. runs one client thread per seat (``requests`` sessions, HTTP keep-alive). A seat long-polls
+   its view (``GET /api/v1/live/<id>/?since=<v>&wait=25``); when it is its turn it thinks
+   (``--think``: 0.5–1.5 × that many seconds) and sends the act with the version it saw. The act
+   is chosen by :class:`engine.bots.HeuristicBot` on a shadow :class:`engine.Game` the table's
+   clients keep from the acts the server accepted (the server is never asked for hidden cards);
 5. stops after ``--seconds`` or when every game is over, prints acts/s, the p50/p90/p99/max
-   latency of the act POSTs (and of the GETs), every non-200 answer, and checks that every
-   finished game's stored record replays (``engine.replay``) to its stored result and to the
-   shadow game's result; then stops gunicorn.
+   latency of the act POSTs, how long after an act's answer the waiting seats had the new
+   version ("wake"), every non-200 answer, and checks that every finished game's stored record
+   replays (``engine.replay``) to its stored result and to the shadow game's result; then stops
+   gunicorn.
 
-The waiting seats do not hold long-polls open (``wait`` defaults to 0): each waiting request
-holds a gunicorn thread and a database connection and re-reads the game every 0.2 s
-(api/live_views.py), so 250 waiting seats would need 250 threads and connections. ``--wait`` turns
-real long-polls on for a small run.
+``--think 0`` makes every seat act the moment it may: a closed loop that measures capacity,
+not the latency players see.
 """
 
 from __future__ import annotations
@@ -91,6 +90,14 @@ class Table:
         self.choice: tuple[int, int, dict] | None = None  # (version, seat, act)
         self.over = self.game.state == "over"
         self.acts = 0
+        self.accepted_at: dict[int, float] = {}  # version -> when its act's answer arrived
+
+    def woken(self, version: int, at: float, stats) -> None:
+        """A waiting seat got ``version``: how long after the acting seat had its answer."""
+        with self.cond:
+            done = self.accepted_at.get(version)
+        if done is not None:
+            stats.add_wake((at - done) * 1000)
 
     def next_act(self, version: int) -> tuple[int, dict] | None:
         """(seat, act) to play at ``version`` if the shadow is at that version."""
@@ -102,8 +109,9 @@ class Table:
                 self.choice = (version, seat, act)
             return self.choice[1], self.choice[2]
 
-    def accepted(self, seat: int, act: dict, new_version: int) -> None:
+    def accepted(self, seat: int, act: dict, new_version: int, at: float) -> None:
         with self.cond:
+            self.accepted_at[new_version] = at
             self.game.act(seat, dict(act))
             if self.game.version != new_version:
                 raise RuntimeError(f"table {self.live_id}: shadow at {self.game.version}, "
@@ -150,8 +158,13 @@ class Stats:
         self.post_ms: list[float] = []
         self.final_post_ms: list[float] = []
         self.get_ms: list[float] = []
+        self.wake_ms: list[float] = []
         self.statuses: Counter = Counter()
         self.errors: Counter = Counter()
+
+    def add_wake(self, ms: float):
+        with self.lock:
+            self.wake_ms.append(ms)
 
     def add(self, kind: str, ms: float, status, final: bool = False):
         with self.lock:
@@ -169,14 +182,18 @@ class Command(BaseCommand):
         parser.add_argument("--seconds", type=float, default=60.0,
                             help="stop after this long even if games are running")
         parser.add_argument("--workers", type=int, default=2)
-        parser.add_argument("--threads", type=int, default=8)
-        parser.add_argument("--poll-interval", type=float, default=30.0,
-                            help="a waiting seat re-reads its view at least this often (s)")
-        parser.add_argument("--think", type=float, default=0.0,
-                            help="seconds a seat thinks before it acts (0: act at once, a "
-                                 "closed loop that saturates the server)")
-        parser.add_argument("--wait", type=float, default=0.0,
-                            help="long-poll seconds for the periodic reads (0: plain GETs)")
+        parser.add_argument("--threads", type=int, default=0,
+                            help="threads per worker (default: enough for every waiting seat)")
+        parser.add_argument("--pool", type=int, default=8,
+                            help="database connections per worker (DB_POOL_MAX_SIZE)")
+        parser.add_argument("--pubsub", default="redis://127.0.0.1:6379/0",
+                            help="Redis URL that wakes long-polls (LIVE_PUBSUB_URL); 'none': "
+                                 "waiting requests poll the database instead")
+        parser.add_argument("--think", type=float, default=1.0,
+                            help="mean seconds a seat thinks before it acts (uniform 0.5–1.5 × "
+                                 "this; 0: act at once, a closed loop that saturates the server)")
+        parser.add_argument("--wait", type=float, default=25.0,
+                            help="long-poll seconds of each waiting GET")
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--port", type=int, default=0, help="0: a free port")
 
@@ -190,7 +207,7 @@ class Command(BaseCommand):
             self.stdout.write(f"DATABASE_URL not set: using {DEFAULT_DB}")
             self.stdout.flush()
             argv = [sys.executable, str(_repo_root() / "manage.py"), "bench_live"]
-            for name in ("tables", "seconds", "workers", "threads", "poll_interval", "think",
+            for name in ("tables", "seconds", "workers", "threads", "pool", "pubsub", "think",
                          "wait", "seed", "port"):
                 argv += [f"--{name.replace('_', '-')}", str(opts[name])]
             code = subprocess.call(argv, env=env, cwd=str(_repo_root()))
@@ -246,9 +263,15 @@ class Command(BaseCommand):
             tables.append((Table(lg.pk, lg.state, seed * 1000 + k), keys))
         return event, tables
 
-    def start_gunicorn(self, url: str, port: int, workers: int, threads: int):
-        env = dict(os.environ, DATABASE_URL=url, DJANGO_DEBUG="0", LOG_LEVEL="ERROR")
+    def start_gunicorn(self, url: str, port: int, workers: int, threads: int, pool: int,
+                       pubsub: str):
+        env = dict(os.environ, DATABASE_URL=url, DJANGO_DEBUG="0", LOG_LEVEL="ERROR",
+                   DB_POOL_MAX_SIZE=str(pool), THROTTLE_LIVE="10000000/min",
+                   THROTTLE_USER="10000000/min", THROTTLE_ANON="10000000/min")
         env.pop("CELERY_BROKER_URL", None)
+        env.pop("LIVE_PUBSUB_URL", None)
+        if pubsub != "none":
+            env["LIVE_PUBSUB_URL"] = pubsub
         cmd = [sys.executable, "-m", "gunicorn", "config.wsgi:application",
                "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread",
                "--workers", str(workers), "--threads", str(threads), "--keep-alive", "75",
@@ -279,8 +302,9 @@ class Command(BaseCommand):
                 proc.wait(5)
 
     # ------------------------------------------------------------------ run
-    def run(self, url, *, tables, seconds, workers, threads, poll_interval, think, wait, seed,
+    def run(self, url, *, tables, seconds, workers, threads, pool, pubsub, think, wait, seed,
             port, **opts):
+        threads = threads or max(8, (6 * tables) // workers + 16)
         out = self.stdout.write
         t0 = time.monotonic()
         event, tabs = self.make_tables(tables, seed)
@@ -290,18 +314,20 @@ class Command(BaseCommand):
         out(f"set up {len(tabs)} tables, {6 * len(tabs)} players in {time.monotonic() - t0:.1f} s "
             f"(event {event.slug})")
         port = port or free_port()
-        proc = self.start_gunicorn(url, port, workers, threads)
+        proc = self.start_gunicorn(url, port, workers, threads, pool, pubsub)
         base = f"http://127.0.0.1:{port}/api/v1/live"
         stats = Stats()
         stop = threading.Event()
         try:
             clients = [threading.Thread(
                 target=self.seat_loop, daemon=True,
-                args=(base, tab, seat, keys[seat], stats, stop, poll_interval, think, wait))
+                args=(base, tab, seat, keys[seat], stats, stop, think, wait))
                 for tab, keys in tabs for seat in range(6)]
-            out(f"gunicorn gthread {workers}×{threads} on 127.0.0.1:{port}; "
-                f"{len(clients)} client threads for up to {seconds:.0f} s (think {think} s, "
-                f"poll every {poll_interval} s, wait {wait} s)")
+            out(f"gunicorn gthread {workers}×{threads} on 127.0.0.1:{port}, {pool} database "
+                f"connections per worker, long-polls woken by "
+                f"{'Redis pub/sub' if pubsub != 'none' else 'polling the version'}; "
+                f"{len(clients)} seat clients for up to {seconds:.0f} s (think {think} s, "
+                f"long-poll {wait} s)")
             started = time.monotonic()
             for c in clients:
                 c.start()
@@ -318,8 +344,8 @@ class Command(BaseCommand):
             self.stop_gunicorn(proc)
         self.report(tabs, stats, elapsed, workers, threads)
 
-    def seat_loop(self, base, tab: Table, seat, key, stats: Stats, stop, poll_interval, think,
-                  wait):
+    def seat_loop(self, base, tab: Table, seat, key, stats: Stats, stop, think, wait):
+        """One seat's client: long-poll for the next version; on its turn, think, then act."""
         import requests
 
         session = requests.Session()
@@ -328,25 +354,26 @@ class Command(BaseCommand):
         seen = -1
         try:
             while not stop.is_set():
-                moved = tab.game.version > seen
-                query = {"since": seen} if moved or not wait else {"since": seen, "wait": wait}
                 t = time.perf_counter()
                 try:
-                    r = session.get(url, params=query, timeout=wait + 30)
+                    r = session.get(url, params={"since": seen, "wait": wait}, timeout=wait + 30)
                 except requests.RequestException as exc:
                     stats.errors[("GET", type(exc).__name__)] += 1
                     time.sleep(0.5)
                     continue
+                received = time.monotonic()
                 stats.add("GET", (time.perf_counter() - t) * 1000, r.status_code)
                 if r.status_code != 200:
                     time.sleep(0.5)
                     continue
                 view = r.json()
+                if view["version"] > seen >= 0:
+                    tab.woken(view["version"], received, stats)
                 seen = view["version"]
-                if view["status"] == "finished":
-                    return
-                mine = tab.next_act(seen)
-                if mine is not None and mine[0] == seat:
+                while not stop.is_set() and view["status"] != "finished":
+                    mine = tab.next_act(seen)
+                    if mine is None or mine[0] != seat:
+                        break
                     act = mine[1]
                     if think and stop.wait(random.uniform(0.5, 1.5) * think):
                         return
@@ -357,18 +384,18 @@ class Command(BaseCommand):
                     except requests.RequestException as exc:
                         stats.errors[("POST", type(exc).__name__)] += 1
                         tab.resync()
-                        continue
+                        break
                     ms = (time.perf_counter() - t) * 1000
-                    final = r.status_code == 200 and r.json()["status"] == "finished"
-                    stats.add("POST", ms, r.status_code, final=final)
-                    if r.status_code == 200:
-                        tab.accepted(seat, act, r.json()["version"])
-                    else:
+                    if r.status_code != 200:
+                        stats.add("POST", ms, r.status_code)
                         tab.resync()
-                    continue
-                with tab.cond:
-                    tab.cond.wait_for(lambda v=seen: stop.is_set() or tab.game.version != v,
-                                      timeout=poll_interval)
+                        break
+                    view = r.json()
+                    stats.add("POST", ms, r.status_code, final=view["status"] == "finished")
+                    tab.accepted(seat, act, view["version"], time.monotonic())
+                    seen = view["version"]
+                if view["status"] == "finished":
+                    return
         finally:
             session.close()
 
@@ -388,7 +415,8 @@ class Command(BaseCommand):
             f"{os.getloadavg()[0]:.1f}")
         out(f"ran {elapsed:.1f} s: {acts} acts accepted = {acts / elapsed:.1f} acts/s; "
             f"{len(finished)}/{len(tabs)} games finished")
-        for name, values in (("act POST", stats.post_ms), ("view GET", stats.get_ms)):
+        for name, values in (("act POST", stats.post_ms), ("view GET (long-polls: includes the wait)", stats.get_ms),
+                             ("wake (act answered → waiting seat has it)", stats.wake_ms)):
             if values:
                 out(f"{name}: n={len(values)} p50={percentile(values, 50):.1f} ms "
                     f"p90={percentile(values, 90):.1f} ms p99={percentile(values, 99):.1f} ms "

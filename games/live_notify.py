@@ -1,0 +1,163 @@
+"""Wake long-polling clients when a live game moves on (``GET /live/<id>/?since=&wait=``).
+
+A waiting request must not poll the database: 300 seats re-reading their games five times a
+second would be most of the server's work. Instead every committed change of a live game is
+announced with :func:`announce` and waiters block in :func:`wait_for_version`:
+
+- within one process, a :class:`threading.Condition` wakes the waiters at once;
+- across processes (several gunicorn workers, Celery's 托管 worker), the announcement goes out
+  on Redis pub/sub (``LIVE_PUBSUB_URL``; by default the Celery broker when it is Redis). Each
+  process runs one listener thread, started with its first waiter, that feeds the same
+  condition. If Redis is unreachable, or none is configured, waiters fall back to reading the
+  game's version (one indexed integer) every ``FALLBACK_POLL`` seconds.
+
+Announcements carry only ``(id, version)``: nothing hidden ever goes through Redis.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+
+from django.conf import settings
+from django.db import transaction
+
+log = logging.getLogger(__name__)
+
+CHANNEL_PREFIX = "gouji:live:"
+FALLBACK_POLL = 0.25  # seconds between version reads when there is no pub/sub
+SAFETY_READ = 5.0  # with pub/sub, seconds between version reads all the same
+
+_lock = threading.Lock()
+_latest: dict[int, int] = {}  # live game id -> highest version announced to this process
+_waiters: dict[int, set[threading.Event]] = {}  # live game id -> its waiters' events
+_listener: threading.Thread | None = None
+_listener_ok = threading.Event()
+_client = None
+
+
+def _redis_url() -> str | None:
+    return getattr(settings, "LIVE_PUBSUB_URL", None) or None
+
+
+def _redis():
+    global _client
+    if _client is None:
+        import redis
+
+        _client = redis.Redis.from_url(_redis_url(), socket_connect_timeout=2,
+                                       socket_timeout=2, health_check_interval=30)
+    return _client
+
+
+def _wake(events) -> None:
+    for event in events:
+        event.set()
+
+
+def _seen(live_id: int, version: int) -> None:
+    with _lock:
+        if version > _latest.get(live_id, -1):
+            _latest[live_id] = version
+            if len(_latest) > 10_000:  # finished games: forget the oldest half
+                for key in list(_latest)[:5_000]:
+                    del _latest[key]
+        _wake(_waiters.get(live_id, ()))
+
+
+def announce(live_id: int, version: int) -> None:
+    """Tell every waiter (here and in other processes) that the game is at ``version``, once
+    the current transaction commits."""
+
+    def send():
+        _seen(live_id, version)
+        if _redis_url():
+            try:
+                _redis().publish(f"{CHANNEL_PREFIX}{live_id}", str(version))
+            except Exception as exc:  # waiters elsewhere fall back to polling
+                log.warning("live pub/sub publish failed: %s", type(exc).__name__)
+
+    transaction.on_commit(send)
+
+
+def _listen() -> None:
+    """The process's listener thread: Redis messages into :func:`_seen`; reconnects."""
+    while True:
+        try:
+            pubsub = _redis().pubsub(ignore_subscribe_messages=True)
+            pubsub.psubscribe(f"{CHANNEL_PREFIX}*")
+            _listener_ok.set()
+            for msg in pubsub.listen():
+                if msg.get("type") != "pmessage":
+                    continue
+                try:
+                    live_id = int(msg["channel"].rsplit(b":", 1)[1])
+                    version = int(msg["data"])
+                except (ValueError, IndexError, TypeError):
+                    continue
+                _seen(live_id, version)
+        except Exception as exc:
+            _listener_ok.clear()
+            log.warning("live pub/sub listener lost Redis (%s); retrying",
+                        type(exc).__name__)
+            with _lock:  # waiters switch to polling until it is back
+                _wake([e for events in _waiters.values() for e in events])
+            time.sleep(1.0)
+
+
+def _ensure_listener() -> bool:
+    """Start the listener thread once; whether pub/sub is working now."""
+    global _listener
+    if not _redis_url():
+        return False
+    with _lock:
+        if _listener is None:
+            _listener = threading.Thread(target=_listen, name="live-pubsub", daemon=True)
+            _listener.start()
+    return _listener_ok.wait(timeout=0.5)
+
+
+def wait_for_version(live_id: int, since: int, timeout: float, read_version) -> bool:
+    """Block until the game is past version ``since`` or ``timeout`` seconds pass; returns
+    whether it moved. ``read_version()`` reads the stored version: once after subscribing (so
+    a change made just before cannot be missed), then as the fallback."""
+    deadline = time.monotonic() + timeout
+    pubsub = _ensure_listener()
+    event = threading.Event()
+    with _lock:
+        _waiters.setdefault(live_id, set()).add(event)
+    try:
+        if read_version() > since:
+            return True
+        last_read = time.monotonic()
+        while True:
+            with _lock:
+                if _latest.get(live_id, -1) > since:
+                    return True
+                event.clear()
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            event.wait(timeout=min(left, SAFETY_READ if pubsub else FALLBACK_POLL))
+            pubsub = _listener_ok.is_set()
+            now = time.monotonic()
+            # without pub/sub: poll; with it, a read now and then in case a message was lost
+            # (Redis pub/sub delivers at most once, e.g. not while the listener reconnects)
+            if not pubsub or now - last_read >= SAFETY_READ:
+                last_read = now
+                if read_version() > since:
+                    return True
+    finally:
+        with _lock:
+            waiting = _waiters.get(live_id)
+            if waiting is not None:
+                waiting.discard(event)
+                if not waiting:
+                    del _waiters[live_id]
+
+
+def forget() -> None:
+    """Forget the versions announced so far (tests, where ids are reused after a rollback)."""
+    with _lock:
+        _latest.clear()

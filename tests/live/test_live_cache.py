@@ -1,0 +1,89 @@
+"""The per-process cache of live games (games.live.GameCache): a cached game is exactly the
+stored state, an act that fails leaves nothing stale behind, and refusals change nothing."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.db import transaction
+
+from engine.game import Game
+from games import live
+from games.models import LiveGame
+from tests.live.helpers import bot_pick
+from tournaments.errors import ServiceError
+
+SERVICE_KEYS = {"id", "table", "number", "status", "version", "turn_deadline", "auto_seats",
+                "result"}  # what live_view sets itself
+pytestmark = pytest.mark.django_db(transaction=True)  # on_commit fills the cache
+
+
+def _cached(lg: LiveGame) -> Game | None:
+    return live.games._games.get(live.games._key(lg, lg.version))
+
+
+def test_every_cached_game_is_the_stored_state_through_a_whole_game(live_table):
+    lg = live.live_start(table=live_table.table)
+    bots = live_table.bots
+    steps = 0
+    while lg.status == LiveGame.Status.RUNNING:
+        lg.refresh_from_db()
+        stored = Game.from_state(lg.state)
+        # every seat's view from the cache equals the view of a game rebuilt from the database
+        for seat in (None, 0, 1, 2, 3, 4, 5):
+            served, fresh = live.live_view(live=lg, seat=seat), stored.view(seat)
+            assert {k: v for k, v in served.items() if k in fresh and k not in SERVICE_KEYS} \
+                == {k: v for k, v in fresh.items() if k not in SERVICE_KEYS}
+        cached = _cached(lg)
+        assert cached is not None and cached.to_state() == lg.state
+        seat, act = bot_pick(stored, bots)
+        lg = live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
+        steps += 1
+    assert steps > 20
+    lg.refresh_from_db()
+    assert lg.result is not None
+
+
+def test_an_act_rolled_back_after_the_engine_took_it_leaves_no_cached_game(live_table):
+    lg = live.live_start(table=live_table.table)
+    stored = Game.from_state(lg.state)
+    seat, act = bot_pick(stored, live_table.bots)
+    with pytest.raises(RuntimeError), transaction.atomic():
+        moved = live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
+        raise RuntimeError("the database failed after the act")
+    assert moved.version == lg.version + 1
+    lg.refresh_from_db()
+    assert lg.version == moved.version - 1  # nothing was stored
+    assert not any(key[0] == lg.pk and key[2] >= moved.version for key in live.games._games)
+    # the same act, made again, is applied to the stored state (the cache rebuilt it)
+    again = live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
+    assert again.version == moved.version
+    assert _cached(again).to_state() == LiveGame.objects.get(pk=lg.pk).state
+
+
+def test_a_refused_act_keeps_the_cached_game_unchanged(live_table):
+    lg = live.live_start(table=live_table.table)
+    stored = Game.from_state(lg.state)
+    seat, act = bot_pick(stored, live_table.bots)
+    other = (seat + 1) % 6
+    live.live_view(live=lg, seat=None)  # cached now
+    before = _cached(lg).to_state()
+    with pytest.raises(ServiceError):
+        live.live_act(live_id=lg.pk, seat=other, action={"act": "play", "cards": ["XX"]},
+                      version=lg.version)
+    assert _cached(lg).to_state() == before == LiveGame.objects.get(pk=lg.pk).state
+
+
+def test_the_cache_keeps_at_most_its_size(live_table):
+    cache = live.GameCache(size=3)
+    lg = live.live_start(table=live_table.table)
+    game = Game.from_state(lg.state)
+    rng = random.Random(3)
+    for _ in range(6):
+        seat, act = bot_pick(game, live_table.bots)
+        game.act(seat, act)
+        cache.put(lg, Game.from_state(game.to_state()))
+        rng.random()
+    assert len(cache._games) == 3
+    assert max(key[2] for key in cache._games) == game.version

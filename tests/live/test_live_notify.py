@@ -1,0 +1,91 @@
+"""Waking long-polls (games.live_notify): in the process at once, across processes through
+Redis pub/sub, and by polling the stored version when there is no pub/sub."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+
+import pytest
+
+from games import live_notify
+
+
+def wait_in_thread(live_id, since, timeout, read_version):
+    box = {}
+
+    def run():
+        t0 = time.monotonic()
+        box["moved"] = live_notify.wait_for_version(live_id, since, timeout, read_version)
+        box["took"] = time.monotonic() - t0
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, box
+
+
+def redis_up() -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", 6379), timeout=0.5):
+            return True
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def no_pubsub(settings):
+    settings.LIVE_PUBSUB_URL = None
+
+
+def test_an_announcement_in_the_process_wakes_the_waiter_at_once(no_pubsub):
+    thread, box = wait_in_thread(9001, 4, 10.0, lambda: 4)
+    time.sleep(0.1)
+    assert not box, "the waiter returned before anything changed"
+    live_notify._seen(9001, 5)  # what announce() runs once the act commits
+    thread.join(2.0)
+    assert box["moved"] is True and box["took"] < 2.0
+
+
+def test_an_announcement_of_another_game_does_not_wake_the_waiter(no_pubsub):
+    thread, box = wait_in_thread(9002, 4, 0.8, lambda: 4)
+    live_notify._seen(9003, 50)
+    thread.join(3.0)
+    assert box == {"moved": False, "took": pytest.approx(0.8, abs=0.5)}
+
+
+def test_a_version_already_past_answers_without_waiting(no_pubsub):
+    t0 = time.monotonic()
+    assert live_notify.wait_for_version(9004, 2, 10.0, lambda: 3) is True
+    assert time.monotonic() - t0 < 1.0
+
+
+def test_without_pubsub_the_waiter_sees_a_change_by_polling_the_version(no_pubsub):
+    stored = {"version": 7}
+    thread, box = wait_in_thread(9005, 7, 10.0, lambda: stored["version"])
+    time.sleep(0.3)
+    stored["version"] = 8  # changed by another process, announced to nobody here
+    thread.join(3.0)
+    assert box["moved"] is True and box["took"] < 3.0
+
+
+def test_nothing_new_returns_false_after_the_timeout(no_pubsub):
+    t0 = time.monotonic()
+    assert live_notify.wait_for_version(9006, 1, 0.5, lambda: 1) is False
+    assert 0.4 < time.monotonic() - t0 < 2.0
+
+
+@pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
+def test_a_change_published_by_another_process_wakes_the_waiter_through_redis(settings):
+    import redis
+
+    settings.LIVE_PUBSUB_URL = "redis://127.0.0.1:6379/13"
+    live_notify._client = None
+    assert live_notify._ensure_listener() or live_notify._listener_ok.wait(5.0)
+    stored = {"version": 3}  # the database would not show the change in time: only Redis does
+    thread, box = wait_in_thread(9007, 3, 20.0, lambda: stored["version"])
+    time.sleep(0.2)
+    other = redis.Redis.from_url("redis://127.0.0.1:6379/13")
+    other.publish(f"{live_notify.CHANNEL_PREFIX}9007", "4")
+    thread.join(3.0)
+    assert box["moved"] is True and box["took"] < 3.0
