@@ -4,18 +4,43 @@
 
 Engine refusals come back with the engine's code and its error object (``where``, ``index``,
 ``seat``, ``message``) in ``detail``.
+
+A database outage (the server restarting, a dropped connection, a cancelled statement) is a 503
+``database_unavailable`` with a ``Retry-After`` header: the client sends the same request again
+(a result with the same ``Idempotency-Key``) and gets either the new result or the stored one.
+The database's own message (SQL, host, port) never reaches the client; it goes to the log.
 """
 
 from __future__ import annotations
 
+import logging
+import sys
+
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_handler
 
 from tournaments.errors import ServiceError
+
+logger = logging.getLogger(__name__)
+
+#: Errors that mean "the database is not reachable right now", not "the request is wrong":
+#: Django's wrappers and, should one escape unwrapped, the driver's own classes.
+DATABASE_DOWN: tuple[type[BaseException], ...] = (OperationalError, InterfaceError)
+try:  # PostgreSQL driver (absent on a SQLite-only install)
+    import psycopg
+
+    DATABASE_DOWN += (psycopg.OperationalError, psycopg.InterfaceError)
+except ImportError:  # pragma: no cover
+    pass
+
+RETRY_AFTER_SECONDS = 1
+DATABASE_DOWN_MESSAGE = ("the database is unavailable for a moment; send the same request again "
+                         f"in {RETRY_AFTER_SECONDS} s (with the same Idempotency-Key)")
 
 
 def error_body(code: str, message: str, detail=None, fields=None) -> dict:
@@ -48,7 +73,22 @@ _CODES = {
 }
 
 
+def _log_database_down(exc: BaseException, where: str) -> None:
+    first_line = (str(exc).strip().splitlines() or [""])[0][:200]
+    logger.warning("database unavailable in %s: %s: %s", where, type(exc).__name__, first_line)
+
+
+def database_unavailable_body() -> dict:
+    return error_body("database_unavailable", DATABASE_DOWN_MESSAGE,
+                      detail={"retry_after": RETRY_AFTER_SECONDS})
+
+
 def exception_handler(exc, context):
+    if isinstance(exc, DATABASE_DOWN):
+        view = context.get("view")
+        _log_database_down(exc, type(view).__name__ if view is not None else "the API")
+        return Response(database_unavailable_body(), status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                        headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
     if isinstance(exc, ServiceError):
         return Response(error_body(exc.code, exc.message, exc.detail or None), status=exc.status)
     if isinstance(exc, Http404):
@@ -87,6 +127,14 @@ def json_404(request, exception=None):
 
 
 def json_500(request):
+    # Django calls the 500 handler while handling the exception: a database outage raised
+    # outside a DRF view (middleware, a plain view under /api/) is a 503 too.
+    exc = sys.exc_info()[1]
+    if isinstance(exc, DATABASE_DOWN):
+        _log_database_down(exc, request.path)
+        response = JsonResponse(database_unavailable_body(), status=503)
+        response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
     return JsonResponse(error_body("server_error", "the server failed; nothing was changed"),
                         status=500)
 

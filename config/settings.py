@@ -70,8 +70,19 @@ DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
         conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "60")),
+        # A persistent connection may have died with a database restart while the worker was
+        # idle: check it (one round trip) before its first use in a request instead of failing
+        # that request (tests/faults/test_db_restart.py).
+        conn_health_checks=True,
     )
 }
+# DB_POOL_MAX_SIZE: a psycopg connection pool per process (PostgreSQL), shared by its threads:
+# with gunicorn's gthread workers and long-polling live clients, hundreds of threads then need
+# no more connections than the pool (instead of one persistent connection each).
+if os.environ.get("DB_POOL_MAX_SIZE") and DATABASES["default"]["ENGINE"].endswith("postgresql"):
+    DATABASES["default"]["CONN_MAX_AGE"] = 0  # Django requires it with a pool
+    DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+        "min_size": 1, "max_size": int(os.environ["DB_POOL_MAX_SIZE"]), "timeout": 20}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
 
@@ -94,6 +105,10 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 # Celery: no broker configured → run tasks in-process (the demo and the default tests).
 CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL")
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "memory://localhost/"
+# Live play's long-polls are woken through Redis pub/sub (games/live_notify.py): by default the
+# broker's Redis; without one, waiting requests poll the game's version instead.
+LIVE_PUBSUB_URL = os.environ.get("LIVE_PUBSUB_URL") or (
+    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None)
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
@@ -105,6 +120,14 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 600
 CELERY_TASK_SOFT_TIME_LIMIT = 540
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Redis redelivers a message that a worker took but never acknowledged (acks_late: the worker
+# died mid-task) once it has been unacknowledged for visibility_timeout seconds. It must exceed
+# the longest task run plus the longest countdown (the live-play 托管 countdown, an event's
+# move_seconds), or a message still running or waiting for its countdown is delivered twice.
+# Tasks are idempotent, so an early redelivery is harmless; the fault tests set a few seconds.
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
+}
 
 # Request size caps: a full game record is ~6 KB; refuse what no client should send.
 DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", 1_000_000))
