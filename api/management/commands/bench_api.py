@@ -28,142 +28,33 @@ after ``--timeout`` seconds. Data is left in the database (a new event per run).
 
 from __future__ import annotations
 
-import http.client
 import json
-import math
-import multiprocessing
 import os
 import random
-import shutil
-import signal
-import socket
-import subprocess
-import sys
-import tempfile
 import time
 from collections import Counter
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
-from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
-from django.db import OperationalError, connections, transaction
+from django.db import connections, transaction
 from rest_framework.authtoken.models import Token
 
+from api.loadclient import (
+    Gunicorn,
+    Request,
+    ensure_database,
+    loadavg,
+    percentile,
+    run_requests,
+)
 from games.models import GameResult, GameResultVersion
 from tournaments import services
 from tournaments.management.commands.demo_event import play_match
 from tournaments.models import Entry, Player, Round, Seat
 
-HOST = "127.0.0.1"  # the only address this command ever sends traffic to
-HIGH_RATE = "10000000/min"
 GOAL_SECONDS = 60
 GOAL_P99_MS = 100
-THROTTLE_ENV = ("THROTTLE_ANON", "THROTTLE_USER", "THROTTLE_WRITES", "THROTTLE_RESULTS",
-                "THROTTLE_ENGINE")
-
-
-# ----------------------------------------------------------------------------- client side
-def _client(jobs, counter, out, deadline: float, port: int, schedule, t0: float) -> None:
-    """One client process: take the next job until none is left (or time is up); POST it on a
-    kept-alive connection (``http.client`` reopens it when the server closes it).
-
-    With a ``schedule`` (seconds after ``t0``, one per job) a job is sent at its time, and its
-    latency counts from that time, not from when this process got to it: a server that falls
-    behind shows up in the figures (no "coordinated omission")."""
-    conn = http.client.HTTPConnection(HOST, port, timeout=30)
-    done = []
-    while True:
-        with counter.get_lock():
-            index = counter.value
-            counter.value += 1
-        if index >= len(jobs) or time.monotonic() > deadline:
-            break
-        path, headers, body = jobs[index]
-        if schedule is not None:
-            due = t0 + schedule[index]
-            if due > time.monotonic():
-                time.sleep(due - time.monotonic())
-            start = due
-        else:
-            start = time.monotonic()
-        try:
-            conn.request("POST", path, body=body, headers=headers)
-            resp = conn.getresponse()
-            data = resp.read()
-            status = resp.status
-            error = "" if status < 300 else data[:300].decode("utf-8", "replace")
-        except (OSError, http.client.HTTPException) as exc:
-            status, error = 0, repr(exc)
-            conn.close()
-        done.append((index, status, time.monotonic() - start, error))
-    conn.close()
-    out.put(done)
-
-
-def _run_pass(jobs, clients: int, port: int, timeout: float, rate: float | None = None,
-              seed: int = 1) -> tuple[list, float]:
-    """Post every job once with ``clients`` processes; return the per-request outcomes (in job
-    order) and the wall time of the whole pass.
-
-    Without ``rate`` the clients send back to back (a closed loop: the server's capacity). With
-    ``rate`` (requests per second) the requests arrive as a Poisson process at that rate
-    whatever the server does (an open loop: tables finishing their games during a round)."""
-    connections.close_all()  # no database connection may cross the fork
-    ctx = multiprocessing.get_context("fork")
-    counter = ctx.Value("l", 0)
-    out = ctx.Queue()
-    schedule = None
-    if rate:
-        rng, t, schedule = random.Random(seed), 0.0, []
-        for _ in jobs:
-            t += rng.expovariate(rate)
-            schedule.append(t)
-    start = time.perf_counter()
-    t0 = time.monotonic() + 0.5  # every process is up before the first request is due
-    deadline = t0 + timeout
-    procs = [ctx.Process(target=_client, args=(jobs, counter, out, deadline, port, schedule,
-                                                t0), daemon=True)
-             for _ in range(clients)]
-    for p in procs:
-        p.start()
-    results = []
-    for _ in procs:
-        results.extend(out.get(timeout=timeout + 60))
-    wall = time.perf_counter() - start - (0.5 if rate else 0.0)
-    for p in procs:
-        p.join(timeout=10)
-        if p.is_alive():
-            p.kill()
-    results.sort()
-    return results, wall
-
-
-def _percentile(sorted_values: list[float], pct: float) -> float:
-    """Nearest-rank percentile."""
-    if not sorted_values:
-        return float("nan")
-    k = max(0, math.ceil(pct / 100 * len(sorted_values)) - 1)
-    return sorted_values[k]
-
-
-# ----------------------------------------------------------------------------- server side
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def _http_get(port: int, path: str) -> int:
-    conn = http.client.HTTPConnection(HOST, port, timeout=5)
-    try:
-        conn.request("GET", path)
-        resp = conn.getresponse()
-        resp.read()
-        return resp.status
-    finally:
-        conn.close()
 
 
 class Command(BaseCommand):
@@ -193,10 +84,10 @@ class Command(BaseCommand):
             raise CommandError("--rate must be positive")
         rate = rate or tables / GOAL_SECONDS
         w = self.stdout.write
-        self._ensure_database()
+        ensure_database(self.stdout.write)
         db = connections["default"]
         w(f"database: {db.vendor} {db.settings_dict.get('NAME')}; {os.cpu_count()} cores, "
-          f"{workers} gunicorn sync workers; load average {_loadavg()}")
+          f"{workers} gunicorn sync workers; load average {loadavg()}")
         if db.vendor == "sqlite":
             w(self.style.WARNING("SQLite serialises writers: the figures that matter are "
                                  "PostgreSQL's (set DATABASE_URL)"))
@@ -210,78 +101,49 @@ class Command(BaseCommand):
         t0 = time.perf_counter()
         game1, game2 = self._jobs(rnd, seated, seed)
         w(f"{len(game1)} matches of 2 games bot-played ({time.perf_counter() - t0:.1f} s, "
-          f"{sum(len(b) for _p, _h, b in game1 + game2) / (2 * len(game1)) / 1024:.1f} KB "
+          f"{sum(len(r.body) for r in game1 + game2) / (2 * len(game1)) / 1024:.1f} KB "
           f"per request body)")
 
-        port = _free_port()
-        server, log_path = self._start_gunicorn(port, workers)
+        server = Gunicorn(workers=workers).start()
+        w(server.describe())
+        port = server.port
         problems = []
         try:
-            first, wall1 = _run_pass(game1, senders, port, timeout, rate=rate, seed=seed)
+            first, wall1 = run_requests(game1, senders, port, timeout=timeout, rate=rate,
+                                        seed=seed)
             self._report(f"pass 1: game 1 of every table, arriving at random (Poisson) at "
-                         f"{rate:.1f}/s, {senders} senders", first, wall1, expect=201)
-            p99 = _percentile(sorted(r[2] for r in first), 99) * 1000
+                         f"{rate:.1f}/s, {senders} senders", game1, first, wall1, expect=201)
+            p99 = percentile(sorted(r.seconds for r in first), 99) * 1000
             met = wall1 <= GOAL_SECONDS and p99 < GOAL_P99_MS
             w(f"  goal (the round within {GOAL_SECONDS} s, p99 < {GOAL_P99_MS} ms): "
               + (self.style.SUCCESS("met") if met else self.style.WARNING("not met")))
             problems += self._verify(rnd, len(game1), 1, "after pass 1")
 
-            second, wall2 = _run_pass(game2, clients, port, timeout)
+            second, wall2 = run_requests(game2, clients, port, timeout=timeout)
             self._report(f"pass 2: game 2 of every table, {clients} clients back to back "
-                         f"(capacity)", second, wall2, expect=201)
+                         f"(capacity)", game2, second, wall2, expect=201)
             problems += self._verify(rnd, len(game1), 2, "after pass 2")
 
             before = self._counts(rnd)
-            third, wall3 = _run_pass(game2, clients, port, timeout)
-            self._report("pass 3: game 2 again, the same bodies (duplicates)", third, wall3,
-                         expect=200)
+            third, wall3 = run_requests(game2, clients, port, timeout=timeout)
+            self._report("pass 3: game 2 again, the same bodies (duplicates)", game2, third,
+                         wall3, expect=200)
             problems += self._verify(rnd, len(game1), 2, "after pass 3")
             after = self._counts(rnd)
             if after != before:
                 problems.append(f"duplicates added rows: results/versions {before} → {after}")
             for name, results, expect in (("pass 1", first, 201), ("pass 2", second, 201),
                                           ("pass 3", third, 200)):
-                wrong = sum(1 for r in results if r[1] != expect)
+                wrong = sum(1 for r in results if r.status != expect)
                 if wrong:
                     problems.append(f"{name}: {wrong} answer(s) not {expect}")
         finally:
-            self._stop_gunicorn(server, log_path)
+            tail = server.stop()
+            w("gunicorn stopped" + (f"; log tail:\n{tail}" if tail else ""))
         if problems:
             raise CommandError("; ".join(problems))
         w(self.style.SUCCESS(f"OK: {2 * len(game1)} results stored once each, all accepted by "
                              f"the engine; duplicates added nothing"))
-
-    def _ensure_database(self) -> None:
-        """Create the configured database if it does not exist (PostgreSQL), then migrate."""
-        db = connections["default"]
-        try:
-            db.ensure_connection()
-        except OperationalError as exc:
-            if db.vendor != "postgresql" or "does not exist" not in str(exc):
-                raise
-            cfg = db.settings_dict
-            self.stdout.write(f"creating database {cfg['NAME']}")
-            if shutil.which("createdb"):
-                cmd = ["createdb"]
-                for flag, key in (("-h", "HOST"), ("-p", "PORT"), ("-U", "USER")):
-                    if cfg.get(key):
-                        cmd += [flag, str(cfg[key])]
-                env = dict(os.environ)
-                if cfg.get("PASSWORD"):
-                    env["PGPASSWORD"] = cfg["PASSWORD"]
-                subprocess.run(cmd + [cfg["NAME"]], check=True, env=env)
-            else:
-                import psycopg
-                from psycopg import sql
-
-                with psycopg.connect(dbname="postgres", host=cfg.get("HOST") or None,
-                                     port=cfg.get("PORT") or None, user=cfg.get("USER") or None,
-                                     password=cfg.get("PASSWORD") or None,
-                                     autocommit=True) as conn:
-                    conn.execute(sql.SQL("CREATE DATABASE {}").format(
-                        sql.Identifier(cfg["NAME"])))
-            db.close()
-        call_command("migrate", interactive=False, verbosity=0)
 
     def _build_event(self, tables: int):
         """6 × ``tables`` checked-in players, round 1 drawn and published; one seated player
@@ -327,76 +189,25 @@ class Command(BaseCommand):
             for number, (record, _result) in enumerate(play_match(rnd.event.rules, 2, rng), 1):
                 body = json.dumps({"number": number, "record": record},
                                   separators=(",", ":")).encode()
-                games[number - 1].append((f"/api/v1/tables/{table_id}/results/", headers, body))
+                games[number - 1].append(Request("POST", f"/api/v1/tables/{table_id}/results/",
+                                                 headers, body, "POST results"))
         return games
 
-    def _start_gunicorn(self, port: int, workers: int):
-        env = dict(os.environ)
-        env.update({name: HIGH_RATE for name in THROTTLE_ENV})
-        env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-        env.setdefault("LOG_LEVEL", "ERROR")  # not one warning line per 4xx
-        env["DATABASE_URL"] = _database_url()
-        log = tempfile.NamedTemporaryFile(prefix="bench_api-gunicorn-", suffix=".log",
-                                          delete=False)
-        cmd = [sys.executable, "-m", "gunicorn", "config.wsgi:application",
-               "--bind", f"{HOST}:{port}", "--workers", str(workers), "--worker-class", "sync",
-               "--timeout", "60", "--graceful-timeout", "10", "--log-level", "warning",
-               "--chdir", str(settings.BASE_DIR)]
-        proc = subprocess.Popen(cmd, env=env, stdout=log, stderr=subprocess.STDOUT,
-                                start_new_session=True)
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise CommandError(f"gunicorn exited with {proc.returncode}; see {log.name}")
-            try:
-                if _http_get(port, "/api/v1/events/") == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                self._stop_gunicorn(proc, log.name)
-                raise CommandError(f"gunicorn did not answer within 60 s; see {log.name}")
-            time.sleep(0.2)
-        for _ in range(4 * workers):  # every worker loads the app and opens its connection
-            _http_get(port, "/api/v1/events/")
-        self.stdout.write(f"gunicorn pid {proc.pid} on http://{HOST}:{port} ({workers} sync "
-                          f"workers); log {log.name}")
-        return proc, log.name
-
-    def _stop_gunicorn(self, proc, log_path: str) -> None:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
-        self.stdout.write(f"gunicorn stopped (exit {proc.returncode})")
-        try:
-            with open(log_path, encoding="utf-8", errors="replace") as fh:
-                tail = fh.read()[-2000:].strip()
-            if tail:
-                self.stdout.write(f"gunicorn log tail:\n{tail}")
-            else:
-                os.unlink(log_path)
-        except OSError:
-            pass
-
     # ------------------------------------------------------------------------- figures
-    def _report(self, title: str, results: list, wall: float, expect: int) -> None:
+    def _report(self, title: str, jobs, results, wall: float, expect: int) -> None:
         w = self.stdout.write
-        latencies = sorted(r[2] * 1000 for r in results)
-        codes = Counter(r[1] for r in results)
+        latencies = sorted(r.seconds * 1000 for r in results)
+        codes = Counter(r.status for r in results)
         w(f"\n{title}")
         w(f"  requests: {len(results)}; answers: "
           + ", ".join(f"{code or 'transport error'}×{n}" for code, n in sorted(codes.items())))
         w(f"  wall time: {wall:.2f} s; {len(results) / wall:.0f} submissions/s")
-        w(f"  latency ms: p50 {_percentile(latencies, 50):.1f}  p90 "
-          f"{_percentile(latencies, 90):.1f}  p99 {_percentile(latencies, 99):.1f}  max "
+        w(f"  latency ms: p50 {percentile(latencies, 50):.1f}  p90 "
+          f"{percentile(latencies, 90):.1f}  p99 {percentile(latencies, 99):.1f}  max "
           f"{latencies[-1] if latencies else float('nan'):.1f}")
-        wrong = [r for r in results if r[1] != expect]
-        for _i, status, _lat, error in wrong[:5]:
-            w(self.style.WARNING(f"  unexpected {status}: {error}"))
+        for r in [r for r in results if r.status != expect][:5]:
+            w(self.style.WARNING(f"  unexpected {r.status}: "
+                                 f"{r.body[:300].decode('utf-8', 'replace')}"))
 
     @staticmethod
     def _counts(rnd) -> tuple[int, int]:
@@ -419,17 +230,3 @@ class Command(BaseCommand):
         if ok != count:
             problems.append(f"{when}: {count - ok} result(s) without engine_result.ok")
         return problems
-
-
-def _loadavg() -> str:
-    try:
-        return " ".join(open("/proc/loadavg").read().split()[:3])
-    except OSError:
-        return "unknown"
-
-
-def _database_url() -> str:
-    """The URL gunicorn's workers must use: the same database as this process."""
-    if os.environ.get("DATABASE_URL"):
-        return os.environ["DATABASE_URL"]
-    return f"sqlite:///{settings.DATABASES['default']['NAME']}"
