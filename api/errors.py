@@ -135,8 +135,9 @@ def json_500(request):
         response = JsonResponse(database_unavailable_body(), status=503)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
-    return JsonResponse(error_body("server_error", "the server failed; nothing was changed"),
-                        status=500)
+    return JsonResponse(error_body("server_error", "the server failed; a change you sent may or "
+                                   "may not be stored: send the same request again (with the "
+                                   "same Idempotency-Key)"), status=500)
 
 
 def json_400(request, exception=None):

@@ -1,4 +1,5 @@
-"""OpenAPI post-processing: document the API's one error shape on every operation."""
+"""OpenAPI post-processing: document the API's one error shape on every operation, with the
+errors any request may answer (4xx, and 503 ``database_unavailable``) and a write's 409/422."""
 
 from __future__ import annotations
 
@@ -18,6 +19,13 @@ GENERIC = {"400": "invalid request", "401": "not authenticated", "403": "not all
            "404": "not found", "405": "method not allowed", "406": "not acceptable",
            "413": "request body too large", "415": "unsupported media type",
            "429": "throttled (see error.detail.retry_after)"}
+#: what any request may answer when the database is out for a moment (api/errors.py): the one
+#: error shape with code ``database_unavailable`` and a ``Retry-After`` header
+UNAVAILABLE = {"503": "the database is unavailable for a moment (code database_unavailable): "
+                      "send the same request again after Retry-After seconds (a write with the "
+                      "same Idempotency-Key)"}
+RETRY_AFTER = {"Retry-After": {"description": "seconds to wait before sending the request again",
+                               "schema": {"type": "integer"}}}
 #: what a write may answer besides: a conflict with the stored state, or the engine's refusal
 WRITES = {"409": "conflicts with what is stored (already done, stale version…)",
           "422": "refused by the rules (the engine's code, index and message in detail)"}
@@ -36,12 +44,14 @@ def document_errors(result, generator, request, public):
             codes = dict(GENERIC)
             if method in ("post", "put", "patch", "delete"):
                 codes.update(WRITES)
+            codes.update(UNAVAILABLE)
             responses = operation["responses"]
             for code, description in codes.items():
                 responses.setdefault(code, {"description": description})
             for code, response in responses.items():
-                if code.startswith("4") and "content" not in response:
+                if (code.startswith("4") or code == "503") and "content" not in response:
                     response.update(ref)
+            responses["503"].setdefault("headers", RETRY_AFTER)
     for name, fields in NULLABLE.items():
         for field in fields:
             prop = schemas.get(name, {}).get("properties", {}).get(field)

@@ -76,6 +76,12 @@ DATABASES = {
         conn_health_checks=True,
     )
 }
+# DB_CONNECT_TIMEOUT (seconds, default 5): an unreachable database host fails the connection
+# attempt (a 503 database_unavailable) instead of hanging the worker until gunicorn kills it.
+# A ``?connect_timeout=`` in DATABASE_URL wins. (libpq counts it per host; 2 s at the least.)
+if DATABASES["default"]["ENGINE"].endswith(("postgresql", "postgis")):
+    DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
+        "connect_timeout", int(os.environ.get("DB_CONNECT_TIMEOUT", "5")))
 # DB_POOL_MAX_SIZE: a psycopg connection pool per process (PostgreSQL), shared by its threads:
 # with gunicorn's gthread workers and long-polling live clients, hundreds of threads then need
 # no more connections than the pool (instead of one persistent connection each).

@@ -23,3 +23,12 @@ def standings_recompute_task(self, event_id: int, force: bool = False) -> dict:
     every change, unless ``force``)."""
     changed = standings.standings_recompute(event_id=event_id, force=force)
     return {"event": event_id, "changed": changed}
+
+
+@shared_task(bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True,
+             max_retries=5)
+def standings_sweep_task(self) -> dict:
+    """Queue a recompute for every event whose standings are stale (a lost or failed publish);
+    fresh events are left alone. Meant for Celery beat (e.g. every minute); the same as
+    ``manage.py standings_sweep``."""
+    return standings.standings_sweep()
