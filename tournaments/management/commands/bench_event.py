@@ -122,7 +122,7 @@ class Command(BaseCommand):
             with self._timed("store"):
                 self._store(scored)
             with self._timed("standings"):
-                changed = standings.standings_recompute(event_id=event.pk)
+                changed = standings.standings_recompute(event_id=event.pk, force=True)
             assert changed
             t = self.timings
             w(f"{number:>5} {len(tables):>6} {byes:>4} {t['create'][-1]:>6.2f}s "
@@ -137,14 +137,15 @@ class Command(BaseCommand):
             tables.setdefault(table_number, [0] * 6)[seat] = entry_id
         return [tuple(t) for t in tables.values()]
 
-    def _store(self, scored):
-        """One round of confirmed results, as the services would store them (result + its
-        first version), in bulk."""
+    def _store(self, scored, confirmed: bool = True):
+        """One round of results (confirmed, or only submitted), as the services would store them
+        (result + its first version), in bulk."""
         now = timezone.now()
+        status = GameResult.Status.CONFIRMED if confirmed else GameResult.Status.SUBMITTED
         with transaction.atomic():
             results = GameResult.objects.bulk_create(
-                [GameResult(table_id=table_id, number=game, version=1,
-                            status=GameResult.Status.CONFIRMED, confirmed_at=now,
+                [GameResult(table_id=table_id, number=game, version=1, status=status,
+                            confirmed_at=now if confirmed else None,
                             points_a=res["team_points"][0], points_b=res["team_points"][1],
                             places=res["places"], void=res["void"], engine_result=res)
                  for table_id, game, _sheet, res in scored], batch_size=BATCH)
