@@ -213,6 +213,14 @@ class ResultSubmitSerializer(serializers.Serializer):
         return data
 
 
+class ResultConfirmSerializer(serializers.Serializer):
+    version = serializers.IntegerField(
+        min_value=1, required=False,
+        help_text="the result version you are confirming (as you read it); if the result has "
+                  "been corrected since, nothing is confirmed and 409 stale_version names the "
+                  "current version. Optional: without it the current version is confirmed")
+
+
 class ResultCorrectSerializer(serializers.Serializer):
     reason = serializers.CharField(max_length=2000)
     sheet = serializers.JSONField(required=False)

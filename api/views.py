@@ -35,6 +35,7 @@ from games.models import GameResult, GameResultVersion
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Entry, Event, Penalty, Player, Round, Seat, Standing, Table
+from tournaments.standings import standings_heal
 
 ERRORS = {400: OpenApiResponse(description="invalid request (error shape)"),
           403: OpenApiResponse(description="not allowed for this role"),
@@ -553,21 +554,51 @@ class ResultConfirmApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "results"
 
-    @extend_schema(request=None, responses={200: s.ResultSerializer, **ERRORS})
+    @extend_schema(
+        request=s.ResultConfirmSerializer,
+        parameters=[OpenApiParameter(
+            "If-Match", str, OpenApiParameter.HEADER, required=False,
+            description="the result version you are confirming (e.g. `\"2\"` or `2`); the "
+                        "same as `version` in the body")],
+        responses={200: s.ResultSerializer,
+                   409: OpenApiResponse(description="stale_version: the result was corrected "
+                                                    "since that version (detail.version is "
+                                                    "the current one)"),
+                   **ERRORS})
     def post(self, request, pk):
-        """Confirm a result: the other 联邦 at the table, or a referee."""
+        """Confirm a result: the other 联邦 at the table, or a referee. Name the version you
+        read (``version`` in the body, or ``If-Match``) so that a correction made meanwhile is
+        not confirmed unseen: a stale version is refused (409) and nothing changes."""
         result = _result(request, pk)
         referee = is_referee(request.user, result.table.round.event)
         if not referee and seat_of(request.user, result.table) is None:
             raise PermissionDenied("only players of this table or referees confirm")
+        ser = s.ResultConfirmSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        versions = {v for v in (ser.validated_data.get("version"),
+                                self._if_match(request)) if v is not None}
+        if len(versions) > 1:
+            raise ServiceError("version_mismatch", "the body's version and If-Match differ")
         try:
             result = game_services.result_confirm(result=result, by=request.user,
-                                                  as_referee=referee)
+                                                  as_referee=referee,
+                                                  version=next(iter(versions), None))
         except ServiceError as exc:
             if exc.status == 403:
                 raise PermissionDenied(exc.message) from None
             raise
         return Response(_result_data(result))
+
+    @staticmethod
+    def _if_match(request) -> int | None:
+        """The version named by ``If-Match`` (``"2"``, ``W/"2"`` or ``2``; ``*``: any)."""
+        value = request.headers.get("If-Match", "").strip()
+        if value in ("", "*"):
+            return None
+        value = value.removeprefix("W/").strip('"')
+        if not value.isascii() or not value.isdigit() or int(value) < 1:
+            raise ServiceError("bad_if_match", "If-Match must be the result's version number")
+        return int(value)
 
 
 class ResultCorrectApi(APIView):
@@ -645,6 +676,9 @@ class StandingsApi(generics.ListAPIView):
             resp = super().get(request, *args, **kwargs)
         resp["ETag"] = etag
         resp["Cache-Control"] = "no-cache"
+        # Answered with what is stored; if that is behind (a lost recompute), queue one
+        # (debounced per event), so the next poll gets the healed standings.
+        standings_heal(event)
         return resp
 
 

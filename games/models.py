@@ -74,6 +74,10 @@ class GameResultVersion(models.Model):
     submitted_at = models.DateTimeField(_("at"), auto_now_add=True)
     reason = models.TextField(_("reason"), blank=True)
     idempotency_key = models.CharField(_("idempotency key"), max_length=100, blank=True)
+    #: sha256 of what the client sent ({number, sheet|record} as canonical JSON): a retry is
+    #: recognised by it before the engine replays anything; blank on versions stored before it
+    submission_digest = models.CharField(_("submission digest"), max_length=64, blank=True,
+                                         default="")
 
     class Meta:
         verbose_name = _("result version")
@@ -84,6 +88,9 @@ class GameResultVersion(models.Model):
             models.CheckConstraint(condition=Q(version=1) | ~Q(reason=""),
                                    name="correction_has_reason"),
         ]
+        # an Idempotency-Key names one submission of its user (games.services.result_submit)
+        indexes = [models.Index(fields=["submitted_by", "idempotency_key"],
+                                name="version_key_of_user")]
 
 
 class LiveGame(models.Model):

@@ -8,6 +8,9 @@ commit from confirmed results only.
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
@@ -34,6 +37,23 @@ def _previous_result(table: Table, number: int) -> dict | None:
     if prev is None:
         return None
     return {k: v for k, v in prev.engine_result.items() if k in RESULT_KEYS}
+
+
+def submission_digest(*, number: int, sheet=None, record=None) -> str:
+    """The sha256 of what the client sent (``{number, sheet}`` or ``{number, record}`` as
+    canonical JSON): a retry of the same request has the same digest, so it is recognised
+    before the engine replays anything. ``""`` for a malformed submission (neither or both,
+    or not JSON), which the engine's validation refuses."""
+    if (sheet is None) == (record is None):
+        return ""
+    body = {"number": number, "sheet": sheet} if sheet is not None else {
+        "number": number, "record": record}
+    try:
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
+    except (TypeError, ValueError):
+        return ""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 def result_validate(*, event: Event, table: Table, number: int, sheet=None, record=None) -> tuple:
@@ -65,6 +85,12 @@ def result_validate(*, event: Event, table: Table, number: int, sheet=None, reco
             raise ServiceError("wrong_rules", _("the record's rules are not the event's rules"))
         payload["rules"] = rules.spec()
         previous = _previous_result(table, number)
+        if previous is None and number > 1:
+            # its tributes and first leader follow game number-1 (as live_start): a record is
+            # checked against the stored previous game, never against its own ``previous``
+            raise ServiceError("previous_missing", _(
+                "game %(n)s has no result yet: its tributes decide this game's start") % {
+                "n": number - 1})
         if previous is not None:
             given = payload.get("previous")
             if given is not None and not isinstance(given, dict):
@@ -120,17 +146,80 @@ def _lock_table(table_id: int) -> Table:
             .defer("round__draw_entries", "round__draw_input").get(pk=table_id))
 
 
+def _same_submission(version: GameResultVersion, digest: str, payload) -> bool | None:
+    """Whether ``version`` was stored from this submission: by its digest, else (a version
+    stored before digests, or the same result spelt another way) by the normalized payload.
+    ``None`` when that needs the payload and it is not known yet (before validation)."""
+    if digest and version.submission_digest == digest:
+        return True
+    if payload is None:
+        return None
+    return version.payload == payload
+
+
+def _stored_submission(*, table: Table, number: int, by, idempotency_key: str, digest: str,
+                       payload=None) -> GameResult | None:
+    """The stored result this submission repeats, or ``None`` when there is none yet.
+
+    Called twice: before validation (``payload`` unknown: only what the digest decides; ``None``
+    also when undecided) and under the table's lock with the validated ``payload``, where a
+    different result already stored for the game is refused (409 ``already_submitted``). A key
+    of ``by`` that already names another submission — another table or game, or another body —
+    is refused either time (422 ``idempotency_key_reused``)."""
+    by_id = getattr(by, "pk", None)
+    if idempotency_key and by_id is not None:
+        named = list(GameResultVersion.objects.filter(
+            submitted_by_id=by_id, idempotency_key=idempotency_key)
+            .select_related("result").defer("payload", "engine_result").order_by("pk"))
+        if named:
+            here = next((v for v in named if v.result.table_id == table.pk
+                         and v.result.number == number), None)
+            same = None if here is None else _same_submission(here, digest, payload)
+            if same:
+                here.result.created = False
+                return here.result
+            if here is None or same is False:
+                raise ServiceError("idempotency_key_reused", _(
+                    "this Idempotency-Key was used for a different submission"), status=422)
+            return None  # this game, but whether the same body is known after validation
+    first = (GameResultVersion.objects.filter(result__table=table, result__number=number,
+                                              version=1)
+             .select_related("result").defer("payload", "engine_result").first())
+    if first is None:
+        return None
+    same = _same_submission(first, digest, payload)
+    if same:
+        first.result.created = False
+        return first.result
+    if same is False:
+        raise Conflict("already_submitted", _(
+            "game %(n)s of table %(t)s already has a result; send a correction with a "
+            "reason instead") % {"n": number, "t": table.number})
+    return None
+
+
 def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None,
                   idempotency_key: str = "", system: bool = False) -> GameResult:
     """Store the first result of game ``number`` at ``table``.
 
-    The same submission twice (same payload, or same ``idempotency_key``) returns the stored
-    result instead of a second one; a different one is refused: corrections go through
-    :func:`result_correct`. ``system`` marks live-play results, confirmed at once.
+    The same submission twice (the same body, or the same ``idempotency_key`` of the same
+    user) returns the stored result instead of a second one — looked up by the digest of what
+    was sent before the engine replays anything, so a retry is answered with what was stored
+    even when the table's previous game was corrected since. A key names one submission of its
+    user: reused for another game, table or body it is refused. A different result for a game
+    that has one is refused: corrections go through :func:`result_correct`. ``system`` marks
+    live-play results, confirmed at once.
     """
     event = table.round.event
     if table.round.status == Round.Status.COMMITTED:
         raise ServiceError("not_drawn", _("the round is not drawn yet"))
+    idempotency_key = idempotency_key or ""
+    digest = submission_digest(number=number, sheet=sheet, record=record)
+    if digest:
+        stored = _stored_submission(table=table, number=number, by=by,
+                                    idempotency_key=idempotency_key, digest=digest)
+        if stored is not None:
+            return stored
     kind, payload, res = result_validate(event=event, table=table, number=number, sheet=sheet,
                                          record=record)
     with transaction.atomic():
@@ -140,22 +229,12 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
             raise Conflict("live_game_running", _(
                 "game %(n)s of this table is being played live; its result is recorded when "
                 "it ends") % {"n": number})
-        existing = GameResult.objects.filter(table=table, number=number).first()
-        if existing is not None:
-            first = existing.versions.order_by("version").first()
-            if idempotency_key and first.idempotency_key == idempotency_key and (
-                    first.submitted_by_id == getattr(by, "pk", None)):
-                if first.payload != payload:
-                    raise ServiceError("idempotency_key_reused", _(
-                        "this Idempotency-Key was used for a different submission"), status=422)
-                existing.created = False
-                return existing
-            if first.payload == payload:
-                existing.created = False
-                return existing
-            raise Conflict("already_submitted", _(
-                "game %(n)s of table %(t)s already has a result; send a correction with a "
-                "reason instead") % {"n": number, "t": table.number})
+        # again under the lock: a concurrent copy may have been stored meanwhile
+        stored = _stored_submission(table=table, number=number, by=by,
+                                    idempotency_key=idempotency_key, digest=digest,
+                                    payload=payload)
+        if stored is not None:
+            return stored
         now = timezone.now()
         result = GameResult.objects.create(
             table=table, number=number, version=1,
@@ -166,7 +245,7 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
         GameResultVersion.objects.create(
             result=result, version=1, kind=kind, payload=payload, engine_result=res,
             points_a=res["team_points"][0], points_b=res["team_points"][1],
-            submitted_by=by, idempotency_key=idempotency_key or "")
+            submitted_by=by, idempotency_key=idempotency_key, submission_digest=digest)
         if system:
             _standings_on_commit(event.pk)
     result.created = True
@@ -180,12 +259,22 @@ def _seat_of(user, table: Table) -> Seat | None:
     return Seat.objects.filter(table=table, player=player).first()
 
 
-def result_confirm(*, result: GameResult, by, as_referee: bool = False) -> GameResult:
+def result_confirm(*, result: GameResult, by, as_referee: bool = False,
+                   version: int | None = None) -> GameResult:
     """Confirm a submitted result (two-person rule): a referee, or a player of the table who
-    did not submit it — of the other 联邦 when the submitter sat at the table."""
+    did not submit it — of the other 联邦 when the submitter sat at the table.
+
+    ``version`` is the version the confirmer saw: when given and the result has moved on (a
+    correction came in between), nothing changes and 409 ``stale_version`` names the current
+    one. Without it the current version is confirmed (older clients)."""
     with transaction.atomic():
         _lock_table(result.table_id)
         result = GameResult.objects.select_related("table__round__event").get(pk=result.pk)
+        if version is not None and version != result.version:
+            raise Conflict("stale_version", _(
+                "the result has changed since you saw it (version %(v)s, you confirmed "
+                "%(s)s); read it again") % {"v": result.version, "s": version},
+                detail={"version": result.version})
         if result.status == GameResult.Status.CONFIRMED:
             return result
         current = result.versions.get(version=result.version)
@@ -240,7 +329,9 @@ def result_correct(*, result: GameResult, reason: str, sheet=None, record=None, 
         GameResultVersion.objects.create(
             result=result, version=version, kind=kind, payload=payload, engine_result=res,
             points_a=res["team_points"][0], points_b=res["team_points"][1], submitted_by=by,
-            reason=reason)
+            reason=reason,
+            submission_digest=submission_digest(number=result.number, sheet=sheet,
+                                                record=record))
         result.version = version
         result.points_a, result.points_b = res["team_points"]
         result.places = res["places"]

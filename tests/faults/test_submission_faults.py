@@ -3,12 +3,13 @@ games/services.py: ``result_submit`` / ``result_confirm`` / ``result_correct``).
 
 Tablets retry, networks duplicate, and requests overtake each other. A retried submission (same
 Idempotency-Key of the same user, or the same body) is answered with the stored result: 201
-once, then 200 with the same id, and nothing is written. A different body under a used key is
-422 ``idempotency_key_reused``; a different result for a game that has one is 409
-``already_submitted`` (corrections go through ``/correct/``). Requests arriving out of order —
-game 2 before game 1, a confirmation after a correction, the original submission retried after
-a correction or a confirmation, a duplicate after the standings were computed — change nothing
-they should not: not the results, their versions, their statuses, nor the standings.
+once, then 200 with the same id, and nothing is written. A different body under a used key, or
+the key reused for another game, is 422 ``idempotency_key_reused``; a different result for a
+game that has one is 409 ``already_submitted`` (corrections go through ``/correct/``).
+Requests arriving out of order — game 2 before game 1, a confirmation after a correction, the
+original submission retried after a correction or a confirmation, a duplicate after the
+standings were computed — change nothing they should not: not the results, their versions,
+their statuses, nor the standings.
 
 Each test runs on a table of a drawn (and published) round: the fixtures of tests/api/conftest.py.
 The concurrent tests need row locks (PostgreSQL, ``DATABASE_URL``) and skip on SQLite.
@@ -198,11 +199,6 @@ def test_the_same_key_with_a_record_instead_of_the_sheet_is_refused(seated, tabl
     assert snapshot(table) == before
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "PRODUCTION BUG (doubtful design): an Idempotency-Key is only compared with the first "
-    "version of the result of the *same* game number (games/services.py result_submit looks "
-    "the key up on `existing` of (table, number)); the same user's key reused with another "
-    "game number creates a second result (201) instead of 422 idempotency_key_reused"))
 def test_the_same_key_for_another_game_number_is_refused(seated, table):
     assert submit(seated[0], table, number=1, key="tablet-3", sheet=FIRST).status_code == 201
     before = snapshot(table)
@@ -328,12 +324,6 @@ def test_concurrent_different_results_store_one(row_locks, seated, table, hold):
 
 
 # ----------------------------------------------------------------------------- reordered
-@pytest.mark.xfail(strict=True, reason=(
-    "PRODUCTION BUG: game 2's full record is accepted (201) before game 1 has a result: "
-    "games/services.py result_validate only checks the record's tributes and leader against "
-    "the table's stored game 1 when there is one (_previous_result returns None), so the "
-    "record's own `previous` — or none — is taken as given, and nothing re-checks game 2 when "
-    "game 1 arrives. Expected, as live_start does: 400 previous_missing, nothing stored"))
 @pytest.mark.parametrize("previous", [True, False], ids=["own-previous", "no-previous"])
 def test_a_record_of_game_2_before_game_1_is_refused(seated, table, match, previous):
     before = snapshot(table)
@@ -407,11 +397,6 @@ def test_a_confirmation_from_the_correctors_side_after_a_correction_is_refused(s
     assert snapshot(table) == before
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "DESIGN GAP (two-person rule): POST /results/{id}/confirm/ carries no version (the body is "
-    "ignored, no If-Match), so a confirmation of version 1 that arrives after the submitter "
-    "corrected the result to version 2 confirms version 2, which the confirming player never "
-    "saw (200, status confirmed). Expected: 409 stale_version, nothing changes"))
 def test_a_confirmation_of_an_older_version_does_not_confirm_the_correction(seated, table):
     rid = submit(seated[0], table, sheet=FIRST).json()["id"]
     # seat 1 (the other side) reads version 1 to confirm it; seat 0 corrects it meanwhile
@@ -468,12 +453,6 @@ def test_a_retry_of_game_2_after_game_1_was_corrected_changes_nothing(
     assert snapshot(table) == before
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "DOUBTFUL: result_submit validates a submission (result_validate, with the *current* game "
-    "1 injected as `previous`) before it looks for the stored one, so a retry with the same "
-    "Idempotency-Key and the same body is answered 400 wrong_previous (record with its own "
-    "previous) or 422 bad_pre (without) once game 1 was corrected, instead of 200 with the "
-    "stored game 2; nothing is written either way"))
 @pytest.mark.parametrize("previous", [True, False], ids=["own-previous", "no-previous"])
 def test_a_keyed_retry_of_game_2_after_game_1_was_corrected_gets_the_stored_result(
         seated, table, referee_user, match, previous):
