@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import time
+
 from django.db import connection
+from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import PermissionDenied
 from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
+from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from api.permissions import is_referee, seat_of
@@ -19,6 +25,8 @@ from games.live_notify import wait_for_version
 from games.models import LiveGame
 
 MAX_WAIT = 25.0
+MAX_STREAM = 300.0  # seconds one event stream stays open; the client reconnects (Last-Event-ID)
+KEEP_ALIVE = 15.0  # seconds between comment lines on a quiet stream
 
 
 class LiveStartSerializer(serializers.Serializer):
@@ -84,15 +92,9 @@ class LiveGameApi(APIView):
             since, wait = -1, 0.0
         seat = _seat_number(request, lg)
         if lg.version <= since and wait > 0:
-            # With a connection pool a waiting request gives its connection back while it
-            # waits: hundreds of waiters need no more than the pool. (Without one, each thread
-            # keeps its own connection anyway.)
-            pooled = bool(connection.settings_dict.get("OPTIONS", {}).get("pool"))
-
             def read_version() -> int:
                 version = LiveGame.objects.values_list("version", flat=True).get(pk=lg.pk)
-                if pooled and not connection.in_atomic_block:
-                    connection.close()
+                _release_connection()
                 return version
 
             if wait_for_version(lg.pk, since, wait, read_version):
@@ -132,3 +134,104 @@ class LiveActApi(APIView):
         version = data.pop("version")
         lg = live.live_act(live_id=lg.pk, seat=seat, action=data, version=version)
         return Response(live.live_view(live=lg, seat=seat))
+
+
+def _pooled() -> bool:
+    return bool(connection.settings_dict.get("OPTIONS", {}).get("pool"))
+
+
+def _release_connection() -> None:
+    """With a connection pool, give the connection back while waiting (hundreds of waiting
+    requests then need no more connections than the pool); without one, each thread keeps its
+    own persistent connection anyway."""
+    if _pooled() and not connection.in_atomic_block:
+        connection.close()
+
+
+def live_events(lg: LiveGame, seat: int | None, since: int, seconds: float):
+    """The server-sent events of one seat's (or the public) view: one ``view`` event per new
+    version (``id:`` is the version), comment lines while nothing happens; ends when the game
+    is over or after ``seconds``."""
+    deadline = time.monotonic() + seconds
+    yield f"retry: 1000\n: {lg.pk}\n\n"
+
+    def read_version() -> int:
+        version = LiveGame.objects.values_list("version", flat=True).get(pk=lg.pk)
+        _release_connection()
+        return version
+
+    while True:
+        if lg.version > since:
+            data = json.dumps(live.live_view(live=lg, seat=seat), cls=JSONEncoder,
+                              separators=(",", ":"))
+            _release_connection()
+            since = lg.version
+            yield f"id: {since}\nevent: view\ndata: {data}\n\n"
+            if lg.status == LiveGame.Status.FINISHED:
+                return
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        if wait_for_version(lg.pk, since, min(left, KEEP_ALIVE), read_version):
+            lg.refresh_from_db(fields=["version", "status", "turn_deadline", "result"])
+        else:
+            yield ": keep-alive\n\n"
+
+
+SSE_EVENT = {
+    "type": "object",
+    "description": "One server-sent event: `event: view`, `id: <version>`, `data: <the view "
+                   "as JSON, as GET /api/v1/live/{id}/ answers>`; comment lines keep it open.",
+    "properties": {"event": {"type": "string", "enum": ["view"]},
+                   "id": {"type": "string", "pattern": "^[0-9]+$"},
+                   "data": {"type": "string", "contentMediaType": "application/json"}},
+    "required": ["event", "id", "data"],
+}
+
+
+class EventStreamRenderer(BaseRenderer):
+    """Lets a client ask for ``text/event-stream`` (as ``EventSource`` does); an error answer
+    is still the one JSON error object."""
+
+    media_type = "text/event-stream"
+    format = "event-stream"
+    charset = "utf-8"
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        return json.dumps(data, cls=JSONEncoder).encode() if data is not None else b""
+
+
+class LiveEventsApi(APIView):
+    permission_classes = [AllowAny]
+    throttle_scope = "live"
+    renderer_classes = [EventStreamRenderer, JSONRenderer]
+
+    @extend_schema(parameters=[
+        OpenApiParameter("since", int, description="send views of versions above this "
+                                                   "(default: the current view at once)"),
+        OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER,
+                         description="as since, sent by a reconnecting EventSource"),
+        OpenApiParameter("seconds", float, description=f"how long the stream stays open "
+                                                       f"(at most {MAX_STREAM:.0f})")],
+        responses={(200, "text/event-stream"): SSE_EVENT, **ERRORS})
+    def get(self, request, pk):
+        """Server-sent events: your seat's view (or the public view) each time the game moves
+        on — one open request instead of a long-poll after every move. Each event is
+        ``event: view``, ``id: <version>`` and the view as JSON, exactly as ``GET`` returns it."""
+        lg = _live(request, pk)
+        seat = _seat_number(request, lg)
+        try:
+            since = int(request.headers.get("Last-Event-ID")
+                        or request.query_params.get("since", -1))
+        except ValueError:
+            since = -1
+        try:
+            seconds = float(request.query_params.get("seconds", MAX_STREAM))
+        except ValueError:
+            seconds = MAX_STREAM
+        seconds = min(MAX_STREAM, max(0.0, seconds)) if seconds == seconds else MAX_STREAM
+        resp = StreamingHttpResponse(live_events(lg, seat, since, seconds),
+                                     content_type="text/event-stream")
+        resp["Cache-Control"] = "no-store"
+        resp["X-Accel-Buffering"] = "no"  # no proxy buffering
+        return resp

@@ -167,6 +167,8 @@ class Figures:
         self.statuses[label][status] += 1
 
     def lines(self) -> list[str]:
+        """One line per label; req/s is the label's requests over the wall time of the batches
+        that sent them (single requests sent one by one show "-")."""
         out = [f"  {'endpoint':<34} {'n':>6} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8} "
                f"{'max ms':>8}  answers"]
         for label in sorted(self.latency):

@@ -3,6 +3,10 @@
 - ``DATABASE_URL``: SQLite file ``db.sqlite3`` by default; ``postgres://…`` in production.
 - ``CELERY_BROKER_URL``: none → Celery tasks run in-process; ``redis://…`` in production.
 - ``DJANGO_SECRET_KEY``, ``DJANGO_DEBUG``, ``DJANGO_ALLOWED_HOSTS``.
+- ``DB_POOL_MAX_SIZE`` (a psycopg pool per process), ``DB_CONNECT_TIMEOUT``, ``DB_CONN_MAX_AGE``.
+- ``LIVE_PUBSUB_URL``: Redis that wakes live-play waiters (default: the broker when Redis).
+- ``CELERY_VISIBILITY_TIMEOUT``: when Redis redelivers a task whose worker died.
+- ``THROTTLE_*``: request rates (anonymous, user, writes, results, engine, live).
 """
 
 from __future__ import annotations
@@ -133,6 +137,11 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # Tasks are idempotent, so an early redelivery is harmless; the fault tests set a few seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
+}
+# `celery -A config beat`: re-queue the standings of any event whose recompute message was lost
+# (tournaments/standings.py, standings_sweep); an event with fresh standings costs one query.
+CELERY_BEAT_SCHEDULE = {
+    "standings-sweep": {"task": "tournaments.tasks.standings_sweep_task", "schedule": 60.0},
 }
 
 # Request size caps: a full game record is ~6 KB; refuse what no client should send.

@@ -187,7 +187,7 @@ def api_world(transactional_db, no_throttling, fast_passwords):
 
 
 def _pin(case, world) -> None:
-    """Point the path at the fixture's objects; cap the live long-poll."""
+    """Point the path at the fixture's objects; cap the live long-poll and event stream."""
     path = case.operation.path
     params = case.path_parameters or {}
     if "slug" in params:
@@ -205,6 +205,8 @@ def _pin(case, world) -> None:
             case.query["wait"] = min(float(case.query["wait"]), MAX_LONG_POLL)
         except (TypeError, ValueError):
             pass
+    if path.endswith("/events/"):  # a stream stays open for its seconds (default 300)
+        case.query = {**(case.query or {}), "seconds": MAX_LONG_POLL}
 
 
 @schema.parametrize()

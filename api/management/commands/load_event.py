@@ -385,10 +385,9 @@ class Command(BaseCommand):
                 submitter = logged[0][2] if logged else referees[table_id % len(referees)]
                 if table_id in records:
                     payload = {"number": game, "record": records[table_id][game - 1]}
-                    label = "POST results (record)"
                 else:
                     payload = {"number": game, "sheet": random_sheet(self.rng)}
-                    label = "POST results (sheet)"
+                label = "POST results (record or sheet)"
                 headers = _json_headers(submitter)
                 headers["Idempotency-Key"] = f"{table_id}-{game}"
                 jobs.append(Request("POST", f"/api/v1/tables/{table_id}/results/", headers,
@@ -407,7 +406,8 @@ class Command(BaseCommand):
             confirmer = others[0] if others else next(
                 r for r in referees if r != submitter)
             jobs.append(Request("POST", f"/api/v1/results/{result_id}/confirm/",
-                                _json_headers(confirmer), b"", "POST results/confirm"))
+                                _json_headers(confirmer), b'{"version":1}',
+                                "POST results/confirm"))
         self._expect(self.send(jobs), jobs, (200,))
         w(f"  {len(jobs)} results confirmed in {time.monotonic() - t0:.1f} s")
 

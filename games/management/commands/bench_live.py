@@ -10,8 +10,10 @@
 3. starts gunicorn on 127.0.0.1 (a free port; ``gthread`` workers with enough threads for every
    waiting seat, a connection pool of ``--pool`` per worker) as in production: long-polls are
    woken through Redis pub/sub (``--pubsub``); Celery eager, so no 托管 countdown is queued;
-4. runs one client thread per seat (``requests`` sessions, HTTP keep-alive). A seat long-polls
-   its view (``GET /api/v1/live/<id>/?since=<v>&wait=25``); when it is its turn it thinks
+4. runs one client thread per seat (``requests`` sessions, HTTP keep-alive). A seat follows
+   its view on an event stream (``GET /api/v1/live/<id>/events/``, server-sent events; or with
+   ``--transport longpoll`` a ``GET /api/v1/live/<id>/?since=<v>&wait=25`` after every
+   change); when it is its turn it thinks
    (``--think``: 0.5–1.5 × that many seconds) and sends the act with the version it saw. The act
    is chosen by :class:`engine.bots.HeuristicBot` on a shadow :class:`engine.Game` the table's
    clients keep from the acts the server accepted (the server is never asked for hidden cards);
@@ -102,6 +104,9 @@ class Table:
     def next_act(self, version: int) -> tuple[int, dict] | None:
         """(seat, act) to play at ``version`` if the shadow is at that version."""
         with self.cond:
+            # a seat woken by the server may be ahead of the table's shadow game: the acting
+            # seat's thread applies its accepted act when its answer arrives
+            self.cond.wait_for(lambda: self.over or self.game.version >= version, timeout=10)
             if self.over or self.game.version != version:
                 return None
             if self.choice is None or self.choice[0] != version:
@@ -194,6 +199,9 @@ class Command(BaseCommand):
                                  "this; 0: act at once, a closed loop that saturates the server)")
         parser.add_argument("--wait", type=float, default=25.0,
                             help="long-poll seconds of each waiting GET")
+        parser.add_argument("--transport", choices=["sse", "longpoll"], default="sse",
+                            help="how seats follow the game: one event stream each (default) "
+                                 "or a long-poll after every change")
         parser.add_argument("--seed", type=int, default=1)
         parser.add_argument("--port", type=int, default=0, help="0: a free port")
 
@@ -208,7 +216,7 @@ class Command(BaseCommand):
             self.stdout.flush()
             argv = [sys.executable, str(_repo_root() / "manage.py"), "bench_live"]
             for name in ("tables", "seconds", "workers", "threads", "pool", "pubsub", "think",
-                         "wait", "seed", "port"):
+                         "wait", "transport", "seed", "port"):
                 argv += [f"--{name.replace('_', '-')}", str(opts[name])]
             code = subprocess.call(argv, env=env, cwd=str(_repo_root()))
             if code:
@@ -302,8 +310,8 @@ class Command(BaseCommand):
                 proc.wait(5)
 
     # ------------------------------------------------------------------ run
-    def run(self, url, *, tables, seconds, workers, threads, pool, pubsub, think, wait, seed,
-            port, **opts):
+    def run(self, url, *, tables, seconds, workers, threads, pool, pubsub, think, wait,
+            transport, seed, port, **opts):
         threads = threads or max(8, (6 * tables) // workers + 16)
         out = self.stdout.write
         t0 = time.monotonic()
@@ -321,13 +329,13 @@ class Command(BaseCommand):
         try:
             clients = [threading.Thread(
                 target=self.seat_loop, daemon=True,
-                args=(base, tab, seat, keys[seat], stats, stop, think, wait))
+                args=(base, tab, seat, keys[seat], stats, stop, think, wait, transport))
                 for tab, keys in tabs for seat in range(6)]
             out(f"gunicorn gthread {workers}×{threads} on 127.0.0.1:{port}, {pool} database "
                 f"connections per worker, long-polls woken by "
                 f"{'Redis pub/sub' if pubsub != 'none' else 'polling the version'}; "
                 f"{len(clients)} seat clients for up to {seconds:.0f} s (think {think} s, "
-                f"long-poll {wait} s)")
+                + ("one event stream each)" if transport == "sse" else f"long-poll {wait} s)"))
             started = time.monotonic()
             for c in clients:
                 c.start()
@@ -344,31 +352,23 @@ class Command(BaseCommand):
             self.stop_gunicorn(proc)
         self.report(tabs, stats, elapsed, workers, threads)
 
-    def seat_loop(self, base, tab: Table, seat, key, stats: Stats, stop, think, wait):
-        """One seat's client: long-poll for the next version; on its turn, think, then act."""
+    def seat_loop(self, base, tab: Table, seat, key, stats: Stats, stop, think, wait,
+                  transport):
+        """One seat's client: follow the game (an event stream, or long-polls); on its turn,
+        think, then act."""
         import requests
 
-        session = requests.Session()
+        session = requests.Session()  # acts (and long-polls)
         session.headers["Authorization"] = f"Token {key}"
         url = f"{base}/{tab.live_id}/"
         seen = -1
+        follow = self.stream if transport == "sse" else self.long_polls
         try:
-            while not stop.is_set():
-                t = time.perf_counter()
-                try:
-                    r = session.get(url, params={"since": seen, "wait": wait}, timeout=wait + 30)
-                except requests.RequestException as exc:
-                    stats.errors[("GET", type(exc).__name__)] += 1
-                    time.sleep(0.5)
-                    continue
-                received = time.monotonic()
-                stats.add("GET", (time.perf_counter() - t) * 1000, r.status_code)
-                if r.status_code != 200:
-                    time.sleep(0.5)
-                    continue
-                view = r.json()
+            for view, received in follow(session, url, key, stats, stop, wait):
                 if view["version"] > seen >= 0:
                     tab.woken(view["version"], received, stats)
+                if view["version"] <= seen:
+                    continue  # our own act, seen in its answer already
                 seen = view["version"]
                 while not stop.is_set() and view["status"] != "finished":
                     mine = tab.next_act(seen)
@@ -394,10 +394,66 @@ class Command(BaseCommand):
                     stats.add("POST", ms, r.status_code, final=view["status"] == "finished")
                     tab.accepted(seat, act, view["version"], time.monotonic())
                     seen = view["version"]
-                if view["status"] == "finished":
+                if view["status"] == "finished" or stop.is_set():
                     return
         finally:
             session.close()
+
+    def long_polls(self, session, url, key, stats, stop, wait):
+        import requests
+
+        seen = -1
+        while not stop.is_set():
+            t = time.perf_counter()
+            try:
+                r = session.get(url, params={"since": seen, "wait": wait}, timeout=wait + 30)
+            except requests.RequestException as exc:
+                stats.errors[("GET", type(exc).__name__)] += 1
+                time.sleep(0.5)
+                continue
+            stats.add("GET", (time.perf_counter() - t) * 1000, r.status_code)
+            if r.status_code != 200:
+                time.sleep(0.5)
+                continue
+            view = r.json()
+            seen = max(seen, view["version"])
+            yield view, time.monotonic()
+
+    def stream(self, session, url, key, stats, stop, wait):
+        """The seat's event stream (its own connection); reconnects with Last-Event-ID."""
+        import json
+
+        import requests
+
+        seen = -1
+        with requests.Session() as events:
+            events.headers.update({"Authorization": f"Token {key}",
+                                   "Accept": "text/event-stream"})
+            while not stop.is_set():
+                headers = {"Last-Event-ID": str(seen)} if seen >= 0 else {}
+                try:
+                    with events.get(f"{url}events/", headers=headers, stream=True,
+                                    timeout=(10, 60)) as r:
+                        stats.add("GET", 0.0, r.status_code)
+                        if r.status_code != 200:
+                            time.sleep(0.5)
+                            continue
+                        data = None
+                        for line in r.iter_lines(decode_unicode=True):
+                            if stop.is_set():
+                                return
+                            if line.startswith("data: "):
+                                data = line[6:]
+                            elif not line and data is not None:
+                                view = json.loads(data)
+                                data = None
+                                seen = max(seen, view["version"])
+                                yield view, time.monotonic()
+                                if view["status"] == "finished":
+                                    return
+                except requests.RequestException as exc:
+                    stats.errors[("GET", type(exc).__name__)] += 1
+                    time.sleep(0.5)
 
     # ------------------------------------------------------------------ report
     def report(self, tabs, stats: Stats, elapsed, workers, threads):
@@ -415,7 +471,7 @@ class Command(BaseCommand):
             f"{os.getloadavg()[0]:.1f}")
         out(f"ran {elapsed:.1f} s: {acts} acts accepted = {acts / elapsed:.1f} acts/s; "
             f"{len(finished)}/{len(tabs)} games finished")
-        for name, values in (("act POST", stats.post_ms), ("view GET (long-polls: includes the wait)", stats.get_ms),
+        for name, values in (("act POST", stats.post_ms), ("view GET (long-polls: includes the wait; streams: 0)", stats.get_ms),
                              ("wake (act answered → waiting seat has it)", stats.wake_ms)):
             if values:
                 out(f"{name}: n={len(values)} p50={percentile(values, 50):.1f} ms "

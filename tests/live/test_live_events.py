@@ -1,0 +1,177 @@
+"""Server-sent events of a live game (``GET /live/<id>/events/``): one ``view`` event per new
+version for the asking seat (or the public), the same view ``GET /live/<id>/`` gives, never
+another seat's cards; resumable with ``Last-Event-ID``; bounded by ``seconds``.
+
+The stream is read in a thread while the main thread acts, so the tests are
+``transaction=True``."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+from django.db import connections
+from rest_framework.test import APIClient
+
+from games import live
+from games.models import LiveGame
+from tests.live.helpers import (
+    act_url,
+    bot_pick,
+    hidden_card_problems,
+    live_url,
+    make_live_table,
+    server_game,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def started():
+    lt = make_live_table(client_cls=APIClient)
+    return lt, live.live_start(table=lt.table).pk
+
+
+def events_url(live_id: int, **query) -> str:
+    q = "&".join(f"{k}={v}" for k, v in query.items())
+    return f"/api/v1/live/{live_id}/events/" + (f"?{q}" if q else "")
+
+
+def parse(chunks) -> list[dict]:
+    """SSE frames → [{"id": int, "event": str, "data": dict}] (comments dropped)."""
+    text = "".join(c.decode() if isinstance(c, bytes) else c for c in chunks)
+    out = []
+    for frame in text.split("\n\n"):
+        fields = {}
+        for line in frame.split("\n"):
+            if line and not line.startswith(":") and ": " in line:
+                key, value = line.split(": ", 1)
+                fields[key] = value
+        if "data" in fields:
+            out.append({"id": int(fields["id"]), "event": fields["event"],
+                        "data": json.loads(fields["data"])})
+    return out
+
+
+def read_in_thread(client, url, want: int, **headers):
+    """Read the stream in a thread until ``want`` view events came (or it ends)."""
+    box = {"chunks": [], "views": 0}
+
+    def run():
+        try:
+            r = client.get(url, HTTP_ACCEPT="text/event-stream", **headers)
+            box["status"] = r.status_code
+            box["type"] = r["Content-Type"]
+            for chunk in r.streaming_content:
+                box["chunks"].append(chunk)
+                box["views"] = len(parse(box["chunks"]))
+                if box["views"] >= want:
+                    break
+            r.close()
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            box["error"] = repr(exc)
+        finally:
+            connections.close_all()
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, box
+
+
+def act_once(lt, live_id):
+    game = server_game(live_id)
+    seat, action = bot_pick(game, lt.bots)
+    r = lt.clients[seat].post(act_url(live_id), {"version": game.version, **action},
+                              format="json")
+    assert r.status_code == 200, r.content
+    return r.json()["version"]
+
+
+def test_a_seat_gets_a_view_at_once_then_one_per_move_with_its_own_cards_only(started):
+    lt, live_id = started
+    watcher = 2
+    thread, box = read_in_thread(lt.clients[watcher], events_url(live_id, seconds=20), want=4)
+    time.sleep(0.3)
+    versions = []
+    for _ in range(3):
+        versions.append(act_once(lt, live_id))
+        time.sleep(0.3)  # SQLite's in-memory test database locks a table a reader is on
+    thread.join(15)
+    assert "error" not in box, box.get("error")
+    assert box["status"] == 200 and box["type"].startswith("text/event-stream")
+    views = parse(box["chunks"])
+    assert len(views) == 4
+    assert [v["id"] for v in views] == [v["data"]["version"] for v in views]
+    assert [v["id"] for v in views][1:] == versions
+    assert all(v["event"] == "view" for v in views)
+    last = views[-1]["data"]
+    # the same view as GET, and nothing of another seat's hand
+    got = lt.clients[watcher].get(live_url(live_id)).json()
+    assert {k: v for k, v in last.items() if k != "turn_deadline"} == \
+        {k: v for k, v in got.items() if k != "turn_deadline"}
+    game = server_game(live_id)
+    assert hidden_card_problems(last, watcher, game) == []
+
+
+def test_the_public_stream_shows_no_hidden_cards(started):
+    lt, live_id = started
+    thread, box = read_in_thread(lt.anon, events_url(live_id, seconds=20), want=3)
+    time.sleep(0.3)
+    act_once(lt, live_id)
+    time.sleep(0.3)  # SQLite's in-memory test database locks a table a reader is on
+    act_once(lt, live_id)
+    thread.join(15)
+    views = parse(box["chunks"])
+    assert len(views) == 3
+    game = server_game(live_id)
+    assert hidden_card_problems(views[-1]["data"], None, game) == []
+    assert all("hand" not in v["data"] and "legal" not in v["data"] for v in views)
+
+
+def test_last_event_id_resumes_after_the_version_the_client_had(started):
+    lt, live_id = started
+    first = act_once(lt, live_id)
+    second = act_once(lt, live_id)
+    r = lt.clients[0].get(events_url(live_id, seconds=0), HTTP_ACCEPT="text/event-stream",
+                          HTTP_LAST_EVENT_ID=str(first))
+    views = parse(list(r.streaming_content))
+    assert [v["id"] for v in views] == [second]
+    r = lt.clients[0].get(events_url(live_id, seconds=0, since=second),
+                          HTTP_ACCEPT="text/event-stream")
+    assert parse(list(r.streaming_content)) == []
+
+
+def test_a_quiet_stream_ends_after_its_seconds(started):
+    lt, live_id = started
+    version = LiveGame.objects.get(pk=live_id).version
+    t0 = time.monotonic()
+    r = lt.anon.get(events_url(live_id, seconds=1, since=version),
+                    HTTP_ACCEPT="text/event-stream")
+    body = b"".join(r.streaming_content)
+    assert 0.8 < time.monotonic() - t0 < 5
+    assert parse([body]) == []
+
+
+@pytest.mark.parametrize("query", ["seconds=abc", "seconds=-5", "seconds=nan", "since=x"])
+def test_odd_parameters_do_not_hang_or_fail(started, query):
+    lt, live_id = started
+    t0 = time.monotonic()
+    r = lt.anon.get(f"/api/v1/live/{live_id}/events/?{query}&seconds=0"
+                    if "seconds" not in query else f"/api/v1/live/{live_id}/events/?{query}",
+                    HTTP_ACCEPT="text/event-stream")
+    assert r.status_code == 200
+    if "seconds=abc" in query or "nan" in query:
+        r.close()  # the default length: do not read it all
+    else:
+        b"".join(r.streaming_content)
+    assert time.monotonic() - t0 < 5
+
+
+def test_an_unknown_or_unpublished_game_is_a_json_404(started):
+    lt, _live_id = started
+    r = lt.anon.get("/api/v1/live/999999/events/", HTTP_ACCEPT="text/event-stream")
+    assert r.status_code == 404
+    assert json.loads(r.content)["error"]["code"] == "not_found"
