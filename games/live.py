@@ -111,11 +111,25 @@ class GameCache:
             return LiveGame.objects.values_list("state", flat=True).get(pk=live.pk)
         return live.state
 
+    def _build(self, live: LiveGame) -> engine.Game:
+        """A cache miss: the stored state, by catching up an older cached version of the game
+        with the acts recorded since (another process made them), else by a full replay."""
+        state = self._state(live)
+        with self._lock:
+            older = [k for k in self._games if k[:2] == (live.pk, live.started_at)
+                     and k[2] < live.version]
+            base = self._games.pop(max(older, key=lambda k: k[2])) if older else None
+        if base is not None:
+            game = _catch_up(base, state)
+            if game is not None:
+                return game
+        return engine.Game.from_state(state)
+
     def take(self, live: LiveGame) -> engine.Game:
         """The game at ``live.version``, for an act; give it back with :meth:`put`."""
         with self._lock:
             game = self._games.pop(self._key(live, live.version), None)
-        return game if game is not None else engine.Game.from_state(self._state(live))
+        return game if game is not None else self._build(live)
 
     def put(self, live: LiveGame, game: engine.Game) -> None:
         key = self._key(live, game.version)
@@ -133,7 +147,7 @@ class GameCache:
             if game is not None:
                 self._games.move_to_end(key)
                 return reader(game)
-        game = engine.Game.from_state(self._state(live))
+        game = self._build(live)
         self.put(live, game)
         with self._lock:
             return reader(game)
@@ -141,6 +155,26 @@ class GameCache:
     def clear(self) -> None:
         with self._lock:
             self._games.clear()
+
+
+def _catch_up(game: engine.Game, state: dict) -> engine.Game | None:
+    """``game`` (an older version, in play) moved on by the acts ``state`` recorded since, as
+    :meth:`engine.Game.from_state` would replay them; ``None`` when that does not apply (still
+    in pre-play, or the versions do not add up), and the caller replays the whole record."""
+    rec = state["record"]
+    actions = rec["actions"]
+    done = len(game.actions)
+    if game.state != "play" or rec.get("leader") != game.leader or \
+            len(rec["pre"]) != len(game.pre_events) or done > len(actions) or \
+            state.get("version") != game.version + len(actions) - done:
+        return None
+    try:
+        for action in actions[done:]:
+            game.act(action["seat"], action)
+    except (engine.IllegalAction, KeyError, TypeError):
+        return None
+    game.auto_seats = set(state.get("auto_seats", []))
+    return game if game.version == state["version"] else None
 
 
 games = GameCache()

@@ -87,3 +87,55 @@ def test_the_cache_keeps_at_most_its_size(live_table):
         rng.random()
     assert len(cache._games) == 3
     assert max(key[2] for key in cache._games) == game.version
+
+
+def test_an_older_cached_game_catches_up_to_every_later_state_exactly(live_table):
+    """Another process moved the game on: this one brings its older copy up to date with the
+    recorded acts, and gets exactly what a full replay of the stored state gives."""
+    lg = live.live_start(table=live_table.table)
+    states = [lg.state]
+    while lg.status == LiveGame.Status.RUNNING:
+        game = Game.from_state(lg.state)
+        seat, act = bot_pick(game, live_table.bots)
+        lg = live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
+        lg.refresh_from_db()
+        states.append(lg.state)
+    caught = 0
+    for i, older in enumerate(states):
+        for later in states[i + 1:i + 6]:
+            base = Game.from_state(older)
+            game = live._catch_up(base, later)
+            if game is None:
+                assert Game.from_state(older).state == "pre" or later["record"]["leader"] is None \
+                    or Game.from_state(later).state != "play" or base.state != "play", \
+                    "a game in play did not catch up"
+                continue
+            caught += 1
+            assert game.to_state() == Game.from_state(later).to_state()
+    assert caught > 100
+
+
+def test_a_cache_miss_builds_from_an_older_version_without_a_full_replay(live_table,
+                                                                         monkeypatch):
+    lg = live.live_start(table=live_table.table)
+    while Game.from_state(lg.state).state != "play":
+        game = Game.from_state(lg.state)
+        seat, act = bot_pick(game, live_table.bots)
+        lg = live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
+        lg.refresh_from_db()
+    older = Game.from_state(lg.state)  # what this process holds at this version
+    for _ in range(3):  # three acts "in another process": not cached here
+        game = Game.from_state(lg.state)
+        seat, act = bot_pick(game, live_table.bots)
+        lg = live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
+        lg.refresh_from_db()
+    live.games.clear()
+    live.games.put(lg, older)
+    replays = []
+    real = Game.from_state
+    monkeypatch.setattr(Game, "from_state", classmethod(
+        lambda cls, state: replays.append(1) or real(state)))
+    view = live.live_view(live=lg, seat=None)
+    assert replays == [], "the game was replayed in full"
+    assert view["version"] == lg.version
+    assert _cached(lg).to_state() == lg.state

@@ -312,7 +312,8 @@ class Command(BaseCommand):
     # ------------------------------------------------------------------ run
     def run(self, url, *, tables, seconds, workers, threads, pool, pubsub, think, wait,
             transport, seed, port, **opts):
-        threads = threads or max(8, (6 * tables) // workers + 16)
+        # a worker may get any share of the streams (each holds a thread): room for all of them
+        threads = threads or 6 * tables + 32
         out = self.stdout.write
         t0 = time.monotonic()
         event, tabs = self.make_tables(tables, seed)
