@@ -97,8 +97,9 @@ class LiveGameApi(APIView):
                 _release_connection()
                 return version
 
-            if wait_for_version(lg.pk, since, wait, read_version):
-                lg.refresh_from_db(fields=["version", "status", "turn_deadline", "result"])
+            moved = wait_for_version(lg.pk, since, wait, read_version)
+            if moved is not None:
+                _reach(lg, moved)
         etag = f'"live-{lg.pk}-{lg.version}"'
         if request.headers.get("If-None-Match") == etag:
             resp = Response(status=status.HTTP_304_NOT_MODIFIED)
@@ -148,6 +149,16 @@ def _release_connection() -> None:
         connection.close()
 
 
+def _reach(lg: LiveGame, version: int) -> None:
+    """Bring ``lg`` to ``version`` (or later): from this process's memory of the row when it has
+    it, else read the row once (and remember it for the table's other streams)."""
+    if live.games.row_at(lg, version):
+        return
+    lg.refresh_from_db(fields=["version", "status", "turn_deadline", "result"])
+    live.games.put_row(lg)
+    _release_connection()
+
+
 def live_events(lg: LiveGame, seat: int | None, since: int, seconds: float):
     """The server-sent events of one seat's (or the public) view: one ``view`` event per new
     version (``id:`` is the version), comment lines while nothing happens; ends when the game
@@ -172,10 +183,11 @@ def live_events(lg: LiveGame, seat: int | None, since: int, seconds: float):
         left = deadline - time.monotonic()
         if left <= 0:
             return
-        if wait_for_version(lg.pk, since, min(left, KEEP_ALIVE), read_version):
-            lg.refresh_from_db(fields=["version", "status", "turn_deadline", "result"])
-        else:
+        moved = wait_for_version(lg.pk, since, min(left, KEEP_ALIVE), read_version)
+        if moved is None:
             yield ": keep-alive\n\n"
+        else:
+            _reach(lg, moved)
 
 
 SSE_EVENT = {

@@ -100,6 +100,9 @@ class GameCache:
     def __init__(self, size: int = 256):
         self.size = size
         self._games: OrderedDict[tuple, engine.Game] = OrderedDict()
+        # (id, start, version) -> (status, turn_deadline, result id): the row's other fields at
+        # that version, so the streams of one table need not read the row once each
+        self._rows: OrderedDict[tuple, tuple] = OrderedDict()
         self._lock = threading.Lock()
 
     @staticmethod
@@ -152,9 +155,29 @@ class GameCache:
         with self._lock:
             return reader(game)
 
+    def put_row(self, live: LiveGame) -> None:
+        """Remember ``live``'s status, turn deadline and result at its version."""
+        key = self._key(live, live.version)
+        with self._lock:
+            self._rows[key] = (live.status, live.turn_deadline, live.result_id)
+            self._rows.move_to_end(key)
+            while len(self._rows) > self.size:
+                self._rows.popitem(last=False)
+
+    def row_at(self, live: LiveGame, version: int) -> bool:
+        """Set ``live`` to ``version`` from what :meth:`put_row` remembered; whether it could."""
+        with self._lock:
+            row = self._rows.get(self._key(live, version))
+        if row is None:
+            return False
+        live.version = version
+        live.status, live.turn_deadline, live.result_id = row
+        return True
+
     def clear(self) -> None:
         with self._lock:
             self._games.clear()
+            self._rows.clear()
 
 
 def _catch_up(game: engine.Game, state: dict) -> engine.Game | None:
@@ -216,7 +239,7 @@ def live_act(*, live_id: int, seat: int, action: dict, version: int, auto: bool 
         live.state = game.to_state()
         live.version = game.version
         # cached once the new state is stored; a rolled-back act leaves nothing behind
-        transaction.on_commit(lambda: games.put(live, game))
+        transaction.on_commit(lambda: (games.put(live, game), games.put_row(live)))
         announce(live.pk, live.version)
         if game.state == "over":
             live.status = LiveGame.Status.FINISHED

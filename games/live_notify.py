@@ -118,27 +118,35 @@ def _ensure_listener() -> bool:
     return _listener_ok.wait(timeout=0.5)
 
 
-def wait_for_version(live_id: int, since: int, timeout: float, read_version) -> bool:
-    """Block until the game is past version ``since`` or ``timeout`` seconds pass; returns
-    whether it moved. ``read_version()`` reads the stored version: once after subscribing (so
-    a change made just before cannot be missed), then as the fallback."""
+def wait_for_version(live_id: int, since: int, timeout: float, read_version) -> int | None:
+    """Block until the game is past version ``since`` or ``timeout`` seconds pass; returns the
+    version it is known to have reached, or ``None`` if it did not move.
+
+    The caller has just read the game at ``since`` (or later). With pub/sub working, any change
+    since then has been or will be announced to this process (``_latest`` keeps the highest
+    version announced), so no read is needed before waiting; ``read_version()`` (the stored
+    version) is the fallback while pub/sub is down, and a check now and then in case a message
+    was lost."""
     deadline = time.monotonic() + timeout
     pubsub = _ensure_listener()
     event = threading.Event()
     with _lock:
         _waiters.setdefault(live_id, set()).add(event)
     try:
-        if read_version() > since:
-            return True
+        if not pubsub:
+            version = read_version()
+            if version > since:
+                return version
         last_read = time.monotonic()
         while True:
             with _lock:
-                if _latest.get(live_id, -1) > since:
-                    return True
+                known = _latest.get(live_id, -1)
+                if known > since:
+                    return known
                 event.clear()
             left = deadline - time.monotonic()
             if left <= 0:
-                return False
+                return None
             event.wait(timeout=min(left, SAFETY_READ if pubsub else FALLBACK_POLL))
             pubsub = _listener_ok.is_set()
             now = time.monotonic()
@@ -146,8 +154,9 @@ def wait_for_version(live_id: int, since: int, timeout: float, read_version) -> 
             # (Redis pub/sub delivers at most once, e.g. not while the listener reconnects)
             if not pubsub or now - last_read >= SAFETY_READ:
                 last_read = now
-                if read_version() > since:
-                    return True
+                version = read_version()
+                if version > since:
+                    return version
     finally:
         with _lock:
             waiting = _waiters.get(live_id)

@@ -186,7 +186,8 @@ class Command(BaseCommand):
         parser.add_argument("--tables", type=int, default=50)
         parser.add_argument("--seconds", type=float, default=60.0,
                             help="stop after this long even if games are running")
-        parser.add_argument("--workers", type=int, default=2)
+        parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1),
+                            help="gunicorn gthread workers (default: two per core)")
         parser.add_argument("--threads", type=int, default=0,
                             help="threads per worker (default: enough for every waiting seat)")
         parser.add_argument("--pool", type=int, default=8,
@@ -283,7 +284,7 @@ class Command(BaseCommand):
         cmd = [sys.executable, "-m", "gunicorn", "config.wsgi:application",
                "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread",
                "--workers", str(workers), "--threads", str(threads), "--keep-alive", "75",
-               "--backlog", "2048", "--log-level", "warning", "--timeout", "60"]
+               "--backlog", "2048", "--log-level", "warning", "--timeout", "60"] + os.environ.get("BENCH_GUNICORN_EXTRA", "").split()
         proc = subprocess.Popen(cmd, env=env, cwd=str(_repo_root()))
         import requests
 
