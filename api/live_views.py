@@ -97,6 +97,7 @@ class LiveGameApi(APIView):
                 _release_connection()
                 return version
 
+            _release_connection()  # nothing to read while waiting
             moved = wait_for_version(lg.pk, since, wait, read_version)
             if moved is not None:
                 _reach(lg, moved)
@@ -183,6 +184,7 @@ def live_events(lg: LiveGame, seat: int | None, since: int, seconds: float):
         left = deadline - time.monotonic()
         if left <= 0:
             return
+        _release_connection()  # nothing to read while waiting
         moved = wait_for_version(lg.pk, since, min(left, KEEP_ALIVE), read_version)
         if moved is None:
             yield ": keep-alive\n\n"
