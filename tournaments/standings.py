@@ -31,6 +31,8 @@ logger = logging.getLogger(__name__)
 #: after a recompute was queued for an event, reads of its stale standings queue no other one for
 #: this long (a worker normally catches up well within it)
 HEAL_DEBOUNCE_SECONDS = 20
+#: a change queues no recompute while one queued for it has not started, for at most this long
+PENDING_SECONDS = 60
 
 NUMERIC_KEYS = ("points", "match_points", "game_wins", "head_count", "opponents_points",
                 "head_to_head")
@@ -190,7 +192,8 @@ def standings_refresh_on_commit(*, event_id: int) -> None:
     broker that refuses the message does not fail the (committed) request: it is logged, and the
     next read or sweep queues the recompute (:func:`standings_heal`, :func:`standings_sweep`)."""
     Event.objects.filter(pk=event_id).update(results_version=F("results_version") + 1)
-    transaction.on_commit(lambda: standings_queue_recompute(event_id, why="a change"))
+    transaction.on_commit(lambda: standings_queue_recompute(event_id, why="a change",
+                                                            coalesce=True))
 
 
 def _broker_errors() -> tuple[type[BaseException], ...]:
@@ -203,29 +206,60 @@ def _debounce_key(event_id: int) -> str:
     return f"standings-recompute-queued:{event_id}"
 
 
-def standings_queue_recompute(event_id: int, *, why: str) -> bool:
+def _shared_cache() -> bool:
+    """Whether every process sees the same cache (Redis, not a per-process memory cache)."""
+    from django.conf import settings
+
+    backend = settings.CACHES.get("default", {}).get("BACKEND", "")
+    return not backend.endswith(("LocMemCache", "DummyCache"))
+
+
+def standings_queue_recompute(event_id: int, *, why: str, coalesce: bool = False) -> bool:
     """Queue ``standings_recompute_task`` for ``event_id``; returns whether it was queued. A
     broker that cannot take the message is logged in one warning line, not raised: this runs
     after a commit (or during a read), and the change is stored either way;
-    :func:`standings_heal` and :func:`standings_sweep` queue it again later."""
+    :func:`standings_heal` and :func:`standings_sweep` queue it again later.
+
+    ``coalesce`` (after a change, with a cache all processes share): queue nothing when a
+    recompute is already queued and has not started yet, for it will cover this change too
+    (the task clears the mark when it starts, before it reads ``results_version``). A round's
+    thousands of confirmations then queue a handful of tasks, not one each, and a draw is not
+    stuck behind them on the worker (``load_event``: 45 s before)."""
     from tournaments.tasks import standings_recompute_task
 
+    key = _debounce_key(event_id)
+    coalesce = coalesce and _shared_cache()
+    if coalesce:
+        try:
+            if not cache.add(key, 1, PENDING_SECONDS):
+                return False
+        except Exception:  # noqa: BLE001 - the cache is a hint only: queue it
+            pass
     try:
         standings_recompute_task.delay(event_id)
     except _broker_errors() as exc:
         first_line = (str(exc).strip().splitlines() or [""])[0][:200]
         logger.warning("standings of event %s not queued after %s (stale until healed): %s: %s",
                        event_id, why, type(exc).__name__, first_line)
-        try:  # let the next read queue it again at once
-            cache.delete(_debounce_key(event_id))
+        try:  # let the next change or read queue it again at once
+            cache.delete(key)
         except Exception:  # noqa: BLE001 - the cache is a hint only
             pass
         return False
-    try:  # reads within the debounce window need not queue another
-        cache.set(_debounce_key(event_id), 1, HEAL_DEBOUNCE_SECONDS)
+    if not coalesce:
+        try:  # reads within the debounce window need not queue another
+            cache.set(key, 1, HEAL_DEBOUNCE_SECONDS)
+        except Exception:  # noqa: BLE001 - the cache is a hint only
+            pass
+    return True
+
+
+def standings_run_started(event_id: int) -> None:
+    """A recompute task has started: changes from now on need a task of their own."""
+    try:
+        cache.delete(_debounce_key(event_id))
     except Exception:  # noqa: BLE001 - the cache is a hint only
         pass
-    return True
 
 
 def standings_are_stale(event: Event) -> bool:

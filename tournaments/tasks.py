@@ -21,6 +21,7 @@ def round_draw_task(self, round_id: int) -> dict:
 def standings_recompute_task(self, event_id: int, force: bool = False) -> dict:
     """Recompute an event's standings from confirmed results (skipped when they already cover
     every change, unless ``force``)."""
+    standings.standings_run_started(event_id)
     changed = standings.standings_recompute(event_id=event_id, force=force)
     return {"event": event_id, "changed": changed}
 

@@ -69,6 +69,13 @@ def _multipart(field: str, filename: str, content: bytes) -> tuple[bytes, str]:
     return body, f"multipart/form-data; boundary={boundary}"
 
 
+def _neighbour_db(redis_url: str) -> str:
+    """The Redis database after the broker's (for the shared cache)."""
+    parts = urlparse(redis_url)
+    number = int(parts.path.strip("/") or 0)
+    return parts._replace(path=f"/{(number + 1) % 16}").geturl()
+
+
 def random_sheet(rng: random.Random) -> dict:
     """A result sheet as a referee copies it from the table (no revolution, no burn)."""
     order = list(range(6))
@@ -154,11 +161,12 @@ class Command(BaseCommand):
         accounts = self.make_accounts(min(self_register, players))
         w(f"accounts with API tokens made in {time.monotonic() - t0:.1f} s (not over the API)")
 
+        cache_url = _neighbour_db(broker)  # a cache all processes share, as in production
         server = Gunicorn(workers=workers, threads=threads, env={
             "DB_POOL_MAX_SIZE": str(pool), "LIVE_PUBSUB_URL": broker,
-            "CELERY_BROKER_URL": broker}).start()
+            "CELERY_BROKER_URL": broker, "CACHE_URL": cache_url}).start()
         w(server.describe())
-        worker = self.start_worker(broker)
+        worker = self.start_worker(broker, cache_url)
         self.port = server.port
         problems = []
         started = time.monotonic()
@@ -203,13 +211,13 @@ class Command(BaseCommand):
                 "referee_names": names[1:5], "players": keys[5:], "user_ids":
                 {t.key: u.pk for t, u in zip(tokens, users, strict=True)}}
 
-    def start_worker(self, broker: str):
+    def start_worker(self, broker: str, cache_url: str):
         from django.conf import settings
 
         from api.loadclient import database_url
 
         env = dict(os.environ, DATABASE_URL=database_url(), CELERY_BROKER_URL=broker,
-                   LOG_LEVEL="WARNING")
+                   CACHE_URL=cache_url, LOG_LEVEL="WARNING")
         self.worker_log = tempfile.NamedTemporaryFile(prefix="celery-", suffix=".log",
                                                       delete=False)
         proc = subprocess.Popen(
