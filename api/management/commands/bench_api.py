@@ -114,15 +114,17 @@ class Command(BaseCommand):
             self._report(f"pass 1: game 1 of every table, arriving at random (Poisson) at "
                          f"{rate:.1f}/s, {senders} senders", game1, first, wall1, expect=201)
             p99 = percentile(sorted(r.seconds for r in first), 99) * 1000
-            met = wall1 <= GOAL_SECONDS and p99 < GOAL_P99_MS
-            w(f"  goal (the round within {GOAL_SECONDS} s, p99 < {GOAL_P99_MS} ms): "
-              + (self.style.SUCCESS("met") if met else self.style.WARNING("not met")))
             problems += self._verify(rnd, len(game1), 1, "after pass 1")
 
             second, wall2 = run_requests(game2, clients, port, timeout=timeout)
             self._report(f"pass 2: game 2 of every table, {clients} clients back to back "
                          f"(capacity)", game2, second, wall2, expect=201)
             problems += self._verify(rnd, len(game1), 2, "after pass 2")
+            met = wall2 <= GOAL_SECONDS and p99 < GOAL_P99_MS
+            w(f"\ngoal: a round of {len(game1)} tables within {GOAL_SECONDS} s (pass 2: "
+              f"{wall2:.1f} s back to back) and p99 < {GOAL_P99_MS} ms at the round's pace (pass "
+              f"1: {p99:.1f} ms): "
+              + (self.style.SUCCESS("met") if met else self.style.WARNING("not met")))
 
             before = self._counts(rnd)
             third, wall3 = run_requests(game2, clients, port, timeout=timeout)
