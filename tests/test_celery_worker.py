@@ -22,6 +22,8 @@ import pytest
 from django.db import connection, connections, transaction
 from django.utils import timezone
 
+from tests.pg import backends_waiting_on_locks
+
 pytestmark = [
     pytest.mark.skipif(
         not os.environ.get("CELERY_BROKER_URL"),
@@ -135,16 +137,6 @@ def wait_until(predicate, what: str, timeout: float = WAIT_SECONDS, every: float
             return
         time.sleep(every)
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-
-
-def backends_waiting_on_locks() -> int:
-    """Other connections to the test database now waiting for a lock. (pg_stat_activity is
-    snapshotted once per transaction: clear the snapshot to see the present.)"""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_stat_clear_snapshot()")
-        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                       "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()")
-        return cursor.fetchone()[0]
 
 
 # ----------------------------------------------------------------------------- data

@@ -37,7 +37,7 @@ from games import live
 from games.models import GameResult, GameResultVersion, LiveGame
 from tests.factories import UserFactory
 from tests.live.helpers import act_url, bot_pick, make_live_table, token_client
-from tests.live.test_live_race import backends_waiting_on_locks
+from tests.pg import backends_waiting_on_locks
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

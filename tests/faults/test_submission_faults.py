@@ -31,7 +31,7 @@ from engine.game import RESULT_KEYS
 from games.models import GameResult, GameResultVersion
 from tests.api import conftest as api_fixtures
 from tests.api.helpers import client_for, error_of, seats_of, sheet
-from tests.live.test_live_race import backends_waiting_on_locks
+from tests.pg import backends_waiting_on_locks
 from tournaments.management.commands.demo_event import play_match
 from tournaments.models import Event, Standing, Table
 

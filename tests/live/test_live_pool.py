@@ -15,16 +15,9 @@ from api import live_views
 from games import live, live_notify
 from tests.live.helpers import live_url, make_live_table
 from tests.live.test_live_notify import redis_up
+from tests.pg import backends
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def backends() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_stat_clear_snapshot()")
-        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = "
-                       "current_database()")
-        return cursor.fetchone()[0]
 
 
 @pytest.fixture

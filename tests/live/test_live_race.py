@@ -18,6 +18,7 @@ from engine.game import Game
 from games import live
 from games.models import LiveGame
 from tests.live.helpers import act_url, bot_pick, make_live_table, server_game, token_client
+from tests.pg import backends_waiting_on_locks
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,12 +30,6 @@ def needs_row_locks(db):
                     "need PostgreSQL (set DATABASE_URL=postgres://…)")
 
 
-def backends_waiting_on_locks() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_stat_clear_snapshot()")
-        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                       "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()")
-        return cursor.fetchone()[0]
 
 
 def post_together(users, live_id, body, hold_lock: bool):

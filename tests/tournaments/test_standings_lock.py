@@ -12,6 +12,7 @@ from django.db import connection, connections, transaction
 
 from games import services as game_services
 from games.models import GameResult
+from tests.pg import backends_waiting_on_locks
 from tournaments import services, standings
 from tournaments.models import Event
 
@@ -23,14 +24,6 @@ def sheet(rng):
     rng.shuffle(order)
     return {"order": order, "revolutions": [], "eliminated": [], "burns": [],
             "kaidian": [rng.random() < 0.5 for _ in range(6)], "leader": rng.randrange(6)}
-
-
-def waiting_on_locks() -> int:
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_stat_clear_snapshot()")
-        cursor.execute("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
-                       "AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()")
-        return cursor.fetchone()[0]
 
 
 @pytest.fixture
@@ -95,9 +88,9 @@ def test_two_standings_runs_of_one_event_take_turns(submitted, referee):
         assert started.wait(10)
         runner.start()
         deadline = time.monotonic() + 10
-        while waiting_on_locks() < 1 and time.monotonic() < deadline:
+        while backends_waiting_on_locks() < 1 and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert waiting_on_locks() >= 1 and not done.is_set(), "the second run did not wait"
+        assert backends_waiting_on_locks() >= 1 and not done.is_set(), "the second run did not wait"
     finally:
         release.set()
         holder.join(20)
