@@ -198,7 +198,7 @@ SSE_EVENT = {
                    "as JSON, as GET /api/v1/live/{id}/ answers>`; comment lines keep it open.",
     "properties": {"event": {"type": "string", "enum": ["view"]},
                    "id": {"type": "string", "pattern": "^[0-9]+$"},
-                   "data": {"type": "string", "contentMediaType": "application/json"}},
+                   "data": {"type": "string", "description": "the view, as JSON"}},
     "required": ["event", "id", "data"],
 }
 

@@ -83,7 +83,13 @@ def announce(live_id: int, version: int) -> None:
 
 def _listen() -> None:
     """The process's listener thread: Redis messages into :func:`_seen`; reconnects."""
+    global _listener
     while True:
+        if not _redis_url():  # pub/sub switched off (settings changed, as tests do): stop
+            with _lock:
+                _listener = None
+                _listener_ok.clear()
+            return
         try:
             pubsub = _redis().pubsub(ignore_subscribe_messages=True)
             pubsub.psubscribe(f"{CHANNEL_PREFIX}*")
