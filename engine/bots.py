@@ -204,35 +204,30 @@ class HeuristicBot:
         return best
 
 
+def next_act(game: Game, bots) -> tuple[int, dict]:
+    """The next act of a game driven by ``bots`` (one per seat): while a burn window is open,
+    the possible burners in priority order are asked first; else the seat whose turn it is."""
+    if game.state == "play" and game.burn_window and not game.phase2():
+        p = game.owner
+        for k in (1, 2, 4, 5):
+            s = (p + k) % 6
+            if game.active[s] and not game.passed[s]:
+                b = bots[s].burn(game, s)
+                if b is not None:
+                    return s, b
+    seat = game.to_act()["seat"]
+    return seat, bots[seat].choose(game, seat)
+
+
 def play_out(game: Game, bots, rng: random.Random | None = None, max_steps: int = 5000) -> Game:
-    """Drive a live game to its end: each step, possible burners (in priority order) are asked
-    first while a burn window is open, then the seat whose turn it is acts."""
+    """Drive a live game to its end, one :func:`next_act` at a time."""
     rng = rng or random.Random()
     steps = 0
     while game.state != "over":
         steps += 1
         if steps > max_steps:
             raise RuntimeError("game did not end")  # a bug, not a rule
-        if game.state == "pre":
-            ta = game.to_act()
-            seat = ta["seat"]
-            game.act(seat, bots[seat].choose(game, seat))
-            continue
-        if game.burn_window and not game.phase2():
-            p = game.owner
-            acted = False
-            for k in (1, 2, 4, 5):
-                s = (p + k) % 6
-                if game.active[s] and not game.passed[s]:
-                    b = bots[s].burn(game, s)
-                    if b is not None:
-                        game.act(s, b)
-                        acted = True
-                        break
-            if acted:
-                continue
-        seat = game.turn
-        game.act(seat, bots[seat].choose(game, seat))
+        game.act(*next_act(game, bots))
     return game
 
 

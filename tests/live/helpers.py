@@ -20,7 +20,7 @@ from django.test import TestCase
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from engine.bots import HeuristicBot
+from engine.bots import HeuristicBot, next_act
 from engine.cards import card_word
 from engine.game import Game
 from games.models import LiveGame
@@ -118,18 +118,8 @@ def server_game(live_id: int) -> Game:
 
 
 def bot_pick(game: Game, bots) -> tuple[int, dict]:
-    """The next act as ``engine.bots.play_out`` would make it: a burner first while a burn
-    window is open, else the seat whose turn it is."""
-    if game.state == "play" and game.burn_window and not game.phase2():
-        p = game.owner
-        for k in (1, 2, 4, 5):
-            s = (p + k) % 6
-            if game.active[s] and not game.passed[s]:
-                b = bots[s].burn(game, s)
-                if b is not None:
-                    return s, b
-    seat = game.to_act()["seat"]
-    return seat, bots[seat].choose(game, seat)
+    """The next act as ``engine.bots.play_out`` would make it."""
+    return next_act(game, bots)
 
 
 # ----------------------------------------------------------------------------- hidden cards

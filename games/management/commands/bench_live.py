@@ -44,6 +44,8 @@ from urllib.parse import urlparse
 
 from django.core.management.base import BaseCommand, CommandError
 
+from engine.bots import next_act
+
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/gouji_bench"
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", ""}
 
@@ -110,7 +112,7 @@ class Table:
             if self.over or self.game.version != version:
                 return None
             if self.choice is None or self.choice[0] != version:
-                seat, act = _bot_pick(self.game, self.bots)
+                seat, act = next_act(self.game, self.bots)
                 self.choice = (version, seat, act)
             return self.choice[1], self.choice[2]
 
@@ -141,20 +143,6 @@ class Table:
             self.choice = None
             self.over = self.game.state == "over"
             self.cond.notify_all()
-
-
-def _bot_pick(game, bots):
-    """As ``engine.bots.play_out``: a burner first while a burn window is open, else the turn."""
-    if game.state == "play" and game.burn_window and not game.phase2():
-        p = game.owner
-        for k in (1, 2, 4, 5):
-            s = (p + k) % 6
-            if game.active[s] and not game.passed[s]:
-                b = bots[s].burn(game, s)
-                if b is not None:
-                    return s, b
-    seat = game.to_act()["seat"]
-    return seat, bots[seat].choose(game, seat)
 
 
 class Stats:
