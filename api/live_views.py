@@ -41,6 +41,9 @@ class LiveActSerializer(serializers.Serializer):
                                   max_length=54)
     kind = serializers.CharField(max_length=10, required=False)
     give = serializers.CharField(max_length=4, required=False)
+    seat = serializers.IntegerField(min_value=0, max_value=5, required=False,
+                                    help_text="your seat (optional: acting for another is "
+                                              "refused)")
 
 
 def _live(request, pk) -> LiveGame:
@@ -100,7 +103,7 @@ class LiveGameApi(APIView):
             _release_connection()  # nothing to read while waiting
             moved = wait_for_version(lg.pk, since, wait, read_version)
             if moved is not None:
-                _reach(lg, moved)
+                live.games.reach(lg, moved)
         etag = f'"live-{lg.pk}-{lg.version}"'
         if request.headers.get("If-None-Match") == etag:
             resp = Response(status=status.HTTP_304_NOT_MODIFIED)
@@ -123,19 +126,17 @@ class LiveActApi(APIView):
     def post(self, request, pk):
         """Act for your own seat: play, pass, yield, burn, or a pre-play choice. Name the
         ``version`` you saw; a stale one is refused (409) and nothing changes."""
-        lg = _live(request, pk)
-        seat = _seat_number(request, lg)
-        if seat is None:
-            raise PermissionDenied("only the players seated at this table act in its game")
-        named = request.data.get("seat") if isinstance(request.data, dict) else None
-        if named is not None and named != seat:
-            raise PermissionDenied(f"you sit at seat {seat} and act only for it")
         ser = LiveActSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         data = dict(ser.validated_data)
-        version = data.pop("version")
-        lg = live.live_act(live_id=lg.pk, seat=seat, action=data, version=version)
-        return Response(live.live_view(live=lg, seat=seat))
+        version, named = data.pop("version"), data.pop("seat", None)
+        try:
+            lg = live.live_act(live_id=pk, user=request.user, action=data, version=version,
+                               seat=named)
+        except live.NotSeated:
+            _live(request, pk)  # 404 for whoever may not see the table at all
+            raise
+        return Response(live.live_view(live=lg, seat=lg.user_seat))
 
 
 def _pooled() -> bool:
@@ -148,16 +149,6 @@ def _release_connection() -> None:
     own persistent connection anyway."""
     if _pooled() and not connection.in_atomic_block:
         connection.close()
-
-
-def _reach(lg: LiveGame, version: int) -> None:
-    """Bring ``lg`` to ``version`` (or later): from this process's memory of the row when it has
-    it, else read the row once (and remember it for the table's other streams)."""
-    if live.games.row_at(lg, version):
-        return
-    lg.refresh_from_db(fields=["version", "status", "turn_deadline", "result"])
-    live.games.put_row(lg)
-    _release_connection()
 
 
 def live_events(lg: LiveGame, seat: int | None, since: int, seconds: float):
@@ -189,7 +180,7 @@ def live_events(lg: LiveGame, seat: int | None, since: int, seconds: float):
         if moved is None:
             yield ": keep-alive\n\n"
         else:
-            _reach(lg, moved)
+            live.games.reach(lg, moved)
 
 
 SSE_EVENT = {

@@ -242,8 +242,10 @@ def loadavg() -> str:
 class Gunicorn:
     """gunicorn serving the project on a free port of 127.0.0.1, throttles raised."""
 
-    def __init__(self, *, workers: int, threads: int = 1, env: dict | None = None):
+    def __init__(self, *, workers: int, threads: int = 1, env: dict | None = None,
+                 args: tuple[str, ...] = ()):
         self.workers, self.threads = workers, threads
+        self.args = list(args)  # more gunicorn options (an access log, say)
         self.port = free_port()
         self.env = dict(os.environ)
         self.env.update({name: HIGH_RATE for name in THROTTLE_ENV})
@@ -262,7 +264,8 @@ class Gunicorn:
         cmd = [sys.executable, "-m", "gunicorn", "config.wsgi:application",
                "--bind", f"{HOST}:{self.port}", "--workers", str(self.workers), *kind,
                "--timeout", "60", "--graceful-timeout", "10", "--keep-alive", "75",
-               "--backlog", "2048", "--log-level", "warning", "--chdir", str(settings.BASE_DIR)]
+               "--backlog", "2048", "--log-level", "warning", "--chdir", str(settings.BASE_DIR),
+               *self.args]
         self.proc = subprocess.Popen(cmd, env=self.env, stdout=log, stderr=subprocess.STDOUT,
                                      start_new_session=True)
         deadline = time.monotonic() + timeout

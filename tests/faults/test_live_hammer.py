@@ -47,7 +47,7 @@ K = 8
 #: released together; the other steps they are released by a barrier
 HOLD_EVERY = 10
 #: refusals besides the engine's (422 with its own code): status -> error codes
-REFUSALS = {409: {"stale_version", "game_over"}, 403: {"forbidden"}}
+REFUSALS = {409: {"stale_version", "game_over"}, 403: {"not_seated", "not_your_seat"}}
 #: the requests refused before the row lock (403)
 FORBIDDEN_KINDS = {"names a seat", "stranger"}
 
@@ -265,8 +265,8 @@ def check_finished(lt, played: Hammered) -> GameResult:
     # every kind of fault was sent, and each was refused the way it should be
     assert played.outcomes["version-1", 409, "stale_version"] > 0, played.outcomes
     assert played.outcomes["late retry", 409, "stale_version"] > 0, played.outcomes
-    assert played.outcomes["names a seat", 403, "forbidden"] > 0, played.outcomes
-    assert played.outcomes["stranger", 403, "forbidden"] > 0, played.outcomes
+    assert played.outcomes["names a seat", 403, "not_your_seat"] > 0, played.outcomes
+    assert played.outcomes["stranger", 403, "not_seated"] > 0, played.outcomes
     return result
 
 

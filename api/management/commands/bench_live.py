@@ -7,16 +7,21 @@
    and migrates it;
 2. creates a published event with ``6 × tables`` players (each with a login and an API token),
    draws round 1 and starts a live game at every table (``games.live.live_start``);
-3. starts gunicorn on 127.0.0.1 (a free port; ``gthread`` workers with enough threads for every
-   waiting seat, a connection pool of ``--pool`` per worker) as in production: long-polls are
+3. starts gunicorn on 127.0.0.1 as the README's production layout has it (``--layout split``):
+   an API server (sync workers, one more than the cores) takes the acts, and a stream server
+   (``gthread`` workers with a thread for every waiting seat) the seats' event streams and
+   long-polls, which a proxy routes to it (``GET /api/v1/live/…``). ``--layout single`` serves
+   both from the stream server. Connection pools of ``--pool`` per worker; waiting requests are
    woken through Redis pub/sub (``--pubsub``); Celery eager, so no 托管 countdown is queued;
-4. runs one client thread per seat (``requests`` sessions, HTTP keep-alive). A seat follows
-   its view on an event stream (``GET /api/v1/live/<id>/events/``, server-sent events; or with
-   ``--transport longpoll`` a ``GET /api/v1/live/<id>/?since=<v>&wait=25`` after every
-   change); when it is its turn it thinks
-   (``--think``: 0.5–1.5 × that many seconds) and sends the act with the version it saw. The act
-   is chosen by :class:`engine.bots.HeuristicBot` on a shadow :class:`engine.Game` the table's
-   clients keep from the acts the server accepted (the server is never asked for hidden cards);
+4. runs the seat clients in ``--clients`` processes (whole tables each; one thread per seat,
+   ``requests`` sessions with HTTP keep-alive), so that the load generator's own GIL does not
+   pass for server latency. A seat follows its view on an event stream
+   (``GET /api/v1/live/<id>/events/``, server-sent events; or with ``--transport longpoll`` a
+   ``GET /api/v1/live/<id>/?since=<v>&wait=25`` after every change); when it is its turn it
+   thinks (``--think``: 0.5–1.5 × that many seconds) and sends the act with the version it saw.
+   The act is chosen by :class:`engine.bots.HeuristicBot` on a shadow :class:`engine.Game` the
+   table's clients keep from the acts the server accepted (the server is never asked for
+   hidden cards);
 5. stops after ``--seconds`` or when every game is over, prints acts/s, the p50/p90/p99/max
    latency of the act POSTs, how long after an act's answer the waiting seats had the new
    version ("wake"), every non-200 answer, and checks that every finished game's stored record
@@ -29,39 +34,26 @@ not the latency players see.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import platform
 import random
-import signal
-import socket
 import statistics
 import subprocess
 import sys
 import threading
 import time
 from collections import Counter
+from dataclasses import dataclass
 from urllib.parse import urlparse
 
 from django.core.management.base import BaseCommand, CommandError
 
+from api.loadclient import Gunicorn, percentile
 from engine.bots import next_act
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/gouji_bench"
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", ""}
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    k = max(0, min(len(values) - 1, int(round(q / 100 * len(values) + 0.5)) - 1))
-    return values[k]
 
 
 def ensure_database(url: str) -> None:
@@ -78,6 +70,16 @@ def ensure_database(url: str) -> None:
         if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
             return
         conn.execute(f'CREATE DATABASE "{name}"')
+
+
+@dataclass
+class TableOutcome:
+    """What a client process reports of one table."""
+
+    live_id: int
+    acts: int
+    over: bool
+    places: list | None  # the shadow game's places, when it is over
 
 
 class Table:
@@ -166,18 +168,39 @@ class Stats:
                 self.final_post_ms.append(ms)
             self.statuses[(kind, status)] += 1
 
+    def figures(self) -> dict:
+        """What a client process sends back (picklable)."""
+        return {name: getattr(self, name) for name in (
+            "post_ms", "final_post_ms", "get_ms", "wake_ms", "statuses", "errors")}
+
+    def merge(self, figures: dict) -> None:
+        for name, value in figures.items():
+            mine = getattr(self, name)
+            if isinstance(mine, Counter):
+                mine.update(value)
+            else:
+                mine.extend(value)
+
 
 class Command(BaseCommand):
     help = "Load-test live play over HTTP (gunicorn on 127.0.0.1): N tables, six clients each."
 
     def add_arguments(self, parser):
+        cores = os.cpu_count() or 1
         parser.add_argument("--tables", type=int, default=50)
         parser.add_argument("--seconds", type=float, default=60.0,
                             help="stop after this long even if games are running")
-        parser.add_argument("--workers", type=int, default=2 * (os.cpu_count() or 1),
-                            help="gunicorn gthread workers (default: two per core)")
+        parser.add_argument("--layout", choices=["split", "single"], default="split",
+                            help="split (default): acts on an API server, streams and "
+                                 "long-polls on a stream server, as behind the README's proxy; "
+                                 "single: one gthread server for both")
+        parser.add_argument("--api-workers", type=int, default=cores + 1,
+                            help="sync workers of the API server (default: cores + 1)")
+        parser.add_argument("--workers", type=int, default=cores,
+                            help="gthread workers of the stream server (default: one per core)")
         parser.add_argument("--threads", type=int, default=0,
-                            help="threads per worker (default: enough for every waiting seat)")
+                            help="threads per stream worker (default: enough for every waiting "
+                                 "seat)")
         parser.add_argument("--pool", type=int, default=8,
                             help="database connections per worker (DB_POOL_MAX_SIZE)")
         parser.add_argument("--pubsub", default="redis://127.0.0.1:6379/0",
@@ -191,8 +214,9 @@ class Command(BaseCommand):
         parser.add_argument("--transport", choices=["sse", "longpoll"], default="sse",
                             help="how seats follow the game: one event stream each (default) "
                                  "or a long-poll after every change")
+        parser.add_argument("--clients", type=int, default=4,
+                            help="client processes the tables are spread over")
         parser.add_argument("--seed", type=int, default=1)
-        parser.add_argument("--port", type=int, default=0, help="0: a free port")
         parser.add_argument("--access-log", default="",
                             help="let gunicorn log each request's time here, and report the "
                                  "server-side act time beside the clients'")
@@ -207,8 +231,9 @@ class Command(BaseCommand):
             self.stdout.write(f"DATABASE_URL not set: using {DEFAULT_DB}")
             self.stdout.flush()
             argv = [sys.executable, str(_repo_root() / "manage.py"), "bench_live"]
-            for name in ("tables", "seconds", "workers", "threads", "pool", "pubsub", "think",
-                         "wait", "transport", "seed", "port", "access_log"):
+            for name in ("tables", "seconds", "layout", "api_workers", "workers", "threads",
+                         "pool", "pubsub", "think", "wait", "transport", "clients", "seed",
+                         "access_log"):
                 argv += [f"--{name.replace('_', '-')}", str(opts[name])]
             code = subprocess.call(argv, env=env, cwd=str(_repo_root()))
             if code:
@@ -227,7 +252,7 @@ class Command(BaseCommand):
         if not settings.CELERY_TASK_ALWAYS_EAGER:
             raise CommandError("unset CELERY_BROKER_URL: the benchmark queues no 托管 tasks")
         call_command("migrate", verbosity=0, interactive=False)
-        self.run(url, **opts)
+        self.run(**opts)
 
     def make_tables(self, n: int, seed: int):
         from django.contrib.auth import get_user_model
@@ -263,105 +288,123 @@ class Command(BaseCommand):
             tables.append((Table(lg.pk, lg.state, seed * 1000 + k), keys))
         return event, tables
 
-    def start_gunicorn(self, url: str, port: int, workers: int, threads: int, pool: int,
-                       pubsub: str):
-        env = dict(os.environ, DATABASE_URL=url, DJANGO_DEBUG="0", LOG_LEVEL="ERROR",
-                   DB_POOL_MAX_SIZE=str(pool), THROTTLE_LIVE="10000000/min",
-                   THROTTLE_USER="10000000/min", THROTTLE_ANON="10000000/min")
-        env.pop("CELERY_BROKER_URL", None)
-        env.pop("LIVE_PUBSUB_URL", None)
+    def servers(self, *, layout, api_workers, workers, threads, pool, pubsub, access_log):
+        """(API server, stream server): the same one with ``layout == "single"``."""
+        env = {"DJANGO_DEBUG": "0", "DB_POOL_MAX_SIZE": str(pool), "LIVE_PUBSUB_URL": ""}
         if pubsub != "none":
             env["LIVE_PUBSUB_URL"] = pubsub
-        cmd = [sys.executable, "-m", "gunicorn", "config.wsgi:application",
-               "--bind", f"127.0.0.1:{port}", "--worker-class", "gthread",
-               "--workers", str(workers), "--threads", str(threads), "--keep-alive", "75",
-               "--backlog", "2048", "--log-level", "warning", "--timeout", "60"]
-        if self.access_log:  # request time as gunicorn measured it, in ms
-            cmd += ["--access-logfile", self.access_log,
-                    "--access-logformat", "%(m)s|%(U)s|%(M)s"]
-        proc = subprocess.Popen(cmd, env=env, cwd=str(_repo_root()))
-        import requests
-
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                raise CommandError(f"gunicorn exited with {proc.returncode}")
-            try:
-                if requests.get(f"http://127.0.0.1:{port}/api/v1/events/", timeout=2).ok:
-                    return proc
-            except requests.RequestException:
-                pass
-            time.sleep(0.2)
-        self.stop_gunicorn(proc)
-        raise CommandError("gunicorn did not answer within 30 s")
-
-    def stop_gunicorn(self, proc):
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait(5)
+        args = ("--access-logfile", access_log, "--access-logformat",
+                "%(m)s|%(U)s|%(M)s") if access_log else ()  # request time in ms, as timed there
+        streams = Gunicorn(workers=workers, threads=max(2, threads), env=env, args=args)
+        self.started = [streams.start()]
+        if layout == "single":
+            return streams, streams
+        api = Gunicorn(workers=api_workers, threads=1, env=env, args=args)
+        self.started.append(api.start())
+        return api, streams
 
     # ------------------------------------------------------------------ run
-    def run(self, url, *, tables, seconds, workers, threads, pool, pubsub, think, wait,
-            transport, seed, port, access_log="", **opts):
+    def run(self, *, tables, seconds, layout, api_workers, workers, threads, pool, pubsub,
+            think, wait, transport, clients, seed, access_log="", **opts):
         self.access_log = access_log
         # a worker may get any share of the streams (each holds a thread): room for all of them
         threads = threads or 6 * tables + 32
         out = self.stdout.write
         t0 = time.monotonic()
         event, tabs = self.make_tables(tables, seed)
-        from django.db import connection
+        from django.db import connections
 
-        connection.close()
+        connections.close_all()  # the client processes are forked
         out(f"set up {len(tabs)} tables, {6 * len(tabs)} players in {time.monotonic() - t0:.1f} s "
             f"(event {event.slug})")
-        port = port or free_port()
-        proc = self.start_gunicorn(url, port, workers, threads, pool, pubsub)
-        base = f"http://127.0.0.1:{port}/api/v1/live"
+        self.started = []
+        try:
+            api, streams = self.servers(layout=layout, api_workers=api_workers, workers=workers,
+                                        threads=threads, pool=pool, pubsub=pubsub,
+                                        access_log=access_log)
+            out(("acts: " + api.describe() + "\nstreams and long-polls: " + streams.describe())
+                if api is not streams else "acts, streams and long-polls: " + streams.describe())
+            clients = max(1, min(clients, len(tabs)))
+            out(f"{database_connections(pool, api, streams)}; waiting requests woken by "
+                f"{'Redis pub/sub' if pubsub != 'none' else 'polling the version'}; "
+                f"{6 * len(tabs)} seat clients in {clients} processes for up to {seconds:.0f} s "
+                f"(think {think} s, "
+                + ("one event stream each)" if transport == "sse" else f"long-poll {wait} s)"))
+            outcomes, stats, elapsed = self.drive(
+                tabs, clients, api=f"http://127.0.0.1:{api.port}/api/v1/live",
+                streams=f"http://127.0.0.1:{streams.port}/api/v1/live", seconds=seconds,
+                think=think, wait=wait, transport=transport)
+        finally:
+            for server in self.started:
+                tail = server.stop()
+                if tail:
+                    self.stderr.write(tail)
+        self.report(outcomes, stats, elapsed)
+
+    def drive(self, tabs, clients, **kwargs):
+        """Run the seat clients in ``clients`` forked processes, a share of the tables each;
+        returns ([TableOutcome], merged Stats, seconds run)."""
+        ctx = multiprocessing.get_context("fork")
+        results = ctx.Queue()
+        procs = [ctx.Process(target=self.client_process, daemon=True,
+                             args=(tabs[k::clients], results), kwargs=kwargs)
+                 for k in range(clients)]
+        for p in procs:
+            p.start()
+        outcomes, stats, elapsed = [], Stats(), 0.0
+        try:
+            for _ in procs:
+                part, figures, ran = results.get(timeout=kwargs["seconds"] + kwargs["wait"] + 120)
+                outcomes += part
+                stats.merge(figures)
+                elapsed = max(elapsed, ran)
+        finally:
+            for p in procs:
+                p.join(10)
+                if p.is_alive():
+                    p.kill()
+        return outcomes, stats, elapsed
+
+    def client_process(self, tabs, results, *, api, streams, seconds, think, wait, transport):
+        """One client process: a thread per seat of its tables, until ``seconds`` pass or its
+        games are over; puts (outcomes, figures, seconds run) on ``results``."""
         stats = Stats()
         stop = threading.Event()
-        try:
-            clients = [threading.Thread(
-                target=self.seat_loop, daemon=True,
-                args=(base, tab, seat, keys[seat], stats, stop, think, wait, transport))
-                for tab, keys in tabs for seat in range(6)]
-            out(f"gunicorn gthread {workers}×{threads} on 127.0.0.1:{port}, {pool} database "
-                f"connections per worker, long-polls woken by "
-                f"{'Redis pub/sub' if pubsub != 'none' else 'polling the version'}; "
-                f"{len(clients)} seat clients for up to {seconds:.0f} s (think {think} s, "
-                + ("one event stream each)" if transport == "sse" else f"long-poll {wait} s)"))
-            started = time.monotonic()
-            for c in clients:
-                c.start()
-            while time.monotonic() - started < seconds and not all(t.over for t, _ in tabs):
-                time.sleep(0.25)
-            elapsed = time.monotonic() - started
-            stop.set()
-            for tab, _ in tabs:
-                with tab.cond:
-                    tab.cond.notify_all()
-            for c in clients:
-                c.join(wait + 15)
-        finally:
-            self.stop_gunicorn(proc)
-        self.report(tabs, stats, elapsed, workers, threads)
+        threads = [threading.Thread(
+            target=self.seat_loop, daemon=True,
+            args=(api, streams, tab, seat, keys[seat], stats, stop, think, wait, transport))
+            for tab, keys in tabs for seat in range(6)]
+        started = time.monotonic()
+        for t in threads:
+            t.start()
+        while time.monotonic() - started < seconds and not all(t.over for t, _ in tabs):
+            time.sleep(0.25)
+        elapsed = time.monotonic() - started
+        stop.set()
+        for tab, _ in tabs:
+            with tab.cond:
+                tab.cond.notify_all()
+        for t in threads:
+            t.join(wait + 15)
+        with stats.lock:
+            figures = stats.figures()
+        results.put(([TableOutcome(t.live_id, t.acts, t.over,
+                                   t.game.result()["places"] if t.over else None)
+                      for t, _ in tabs], figures, elapsed))
 
-    def seat_loop(self, base, tab: Table, seat, key, stats: Stats, stop, think, wait,
+    def seat_loop(self, api, streams, tab: Table, seat, key, stats: Stats, stop, think, wait,
                   transport):
-        """One seat's client: follow the game (an event stream, or long-polls); on its turn,
-        think, then act."""
+        """One seat's client: follow the game on the stream server (an event stream, or
+        long-polls); on its turn, think, then act on the API server."""
         import requests
 
-        session = requests.Session()  # acts (and long-polls)
+        session = requests.Session()  # acts
         session.headers["Authorization"] = f"Token {key}"
-        url = f"{base}/{tab.live_id}/"
+        act_url = f"{api}/{tab.live_id}/act/"
         seen = -1
         follow = self.stream if transport == "sse" else self.long_polls
         try:
-            for view, received in follow(session, url, key, stats, stop, wait):
+            for view, received in follow(f"{streams}/{tab.live_id}/", key, stats, stop, wait):
                 if view["version"] > seen >= 0:
                     tab.woken(view["version"], received, stats)
                 if view["version"] <= seen:
@@ -376,7 +419,7 @@ class Command(BaseCommand):
                         return
                     t = time.perf_counter()
                     try:
-                        r = session.post(f"{url}act/", json={"version": seen, **act},
+                        r = session.post(act_url, json={"version": seen, **act},
                                          timeout=30)
                     except requests.RequestException as exc:
                         stats.errors[("POST", type(exc).__name__)] += 1
@@ -396,27 +439,31 @@ class Command(BaseCommand):
         finally:
             session.close()
 
-    def long_polls(self, session, url, key, stats, stop, wait):
+    def long_polls(self, url, key, stats, stop, wait):
+        """The seat's long-polls (their own keep-alive connection)."""
         import requests
 
         seen = -1
-        while not stop.is_set():
-            t = time.perf_counter()
-            try:
-                r = session.get(url, params={"since": seen, "wait": wait}, timeout=wait + 30)
-            except requests.RequestException as exc:
-                stats.errors[("GET", type(exc).__name__)] += 1
-                time.sleep(0.5)
-                continue
-            stats.add("GET", (time.perf_counter() - t) * 1000, r.status_code)
-            if r.status_code != 200:
-                time.sleep(0.5)
-                continue
-            view = r.json()
-            seen = max(seen, view["version"])
-            yield view, time.monotonic()
+        with requests.Session() as session:
+            session.headers["Authorization"] = f"Token {key}"
+            while not stop.is_set():
+                t = time.perf_counter()
+                try:
+                    r = session.get(url, params={"since": seen, "wait": wait},
+                                    timeout=wait + 30)
+                except requests.RequestException as exc:
+                    stats.errors[("GET", type(exc).__name__)] += 1
+                    time.sleep(0.5)
+                    continue
+                stats.add("GET", (time.perf_counter() - t) * 1000, r.status_code)
+                if r.status_code != 200:
+                    time.sleep(0.5)
+                    continue
+                view = r.json()
+                seen = max(seen, view["version"])
+                yield view, time.monotonic()
 
-    def stream(self, session, url, key, stats, stop, wait):
+    def stream(self, url, key, stats, stop, wait):
         """The seat's event stream (its own connection); reconnects with Last-Event-ID."""
         import json
 
@@ -453,31 +500,31 @@ class Command(BaseCommand):
                     time.sleep(0.5)
 
     # ------------------------------------------------------------------ report
-    def report(self, tabs, stats: Stats, elapsed, workers, threads):
+    def report(self, outcomes: list[TableOutcome], stats: Stats, elapsed: float):
         from django.db import connection
 
         import engine
         from games.models import GameResult, LiveGame
 
         out = self.stdout.write
-        acts = sum(t.acts for t, _ in tabs)
-        finished = [t for t, _ in tabs if t.over]
+        acts = sum(t.acts for t in outcomes)
+        finished = [t for t in outcomes if t.over]
         out("")
         out(f"machine: {platform.machine()}, {os.cpu_count()} cpu(s), python "
             f"{platform.python_version()}, {connection.vendor}; load average "
             f"{os.getloadavg()[0]:.1f}")
         out(f"ran {elapsed:.1f} s: {acts} acts accepted = {acts / elapsed:.1f} acts/s; "
-            f"{len(finished)}/{len(tabs)} games finished")
-        for name, values in (("act POST", stats.post_ms), ("view GET (long-polls: includes the wait; streams: 0)", stats.get_ms),
-                             ("wake (act answered → waiting seat has it)", stats.wake_ms)):
+            f"{len(finished)}/{len(outcomes)} games finished")
+        for name, values in (
+                ("act POST", stats.post_ms),
+                ("view GET (long-polls: includes the wait; streams: 0)", stats.get_ms),
+                ("wake (act answered → waiting seat has it)", stats.wake_ms)):
             if values:
-                out(f"{name}: n={len(values)} p50={percentile(values, 50):.1f} ms "
-                    f"p90={percentile(values, 90):.1f} ms p99={percentile(values, 99):.1f} ms "
-                    f"max={max(values):.1f} ms mean={statistics.fmean(values):.1f} ms")
+                out(f"{name}: n={len(values)} {spread(values)} "
+                    f"mean={statistics.fmean(values):.1f} ms")
         if stats.final_post_ms:
             out(f"game-ending act POST (result + standings in the request): "
-                f"n={len(stats.final_post_ms)} p50={percentile(stats.final_post_ms, 50):.1f} ms "
-                f"max={max(stats.final_post_ms):.1f} ms")
+                f"n={len(stats.final_post_ms)} {spread(stats.final_post_ms, (50,))}")
         rate = (len(stats.get_ms) + len(stats.post_ms)) / elapsed
         out(f"requests: {rate:.0f}/s; by status: " + ", ".join(
             f"{k} {s}: {n}" for (k, s), n in sorted(stats.statuses.items(), key=str)))
@@ -494,8 +541,8 @@ class Command(BaseCommand):
             result = GameResult.objects.get(pk=lg.result_id)
             record = result.versions.get(version=result.version).payload
             replayed = engine.replay(record, first_game=(lg.number == 1))
-            if replayed != result.engine_result or replayed.get("places") != \
-                    tab.game.result()["places"] or not result.system_recorded:
+            if replayed != result.engine_result or replayed.get("places") != tab.places \
+                    or not result.system_recorded:
                 bad.append(f"live {tab.live_id}: the record does not replay to its result")
         out(f"replayed {len(finished)} finished game(s): "
             + ("all match their stored results" if not bad else f"{len(bad)} mismatch(es)"))
@@ -504,16 +551,27 @@ class Command(BaseCommand):
         if self.access_log and os.path.exists(self.access_log):
             with open(self.access_log) as fh:
                 server = [float(line.split("|")[2]) for line in fh
-                          if line.startswith("POST|") and line.rstrip().endswith(tuple("0123456789"))
-                          and "/act/" in line]
+                          if line.startswith("POST|") and "/act/" in line
+                          and line.rstrip().endswith(tuple("0123456789"))]
             if server:
-                out(f"act POST as gunicorn timed it: n={len(server)} p50="
-                    f"{percentile(server, 50):.1f} ms p99={percentile(server, 99):.1f} ms")
-        p99 = percentile(stats.post_ms, 99)
+                out(f"act POST as gunicorn timed it: n={len(server)} "
+                    f"{spread(server, (50, 99))}")
+        p99 = percentile(sorted(stats.post_ms), 99)
         out(f"goal p99 < 50 ms for act POSTs: {'met' if p99 < 50 else 'NOT met'} "
             f"({p99:.1f} ms)")
         if bad:
             raise CommandError("replay mismatches")
+
+
+def spread(values: list[float], pcts=(50, 90, 99)) -> str:
+    ordered = sorted(values)
+    return " ".join(f"p{p}={percentile(ordered, p):.1f} ms" for p in pcts) + \
+        f" max={ordered[-1]:.1f} ms"
+
+
+def database_connections(pool: int, *servers) -> str:
+    workers = sum(s.workers for s in {id(s): s for s in servers}.values())
+    return f"{pool} database connections per worker ({workers} workers)"
 
 
 def _repo_root():
