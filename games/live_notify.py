@@ -28,12 +28,14 @@ log = logging.getLogger(__name__)
 CHANNEL_PREFIX = "gouji:live:"
 FALLBACK_POLL = 0.25  # seconds between version reads when there is no pub/sub
 SAFETY_READ = 5.0  # with pub/sub, seconds between version reads all the same
+FRESH = 2.0  # seconds after (re)subscribing in which a waiter reads the version once first
 
 _lock = threading.Lock()
 _latest: dict[int, int] = {}  # live game id -> highest version announced to this process
 _waiters: dict[int, set[threading.Event]] = {}  # live game id -> its waiters' events
 _listener: threading.Thread | None = None
 _listener_ok = threading.Event()
+_subscribed_at = float("-inf")  # when Redis confirmed the subscription (time.monotonic())
 _client = None
 
 
@@ -82,8 +84,9 @@ def announce(live_id: int, version: int) -> None:
 
 
 def _listen() -> None:
-    """The process's listener thread: Redis messages into :func:`_seen`; reconnects."""
-    global _listener
+    """The process's listener thread: Redis messages into :func:`_seen`; reconnects. It counts
+    as working once Redis confirms the subscription: what was published before that is lost."""
+    global _listener, _subscribed_at
     while True:
         if not _redis_url():  # pub/sub switched off (settings changed, as tests do): stop
             with _lock:
@@ -91,11 +94,15 @@ def _listen() -> None:
                 _listener_ok.clear()
             return
         try:
-            pubsub = _redis().pubsub(ignore_subscribe_messages=True)
+            pubsub = _redis().pubsub()
             pubsub.psubscribe(f"{CHANNEL_PREFIX}*")
-            _listener_ok.set()
             for msg in pubsub.listen():
-                if msg.get("type") != "pmessage":
+                kind = msg.get("type")
+                if kind == "psubscribe":
+                    _subscribed_at = time.monotonic()
+                    _listener_ok.set()
+                    continue
+                if kind != "pmessage":
                     continue
                 try:
                     live_id = int(msg["channel"].rsplit(b":", 1)[1])
@@ -128,18 +135,22 @@ def wait_for_version(live_id: int, since: int, timeout: float, read_version) -> 
     """Block until the game is past version ``since`` or ``timeout`` seconds pass; returns the
     version it is known to have reached, or ``None`` if it did not move.
 
-    The caller has just read the game at ``since`` (or later). With pub/sub working, any change
-    since then has been or will be announced to this process (``_latest`` keeps the highest
-    version announced), so no read is needed before waiting; ``read_version()`` (the stored
-    version) is the fallback while pub/sub is down, and a check now and then in case a message
-    was lost."""
-    deadline = time.monotonic() + timeout
+    The caller has just read the game at ``since`` (or later). With pub/sub working since
+    before that read, any change since then has been or will be announced to this process
+    (``_latest`` keeps the highest version announced), so no read is needed before waiting;
+    ``read_version()`` (the stored version) is read first when the subscription is new (for
+    ``FRESH`` seconds after it is confirmed), is the fallback while pub/sub is down, and a check
+    now and then in case a message was lost."""
+    entered = time.monotonic()
+    deadline = entered + timeout
     pubsub = _ensure_listener()
     event = threading.Event()
     with _lock:
         _waiters.setdefault(live_id, set()).add(event)
     try:
-        if not pubsub:
+        # without pub/sub, or just (re)subscribed: the caller's read may predate the
+        # subscription, and a change made in between was announced to no one here
+        if not pubsub or entered - _subscribed_at < FRESH:
             version = read_version()
             if version > since:
                 return version

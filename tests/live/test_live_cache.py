@@ -6,7 +6,8 @@ from __future__ import annotations
 import random
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from engine.game import Game
 from games import live
@@ -139,3 +140,44 @@ def test_a_cache_miss_builds_from_an_older_version_without_a_full_replay(live_ta
     assert replays == [], "the game was replayed in full"
     assert view["version"] == lg.version
     assert _cached(lg).to_state() == lg.state
+
+
+def _statements(queries) -> list[str]:
+    """The SQL verbs sent, without transaction control."""
+    verbs = [q["sql"].split(None, 1)[0].upper() for q in queries]
+    return [v for v in verbs if v not in ("BEGIN", "COMMIT", "SAVEPOINT", "RELEASE")]
+
+
+def test_an_act_is_one_locked_read_and_one_write(live_table):
+    """The hot path of live play: the row with the user's seat in one query, one update."""
+    lg = live.live_start(table=live_table.table)
+    game = Game.from_state(lg.state)
+    live.live_view(live=lg, seat=None)  # this process has the game cached
+    seat, act = bot_pick(game, live_table.bots)
+    with CaptureQueriesContext(connection) as queries:
+        moved = live.live_act(live_id=lg.pk, user=live_table.users[seat], action=act,
+                              version=lg.version)
+    assert moved.user_seat == seat and moved.version == lg.version + 1
+    assert _statements(queries) == ["SELECT", "UPDATE"], [q["sql"] for q in queries]
+
+
+def test_a_stream_in_another_process_reads_a_new_version_once_for_all_its_seats(live_table):
+    lg = live.live_start(table=live_table.table)
+    streams = [LiveGame.objects.defer("state").get(pk=lg.pk) for _ in range(6)]
+    for _ in range(3):  # three acts made "in another process"
+        game = Game.from_state(LiveGame.objects.get(pk=lg.pk).state)
+        seat, act = bot_pick(game, live_table.bots)
+        live.live_act(live_id=lg.pk, seat=seat, action=act, version=game.version)
+    live.games.clear()
+    stored = LiveGame.objects.get(pk=lg.pk)
+    # when the six seats' streams of this process reach the new version
+    with CaptureQueriesContext(connection) as queries:
+        for stream in streams:
+            live.games.reach(stream, stored.version)
+    # then the first one read the row and its state, once; the others used what it read
+    assert _statements(queries) == ["SELECT"]
+    for seat, stream in enumerate(streams):
+        assert (stream.version, stream.status, stream.turn_deadline) == (
+            stored.version, stored.status, stored.turn_deadline)
+        assert live.live_view(live=stream, seat=seat)["hand"] == \
+            Game.from_state(stored.state).view(seat)["hand"]

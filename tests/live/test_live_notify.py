@@ -89,3 +89,20 @@ def test_a_change_published_by_another_process_wakes_the_waiter_through_redis(se
     other.publish(f"{live_notify.CHANNEL_PREFIX}9007", "4")
     thread.join(3.0)
     assert box["moved"] == 4 and box["took"] < 3.0
+
+
+def test_a_waiter_reads_the_version_once_while_the_subscription_is_new(monkeypatch):
+    """A change made between the caller's read and Redis confirming the subscription was
+    announced to no one here: right after (re)subscribing, a waiter reads the version first."""
+    working = threading.Event()
+    working.set()  # pub/sub works (no Redis needed: only the waiter's logic is under test)
+    monkeypatch.setattr(live_notify, "_ensure_listener", lambda: True)
+    monkeypatch.setattr(live_notify, "_listener_ok", working)
+    stored = {"version": 4}  # moved on from 3; no announcement will come
+    monkeypatch.setattr(live_notify, "_subscribed_at", time.monotonic())
+    t0 = time.monotonic()
+    assert live_notify.wait_for_version(9008, 3, 10.0, lambda: stored["version"]) == 4
+    assert time.monotonic() - t0 < 1.0
+    # and with a subscription older than that, the waiter relies on the announcements
+    monkeypatch.setattr(live_notify, "_subscribed_at", time.monotonic() - 60)
+    assert live_notify.wait_for_version(9008, 3, 0.3, lambda: stored["version"]) is None

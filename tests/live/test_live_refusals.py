@@ -244,3 +244,27 @@ def test_a_hidden_events_live_game_is_not_found_for_the_public(started):
     services.event_publish(event=lt.event, published=False)
     error(lt.anon.get(live_url(live_id)), 404)
     error(token_client(None).get(live_url(live_id + 10**6)), 404)
+
+
+def test_a_seated_player_acts_only_once_the_seating_is_published(started):
+    from tournaments.models import Round
+
+    lt, live_id = started
+    game = server_game(live_id)
+    seat, action = bot_pick(game, lt.bots)
+    # given the round's seating taken back to "drawn" (not published: players may not see it)
+    Round.objects.filter(tables=lt.table).update(status=Round.Status.DRAWN)
+    before = snapshot(live_id)
+    # when the seat to act sends its act
+    r = lt.clients[seat].post(act_url(live_id), {"version": game.version, **action},
+                              format="json")
+    # then the table is not found for them (as its other pages) and nothing changed
+    error(r, 404)
+    assert snapshot(live_id) == before
+
+
+def test_an_act_on_a_game_that_does_not_exist_is_not_found(started):
+    lt, live_id = started
+    r = lt.clients[0].post(act_url(live_id + 1000), {"version": 0, "act": "pass"},
+                           format="json")
+    error(r, 404, "not_found")

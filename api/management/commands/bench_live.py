@@ -559,8 +559,9 @@ class Command(BaseCommand):
         p99 = percentile(sorted(stats.post_ms), 99)
         out(f"goal p99 < 50 ms for act POSTs: {'met' if p99 < 50 else 'NOT met'} "
             f"({p99:.1f} ms)")
-        if bad:
-            raise CommandError("replay mismatches")
+        if bad or non200 or stats.errors:
+            # the clients act only on their turn at the version they saw: nothing may fail
+            raise CommandError("replay mismatches, refused acts or transport errors (above)")
 
 
 def spread(values: list[float], pcts=(50, 90, 99)) -> str:
