@@ -105,6 +105,7 @@ class GameCache:
         # that version, so the streams of one table need not read the row once each
         self._rows: OrderedDict[tuple, tuple] = OrderedDict()
         self._lock = threading.Lock()
+        self._readers = [threading.Lock() for _ in range(64)]  # by game id: one read at a time
 
     @staticmethod
     def _key(live: LiveGame, version: int) -> tuple:
@@ -177,22 +178,31 @@ class GameCache:
         live.status, live.turn_deadline, live.result_id = row
         return True
 
+    def _has(self, live: LiveGame, version: int) -> bool:
+        """Whether ``live`` can be brought to ``version`` from memory (and is, if so)."""
+        if not self.row_at(live, version):
+            return False
+        with self._lock:
+            return self._key(live, version) in self._games
+
     def reach(self, live: LiveGame, version: int) -> None:
         """Bring ``live`` (its row read without the state) to ``version`` or later for a view:
         from what this process remembers of that version, else with one read of the row and
-        its state, after which the game is cached for the table's other streams here."""
-        if self.row_at(live, version):
-            with self._lock:
-                if self._key(live, version) in self._games:
-                    return
-        row = LiveGame.objects.values_list(
-            "version", "status", "turn_deadline", "result_id", "state").get(pk=live.pk)
-        live.version, live.status, live.turn_deadline, live.result_id, state = row
-        self.put_row(live)
-        with self._lock:
-            if self._key(live, live.version) in self._games:
+        its state, after which the game is cached for the table's other streams here. The
+        streams of one game woken together wait for one reader instead of each reading."""
+        if self._has(live, version):
+            return
+        with self._readers[live.pk % len(self._readers)]:
+            if self._has(live, version):
                 return
-        self.put(live, self._build(live, state))
+            row = LiveGame.objects.values_list(
+                "version", "status", "turn_deadline", "result_id", "state").get(pk=live.pk)
+            live.version, live.status, live.turn_deadline, live.result_id, state = row
+            self.put_row(live)
+            with self._lock:
+                if self._key(live, live.version) in self._games:
+                    return
+            self.put(live, self._build(live, state))
 
     def clear(self) -> None:
         with self._lock:

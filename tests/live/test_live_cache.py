@@ -4,6 +4,7 @@ stored state, an act that fails leaves nothing stale behind, and refusals change
 from __future__ import annotations
 
 import random
+import time
 
 import pytest
 from django.db import connection, transaction
@@ -181,3 +182,47 @@ def test_a_stream_in_another_process_reads_a_new_version_once_for_all_its_seats(
             stored.version, stored.status, stored.turn_deadline)
         assert live.live_view(live=stream, seat=seat)["hand"] == \
             Game.from_state(stored.state).view(seat)["hand"]
+
+
+def test_streams_woken_together_read_a_new_version_once(live_table, monkeypatch):
+    import threading
+
+    from django.db import connections
+
+    lg = live.live_start(table=live_table.table)
+    streams = [LiveGame.objects.defer("state").get(pk=lg.pk) for _ in range(6)]
+    for _ in range(2):  # two acts made "in another process"
+        game = Game.from_state(LiveGame.objects.get(pk=lg.pk).state)
+        seat, act = bot_pick(game, live_table.bots)
+        live.live_act(live_id=lg.pk, seat=seat, action=act, version=game.version)
+    live.games.clear()
+    version = lg.version + 2
+    builds = []
+    build = live.games._build
+
+    def slow_build(live_game, state=None):  # long enough for every stream to ask meanwhile
+        builds.append(1)
+        time.sleep(0.3)
+        return build(live_game, state)
+
+    monkeypatch.setattr(live.games, "_build", slow_build)
+    # when the six streams of this process are woken at the same instant
+    barrier, errors = threading.Barrier(6), []
+
+    def wake(stream):
+        try:
+            barrier.wait(timeout=10)
+            live.games.reach(stream, version)
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=wake, args=(s,)) for s in streams]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(20)
+    # then one of them read and built the game; the others waited for it
+    assert not errors and builds == [1]
+    assert all(s.version == version for s in streams)

@@ -196,6 +196,8 @@ class Command(BaseCommand):
                                  "single: one gthread server for both")
         parser.add_argument("--api-workers", type=int, default=cores + 1,
                             help="sync workers of the API server (default: cores + 1)")
+        parser.add_argument("--api-threads", type=int, default=1,
+                            help="threads per API worker (1: sync workers; more: gthread)")
         parser.add_argument("--workers", type=int, default=cores,
                             help="gthread workers of the stream server (default: one per core)")
         parser.add_argument("--threads", type=int, default=0,
@@ -231,7 +233,8 @@ class Command(BaseCommand):
             self.stdout.write(f"DATABASE_URL not set: using {DEFAULT_DB}")
             self.stdout.flush()
             argv = [sys.executable, str(_repo_root() / "manage.py"), "bench_live"]
-            for name in ("tables", "seconds", "layout", "api_workers", "workers", "threads",
+            for name in ("tables", "seconds", "layout", "api_workers", "api_threads", "workers",
+                         "threads",
                          "pool", "pubsub", "think", "wait", "transport", "clients", "seed",
                          "access_log"):
                 argv += [f"--{name.replace('_', '-')}", str(opts[name])]
@@ -288,7 +291,8 @@ class Command(BaseCommand):
             tables.append((Table(lg.pk, lg.state, seed * 1000 + k), keys))
         return event, tables
 
-    def servers(self, *, layout, api_workers, workers, threads, pool, pubsub, access_log):
+    def servers(self, *, layout, api_workers, api_threads, workers, threads, pool, pubsub,
+                access_log):
         """(API server, stream server): the same one with ``layout == "single"``."""
         env = {"DJANGO_DEBUG": "0", "DB_POOL_MAX_SIZE": str(pool), "LIVE_PUBSUB_URL": ""}
         if pubsub != "none":
@@ -299,13 +303,13 @@ class Command(BaseCommand):
         self.started = [streams.start()]
         if layout == "single":
             return streams, streams
-        api = Gunicorn(workers=api_workers, threads=1, env=env, args=args)
+        api = Gunicorn(workers=api_workers, threads=api_threads, env=env, args=args)
         self.started.append(api.start())
         return api, streams
 
     # ------------------------------------------------------------------ run
-    def run(self, *, tables, seconds, layout, api_workers, workers, threads, pool, pubsub,
-            think, wait, transport, clients, seed, access_log="", **opts):
+    def run(self, *, tables, seconds, layout, api_workers, api_threads, workers, threads, pool,
+            pubsub, think, wait, transport, clients, seed, access_log="", **opts):
         self.access_log = access_log
         # a worker may get any share of the streams (each holds a thread): room for all of them
         threads = threads or 6 * tables + 32
@@ -319,7 +323,8 @@ class Command(BaseCommand):
             f"(event {event.slug})")
         self.started = []
         try:
-            api, streams = self.servers(layout=layout, api_workers=api_workers, workers=workers,
+            api, streams = self.servers(layout=layout, api_workers=api_workers,
+                                        api_threads=api_threads, workers=workers,
                                         threads=threads, pool=pool, pubsub=pubsub,
                                         access_log=access_log)
             out(("acts: " + api.describe() + "\nstreams and long-polls: " + streams.describe())
