@@ -162,15 +162,22 @@ def test_an_act_is_one_locked_read_and_one_write(live_table):
     assert _statements(queries) == ["SELECT", "UPDATE"], [q["sql"] for q in queries]
 
 
-def test_a_stream_in_another_process_reads_a_new_version_once_for_all_its_seats(live_table):
+def _streams_behind(live_table, acts: int) -> list[LiveGame]:
+    """Six seats' streams (rows read without the state) of a new game, then ``acts`` acts made
+    "in another process": this process has cached none of their versions."""
     lg = live.live_start(table=live_table.table)
     streams = [LiveGame.objects.defer("state").get(pk=lg.pk) for _ in range(6)]
-    for _ in range(3):  # three acts made "in another process"
+    for _ in range(acts):
         game = Game.from_state(LiveGame.objects.get(pk=lg.pk).state)
         seat, act = bot_pick(game, live_table.bots)
         live.live_act(live_id=lg.pk, seat=seat, action=act, version=game.version)
     live.games.clear()
-    stored = LiveGame.objects.get(pk=lg.pk)
+    return streams
+
+
+def test_a_stream_in_another_process_reads_a_new_version_once_for_all_its_seats(live_table):
+    streams = _streams_behind(live_table, 3)
+    stored = LiveGame.objects.get(pk=streams[0].pk)
     # when the six seats' streams of this process reach the new version
     with CaptureQueriesContext(connection) as queries:
         for stream in streams:
@@ -189,14 +196,8 @@ def test_streams_woken_together_read_a_new_version_once(live_table, monkeypatch)
 
     from django.db import connections
 
-    lg = live.live_start(table=live_table.table)
-    streams = [LiveGame.objects.defer("state").get(pk=lg.pk) for _ in range(6)]
-    for _ in range(2):  # two acts made "in another process"
-        game = Game.from_state(LiveGame.objects.get(pk=lg.pk).state)
-        seat, act = bot_pick(game, live_table.bots)
-        live.live_act(live_id=lg.pk, seat=seat, action=act, version=game.version)
-    live.games.clear()
-    version = lg.version + 2
+    streams = _streams_behind(live_table, 2)
+    version = streams[0].version + 2
     builds = []
     build = live.games._build
 
