@@ -17,9 +17,9 @@
    ``requests`` sessions with HTTP keep-alive), so that the load generator's own GIL does not
    pass for server latency. A seat follows its view on an event stream
    (``GET /api/v1/live/<id>/events/``, server-sent events; or with ``--transport longpoll`` a
-   ``GET /api/v1/live/<id>/?since=<v>&wait=25`` after every change); when it is its turn it
-   thinks (``--think``: 0.5–1.5 × that many seconds) and sends the act with the version it saw.
-   The act is chosen by :class:`engine.bots.HeuristicBot` on a shadow :class:`engine.Game` the
+   ``GET /api/v1/live/<id>/?since=<v>&wait=25`` after every change). Once every seat has its
+   first view (the clock starts then), a seat whose turn it is thinks (``--think``: 0.5–1.5 ×
+   that many seconds) and sends the act with the version it saw. The act is chosen by :class:`engine.bots.HeuristicBot` on a shadow :class:`engine.Game` the
    table's clients keep from the acts the server accepted (the server is never asked for
    hidden cards);
 5. stops after ``--seconds`` or when every game is over, prints acts/s, the p50/p90/p99/max
@@ -145,6 +145,28 @@ class Table:
             self.choice = None
             self.over = self.game.state == "over"
             self.cond.notify_all()
+
+
+class Seated:
+    """How many seats, over all client processes, have had their first view. Nobody acts
+    before every seat has (a live game starts once its table is connected), and the run's clock
+    starts then: the figures are of play, not of 300 streams connecting at the same instant."""
+
+    def __init__(self, ctx, total: int):
+        self.count = ctx.Value("i", 0)
+        self.total = total
+
+    def arrived(self) -> None:
+        with self.count.get_lock():
+            self.count.value += 1
+
+    def all_here(self, timeout: float = 60.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while self.count.value < self.total:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.02)
+        return True
 
 
 class Stats:
@@ -335,7 +357,7 @@ class Command(BaseCommand):
                 f"{6 * len(tabs)} seat clients in {clients} processes for up to {seconds:.0f} s "
                 f"(think {think} s, "
                 + ("one event stream each)" if transport == "sse" else f"long-poll {wait} s)"))
-            outcomes, stats, elapsed = self.drive(
+            outcomes, stats, elapsed, connected = self.drive(
                 tabs, clients, api=f"http://127.0.0.1:{api.port}/api/v1/live",
                 streams=f"http://127.0.0.1:{streams.port}/api/v1/live", seconds=seconds,
                 think=think, wait=wait, transport=transport)
@@ -344,18 +366,25 @@ class Command(BaseCommand):
                 tail = server.stop()
                 if tail:
                     self.stderr.write(tail)
+        out(f"every seat had its first view {connected:.1f} s after the clients started; the "
+            f"seats played from then on")
         self.report(outcomes, stats, elapsed)
 
     def drive(self, tabs, clients, **kwargs):
         """Run the seat clients in ``clients`` forked processes, a share of the tables each;
-        returns ([TableOutcome], merged Stats, seconds run)."""
+        returns ([TableOutcome], merged Stats, seconds run, seconds until every seat had its
+        first view)."""
         ctx = multiprocessing.get_context("fork")
         results = ctx.Queue()
+        seated = Seated(ctx, 6 * len(tabs))
         procs = [ctx.Process(target=self.client_process, daemon=True,
-                             args=(tabs[k::clients], results), kwargs=kwargs)
+                             args=(tabs[k::clients], results, seated), kwargs=kwargs)
                  for k in range(clients)]
+        t0 = time.monotonic()
         for p in procs:
             p.start()
+        seated.all_here()
+        connected = time.monotonic() - t0
         outcomes, stats, elapsed = [], Stats(), 0.0
         try:
             for _ in procs:
@@ -368,20 +397,24 @@ class Command(BaseCommand):
                 p.join(10)
                 if p.is_alive():
                     p.kill()
-        return outcomes, stats, elapsed
+        return outcomes, stats, elapsed, connected
 
-    def client_process(self, tabs, results, *, api, streams, seconds, think, wait, transport):
-        """One client process: a thread per seat of its tables, until ``seconds`` pass or its
-        games are over; puts (outcomes, figures, seconds run) on ``results``."""
+    def client_process(self, tabs, results, seated: Seated, *, api, streams, seconds, think,
+                       wait, transport):
+        """One client process: a thread per seat of its tables, from the moment every seat
+        has its first view until ``seconds`` pass or its games are over; puts (outcomes,
+        figures, seconds run) on ``results``."""
         stats = Stats()
         stop = threading.Event()
         threads = [threading.Thread(
             target=self.seat_loop, daemon=True,
-            args=(api, streams, tab, seat, keys[seat], stats, stop, think, wait, transport))
+            args=(api, streams, tab, seat, keys[seat], stats, stop, think, wait, transport,
+                  seated))
             for tab, keys in tabs for seat in range(6)]
-        started = time.monotonic()
         for t in threads:
             t.start()
+        seated.all_here()
+        started = time.monotonic()
         while time.monotonic() - started < seconds and not all(t.over for t, _ in tabs):
             time.sleep(0.25)
         elapsed = time.monotonic() - started
@@ -398,9 +431,10 @@ class Command(BaseCommand):
                       for t, _ in tabs], figures, elapsed))
 
     def seat_loop(self, api, streams, tab: Table, seat, key, stats: Stats, stop, think, wait,
-                  transport):
+                  transport, seated: Seated):
         """One seat's client: follow the game on the stream server (an event stream, or
-        long-polls); on its turn, think, then act on the API server."""
+        long-polls); once every seat has its first view, on its turn, think, then act on the
+        API server."""
         import requests
 
         session = requests.Session()  # acts
@@ -414,6 +448,9 @@ class Command(BaseCommand):
                     tab.woken(view["version"], received, stats)
                 if view["version"] <= seen:
                     continue  # our own act, seen in its answer already
+                if seen < 0:
+                    seated.arrived()
+                    seated.all_here()
                 seen = view["version"]
                 while not stop.is_set() and view["status"] != "finished":
                     mine = tab.next_act(seen)
