@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import CODES, Game, replay, replay_match
-from engine.bots import HeuristicBot, bot_game
+from engine.bots import HeuristicBot, bot_game, next_act
 from engine.cards import ALL_CARDS, deal, parse_cards
 from engine.testing import make_deal, record_for
 
@@ -49,20 +49,7 @@ def bots(seed=0):
 
 def step(g: Game, bs) -> None:
     """One step of :func:`engine.bots.play_out`: a pre-play choice, a burn or a turn."""
-    if g.state == "pre":
-        seat = g.to_act()["seat"]
-        g.act(seat, bs[seat].choose(g, seat))
-        return
-    if g.burn_window and not g.phase2():
-        p = g.owner
-        for k in (1, 2, 4, 5):
-            s = (p + k) % 6
-            if g.active[s] and not g.passed[s]:
-                b = bs[s].burn(g, s)
-                if b is not None:
-                    g.act(s, b)
-                    return
-    g.act(g.turn, bs[g.turn].choose(g, g.turn))
+    g.act(*next_act(g, bs))
 
 
 # a basic-rules deal for hand-made acts: seat 0 leads, seat 1 holds low cards
