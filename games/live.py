@@ -16,7 +16,7 @@ import threading
 from collections import OrderedDict
 from datetime import timedelta
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -104,6 +104,10 @@ class GameCache:
         # (id, start, version) -> (status, turn_deadline, result id): the row's other fields at
         # that version, so the streams of one table need not read the row once each
         self._rows: OrderedDict[tuple, tuple] = OrderedDict()
+        # id -> (start time, table id, game number, move seconds): what never changes in a row
+        self._facts: OrderedDict[int, tuple] = OrderedDict()
+        # (id, user id) -> the seat the user had at the game's table when last checked
+        self._seats: OrderedDict[tuple, int] = OrderedDict()
         self._lock = threading.Lock()
         self._readers = [threading.Lock() for _ in range(64)]  # by game id: one read at a time
 
@@ -134,17 +138,41 @@ class GameCache:
 
     def take(self, live: LiveGame) -> engine.Game:
         """The game at ``live.version``, for an act; give it back with :meth:`put`."""
-        with self._lock:
-            game = self._games.pop(self._key(live, live.version), None)
+        game = self.take_cached(live)
         return game if game is not None else self._build(live)
 
-    def put(self, live: LiveGame, game: engine.Game) -> None:
-        key = self._key(live, game.version)
+    def take_cached(self, live: LiveGame) -> engine.Game | None:
+        """The game at ``live.version`` if this process has it (then as :meth:`take`)."""
         with self._lock:
-            self._games[key] = game
-            self._games.move_to_end(key)
-            while len(self._games) > self.size:
-                self._games.popitem(last=False)
+            return self._games.pop(self._key(live, live.version), None)
+
+    @staticmethod
+    def _bound(cache: OrderedDict, key, value, size: int) -> None:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > size:
+            cache.popitem(last=False)
+
+    def remember(self, live: LiveGame, user=None) -> None:
+        """Note ``live``'s fixed facts and, with ``user``, the seat the locked read found for
+        them (``live.user_seat``): an act checks both again in its update (:func:`_act_unlocked`)."""
+        with self._lock:
+            self._bound(self._facts, live.pk, (live.started_at, live.table_id, live.number,
+                                               live.move_seconds), self.size * 4)
+            if user is not None and getattr(live, "user_seat", None) is not None:
+                self._bound(self._seats, (live.pk, user.pk), live.user_seat, self.size * 24)
+
+    def facts(self, live_id: int) -> tuple | None:
+        with self._lock:
+            return self._facts.get(live_id)
+
+    def seat_of(self, live_id: int, user) -> int | None:
+        with self._lock:
+            return self._seats.get((live_id, user.pk))
+
+    def put(self, live: LiveGame, game: engine.Game) -> None:
+        with self._lock:
+            self._bound(self._games, self._key(live, game.version), game, self.size)
 
     def read(self, live: LiveGame, reader):
         """``reader(game)`` on the game at ``live.version``, under the lock."""
@@ -161,12 +189,9 @@ class GameCache:
 
     def put_row(self, live: LiveGame) -> None:
         """Remember ``live``'s status, turn deadline and result at its version."""
-        key = self._key(live, live.version)
         with self._lock:
-            self._rows[key] = (live.status, live.turn_deadline, live.result_id)
-            self._rows.move_to_end(key)
-            while len(self._rows) > self.size:
-                self._rows.popitem(last=False)
+            self._bound(self._rows, self._key(live, live.version),
+                        (live.status, live.turn_deadline, live.result_id), self.size)
 
     def row_at(self, live: LiveGame, version: int) -> bool:
         """Set ``live`` to ``version`` from what :meth:`put_row` remembered; whether it could."""
@@ -208,6 +233,8 @@ class GameCache:
         with self._lock:
             self._games.clear()
             self._rows.clear()
+            self._facts.clear()
+            self._seats.clear()
 
 
 def _catch_up(game: engine.Game, state: dict) -> engine.Game | None:
@@ -262,23 +289,28 @@ def _locked(live_id: int, user) -> LiveGame:
 
 @functools.cache
 def _locked_sql() -> str:
-    from django.db import connection
-
     from tournaments.models import Event, Player
-
-    def name(model) -> str:
-        return connection.ops.quote_name(model._meta.db_table)
 
     columns = ", ".join(f"lg.{connection.ops.quote_name(f.column)}"
                         for f in LiveGame._meta.concrete_fields if f.name != "state")
     lock = " FOR UPDATE OF lg" if connection.features.has_select_for_update_of else ""
     return (f"SELECT {columns}, "
-            f"(SELECT s.seat FROM {name(Seat)} s JOIN {name(Player)} p ON p.id = s.player_id "
+            f"(SELECT s.seat FROM {_q(Seat)} s JOIN {_q(Player)} p ON p.id = s.player_id "
             f"WHERE s.table_id = lg.table_id AND p.user_id = %s LIMIT 1) AS user_seat, "
             f"(e.published AND r.status IN (%s, %s)) AS seating_public "
-            f"FROM {name(LiveGame)} lg JOIN {name(Table)} t ON t.id = lg.table_id "
-            f"JOIN {name(Round)} r ON r.id = t.round_id JOIN {name(Event)} e ON e.id = r.event_id "
+            f"FROM {_q(LiveGame)} lg JOIN {_q(Table)} t ON t.id = lg.table_id "
+            f"JOIN {_q(Round)} r ON r.id = t.round_id JOIN {_q(Event)} e ON e.id = r.event_id "
             f"WHERE lg.id = %s{lock}")
+
+
+def _q(model) -> str:
+    """``model``'s table name, quoted for the database."""
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+def _col(model, name: str) -> str:
+    """The quoted column of ``model``'s field ``name``."""
+    return connection.ops.quote_name(model._meta.get_field(name).column)
 
 
 def live_act(*, live_id: int, action: dict, version: int, seat: int | None = None,
@@ -287,15 +319,128 @@ def live_act(*, live_id: int, action: dict, version: int, seat: int | None = Non
     at (both: the user must sit there); refuse a stale version (409) or an illegal act (422,
     the engine's code and message) without changing anything.
 
-    One act is one locked read of the game's row (with the user's seat) and one update: the
+    An act is one conditional update when this process knows the game (:func:`_act_unlocked`);
+    otherwise, and for every refusal and the act that ends the game, it is one locked read of
+    the game's row (with the user's seat) and one update (:func:`_act_locked`). Either way the
     engine's game comes from this process's cache (:class:`GameCache`)."""
     if not isinstance(action, dict):
         raise ServiceError("bad_format", _("an act must be an object"))
     if seat is None and user is None:
         raise ValueError("live_act needs the seat or the user acting")
+    act = {k: v for k, v in action.items() if k not in ("version", "seat")}
+    live = _act_unlocked(live_id, act, version, seat, user, auto)
+    if live is None:
+        live = _act_locked(live_id, act, version, seat, user, auto)
+    return live
+
+
+def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user, auto: bool
+                  ) -> LiveGame | None:
+    """The common act, without a lock: the game at ``version`` from the cache (or from one read
+    of the row and its state, when another process made the last act), the engine's check, and
+    one ``UPDATE`` that stores it only if, at that instant, the row is still at ``version``,
+    running, and ``user`` still sits at ``seat`` of a table open to its players (the checks of
+    :func:`_act_locked`, made by the database in the same statement). ``None`` when any of this
+    does not hold, when the engine refuses the act, or when the act ends the game: the locked
+    path then decides, and refuses with the right code, in the right order."""
+    facts = games.facts(live_id)
+    if facts is None:
+        return None
+    started_at, table_id, number, move_seconds = facts
+    if user is not None:
+        mine = games.seat_of(live_id, user)
+        if mine is None or (seat is not None and seat != mine):
+            return None
+        seat = mine
+    live = LiveGame(pk=live_id, table_id=table_id, number=number, started_at=started_at,
+                    move_seconds=move_seconds, version=version,
+                    status=LiveGame.Status.RUNNING, result=None)
+    game = games.take_cached(live)
+    if game is None:
+        state = _unlocked_state(live)
+        if state is None:
+            return None
+        game = games._build(live, state)
+    if auto and game.state == "play":
+        act = dict(act, auto=True)
+    try:
+        game.act(seat, act)
+    except engine.IllegalAction:
+        games.put(live, game)  # a refused act changes nothing (engine property)
+        return None
+    if game.state == "over":
+        return None  # the game (acted on, not stored) is dropped; the locked path redoes it
+    now = timezone.now()
+    live.turn_deadline = now + timedelta(seconds=move_seconds)
+    live.updated_at = now
+    live.state = game.to_state()  # (a view before the cache has it, inside a transaction)
+    field, when = LiveGame._meta.get_field("state"), connection.ops.adapt_datetimefield_value
+    with connection.cursor() as cursor:
+        cursor.execute(_update_sql(user is not None), [
+            field.get_db_prep_save(live.state, connection), game.version,
+            when(live.turn_deadline), when(now), live_id, version, when(started_at),
+            LiveGame.Status.RUNNING,
+            *([seat, user.pk, Round.Status.PUBLISHED, Round.Status.FINISHED]
+              if user is not None else [])])
+        stored = cursor.rowcount == 1
+    if not stored:
+        return None  # moved on, finished, or reseated meanwhile: the game is dropped
+    live.version = game.version
+    live.user_seat = seat if user is not None else None
+    transaction.on_commit(lambda: (games.put(live, game), games.put_row(live)))
+    announce(live.pk, live.version)
+    _schedule_autoplay(live)
+    return live
+
+
+def _unlocked_state(live: LiveGame) -> dict | None:
+    """The stored state if the row is still the game ``live`` names at its version."""
+    field = LiveGame._meta.get_field("state")
+    with connection.cursor() as cursor:
+        cursor.execute(_state_sql(), [
+            live.pk, connection.ops.adapt_datetimefield_value(live.started_at), live.version,
+            LiveGame.Status.RUNNING])
+        row = cursor.fetchone()
+    return None if row is None else field.from_db_value(row[0], None, connection)
+
+
+@functools.cache
+def _state_sql() -> str:
+    return (f"SELECT {_col(LiveGame, 'state')} FROM {_q(LiveGame)} WHERE {_col(LiveGame, 'id')} "
+            f"= %s AND {_col(LiveGame, 'started_at')} = %s AND {_col(LiveGame, 'version')} = %s "
+            f"AND {_col(LiveGame, 'status')} = %s")
+
+
+@functools.cache
+def _update_sql(seated: bool) -> str:
+    """The conditional update of :func:`_act_unlocked` (with ``seated``: also the user's seat
+    and the table's being open to its players, as :func:`_locked` reads them)."""
+    from tournaments.models import Event, Player
+
+    lg = _q(LiveGame)
+    sql = (f"UPDATE {lg} SET {_col(LiveGame, 'state')} = %s, {_col(LiveGame, 'version')} = %s, "
+           f"{_col(LiveGame, 'turn_deadline')} = %s, {_col(LiveGame, 'updated_at')} = %s "
+           f"WHERE {_col(LiveGame, 'id')} = %s AND {_col(LiveGame, 'version')} = %s "
+           f"AND {_col(LiveGame, 'started_at')} = %s AND {_col(LiveGame, 'status')} = %s")
+    if seated:
+        table = f"{lg}.{_col(LiveGame, 'table')}"
+        sql += (f" AND EXISTS (SELECT 1 FROM {_q(Seat)} s JOIN {_q(Player)} p "
+                f"ON p.id = s.player_id WHERE s.table_id = {table} AND s.seat = %s "
+                f"AND p.user_id = %s)"
+                f" AND EXISTS (SELECT 1 FROM {_q(Table)} t JOIN {_q(Round)} r ON r.id = t.round_id"
+                f" JOIN {_q(Event)} e ON e.id = r.event_id WHERE t.id = {table} AND e.published "
+                f"AND r.status IN (%s, %s))")
+    return sql
+
+
+def _act_locked(live_id: int, act: dict, version: int, seat: int | None, user, auto: bool
+                ) -> LiveGame:
+    """:func:`live_act` under the game's row lock: every refusal, and the act that ends the
+    game (its result is stored in the same transaction)."""
     with transaction.atomic():
         # lock the game's row only: other tables' games must not queue behind it
         live = _locked(live_id, user)
+        games.remember(live, user)
         if user is not None:
             if live.user_seat is None or not live.seating_public:
                 raise NotSeated("not_seated", _(
@@ -311,9 +456,8 @@ def live_act(*, live_id: int, action: dict, version: int, seat: int | None = Non
                 "the game has moved on (version %(v)s, you sent %(s)s); fetch it again") % {
                 "v": live.version, "s": version}, detail={"version": live.version})
         game = games.take(live)
-        act = {k: v for k, v in action.items() if k not in ("version", "seat")}
         if auto and game.state == "play":
-            act["auto"] = True
+            act = dict(act, auto=True)
         try:
             game.act(seat, act)
         except engine.IllegalAction as exc:

@@ -10,11 +10,11 @@ import pytest
 from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
-from engine.game import Game
+from engine.game import Game, IllegalAction
 from games import live
 from games.models import LiveGame
 from tests.live.helpers import bot_pick
-from tournaments.errors import ServiceError
+from tournaments.errors import Conflict, ServiceError
 
 SERVICE_KEYS = {"id", "table", "number", "status", "version", "turn_deadline", "auto_seats",
                 "result"}  # what live_view sets itself
@@ -160,6 +160,97 @@ def test_an_act_is_one_locked_read_and_one_write(live_table):
                               version=lg.version)
     assert moved.user_seat == seat and moved.version == lg.version + 1
     assert _statements(queries) == ["SELECT", "UPDATE"], [q["sql"] for q in queries]
+
+
+def _warm(live_table) -> tuple[LiveGame, Game]:
+    """A game in which every seat has acted once through this process (so it knows the game
+    and each user's seat), and the stored game now."""
+    lg = live.live_start(table=live_table.table)
+    seen = set()
+    while len(seen) < 6:
+        game = Game.from_state(LiveGame.objects.get(pk=lg.pk).state)
+        seat, act = bot_pick(game, live_table.bots)
+        live.live_act(live_id=lg.pk, user=live_table.users[seat], action=act,
+                      version=game.version)
+        seen.add(seat)
+    lg = LiveGame.objects.get(pk=lg.pk)
+    return lg, Game.from_state(lg.state)
+
+
+def test_an_act_in_a_game_this_process_knows_is_one_conditional_update(live_table):
+    lg, game = _warm(live_table)
+    seat, act = bot_pick(game, live_table.bots)
+    with CaptureQueriesContext(connection) as queries:
+        moved = live.live_act(live_id=lg.pk, user=live_table.users[seat], action=act,
+                              version=lg.version)
+    assert _statements(queries) == ["UPDATE"], [q["sql"] for q in queries]
+    assert moved.user_seat == seat and moved.version == lg.version + 1
+    stored = LiveGame.objects.get(pk=lg.pk)
+    assert stored.version == moved.version and stored.turn_deadline == moved.turn_deadline
+    game.act(seat, dict(act))
+    assert stored.state == game.to_state() == _cached(moved).to_state()
+
+
+def test_an_act_made_in_another_process_meanwhile_is_read_once_then_one_update(live_table):
+    lg, game = _warm(live_table)
+    # another process acts: this one's cache is behind
+    seat, act = bot_pick(game, live_table.bots)
+    live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
+    live.games._games.clear()
+    game = Game.from_state(LiveGame.objects.get(pk=lg.pk).state)
+    seat, act = bot_pick(game, live_table.bots)
+    with CaptureQueriesContext(connection) as queries:
+        moved = live.live_act(live_id=lg.pk, user=live_table.users[seat], action=act,
+                              version=game.version)
+    assert _statements(queries) == ["SELECT", "UPDATE"], [q["sql"] for q in queries]
+    assert "FOR UPDATE" not in queries[0]["sql"] and moved.version == game.version + 1
+    game.act(seat, dict(act))
+    assert LiveGame.objects.get(pk=lg.pk).state == game.to_state()
+
+
+def _refused_unchanged(live_table, lg, seat, act, version, exc_type, code):
+    before = LiveGame.objects.values_list("version", "state", "status").get(pk=lg.pk)
+    with pytest.raises(exc_type) as refused:
+        live.live_act(live_id=lg.pk, user=live_table.users[seat], action=act, version=version)
+    assert refused.value.code == code
+    assert LiveGame.objects.values_list("version", "state", "status").get(pk=lg.pk) == before
+
+
+def test_a_known_seat_no_longer_the_users_is_refused_by_the_update(live_table):
+    from tournaments import services
+    from tournaments.models import Seat
+
+    lg, game = _warm(live_table)
+    seat, act = bot_pick(game, live_table.bots)
+    # given the seat's player replaced by a substitute after this process learnt the seat
+    substitute = services.player_create(name="Substitute")
+    Seat.objects.filter(table=live_table.table, seat=seat).update(player=substitute)
+    # then the replaced player's act is refused (they sit nowhere now), and nothing changed
+    _refused_unchanged(live_table, lg, seat, act, lg.version, live.NotSeated, "not_seated")
+
+
+def test_a_known_seat_acts_no_more_once_the_seating_is_taken_back(live_table):
+    from tournaments.models import Round
+
+    lg, game = _warm(live_table)
+    seat, act = bot_pick(game, live_table.bots)
+    Round.objects.filter(tables=live_table.table).update(status=Round.Status.DRAWN)
+    _refused_unchanged(live_table, lg, seat, act, lg.version, live.NotSeated, "not_seated")
+
+
+def test_a_stale_or_illegal_act_in_a_known_game_is_refused_with_its_code(live_table):
+    lg, game = _warm(live_table)
+    seat, act = bot_pick(game, live_table.bots)
+    _refused_unchanged(live_table, lg, seat, act, lg.version - 1, Conflict, "stale_version")
+    illegal = {"act": "play", "cards": ["RJ"] * 5}
+    with pytest.raises(IllegalAction) as engine_says:
+        Game.from_state(lg.state).act(seat, dict(illegal))
+    _refused_unchanged(live_table, lg, seat, illegal, lg.version, ServiceError,
+                       engine_says.value.code)
+    # and the game is still cached at its version: the next act is one update again
+    with CaptureQueriesContext(connection) as queries:
+        live.live_act(live_id=lg.pk, user=live_table.users[seat], action=act, version=lg.version)
+    assert _statements(queries) == ["UPDATE"]
 
 
 def _streams_behind(live_table, acts: int) -> list[LiveGame]:
