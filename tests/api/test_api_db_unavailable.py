@@ -10,9 +10,9 @@ import psycopg
 import pytest
 from django.db import IntegrityError, InterfaceError, OperationalError, ProgrammingError
 from django.test import RequestFactory
-from rest_framework.authentication import TokenAuthentication
 
 from api import errors
+from api.authentication import TokenAuthentication
 from config import urls
 from games import services as game_services
 from games.models import GameResult, GameResultVersion
