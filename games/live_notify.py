@@ -21,6 +21,7 @@ import threading
 import time
 
 from django.conf import settings
+from django.core.signals import request_finished, request_started
 from django.db import transaction
 
 log = logging.getLogger(__name__)
@@ -70,7 +71,8 @@ def _seen(live_id: int, version: int) -> None:
 
 def announce(live_id: int, version: int) -> None:
     """Tell every waiter (here and in other processes) that the game is at ``version``, once
-    the current transaction commits."""
+    the current transaction commits, and, inside a request, once its answer is sent
+    (:func:`_after_response`)."""
 
     def send():
         _seen(live_id, version)
@@ -80,7 +82,37 @@ def announce(live_id: int, version: int) -> None:
             except Exception as exc:  # waiters elsewhere fall back to polling
                 log.warning("live pub/sub publish failed: %s", type(exc).__name__)
 
-    transaction.on_commit(send)
+    transaction.on_commit(lambda: _after_response(send))
+
+
+_request = threading.local()  # .pending: announcements of the request in hand, or None
+
+
+def _after_response(send) -> None:
+    """Run ``send`` now, or, inside a request, when its response is closed (sent): the seat
+    that acted has its answer before the six streams of its table wake and take the CPU to
+    render their views. The act is committed either way; waiters also read the version now and
+    then (``SAFETY_READ``), so an announcement lost with a dying worker delays, never loses."""
+    pending = getattr(_request, "pending", None)
+    if pending is None:
+        send()
+    else:
+        pending.append(send)
+
+
+def _request_started(**kwargs) -> None:
+    _flush()  # (what a response never closed left behind)
+    _request.pending = []
+
+
+def _flush(**kwargs) -> None:
+    pending, _request.pending = getattr(_request, "pending", None), None
+    for send in pending or ():
+        send()
+
+
+request_started.connect(_request_started, dispatch_uid="live_notify_request_started")
+request_finished.connect(_flush, dispatch_uid="live_notify_request_finished")
 
 
 def _listen() -> None:

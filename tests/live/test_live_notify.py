@@ -106,3 +106,44 @@ def test_a_waiter_reads_the_version_once_while_the_subscription_is_new(monkeypat
     # and with a subscription older than that, the waiter relies on the announcements
     monkeypatch.setattr(live_notify, "_subscribed_at", time.monotonic() - 60)
     assert live_notify.wait_for_version(9008, 3, 0.3, lambda: stored["version"]) is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_act_over_http_is_announced_once_its_answer_is_sent(live_table, no_pubsub):
+    """The acting seat has its answer before the table's streams wake (they would take the
+    CPU to render their views while the answer is still being written)."""
+    import json
+
+    from django.core.handlers.wsgi import WSGIHandler
+    from django.test import RequestFactory
+    from rest_framework.authtoken.models import Token
+
+    from engine.game import Game
+    from games import live
+    from tests.live.helpers import act_url, bot_pick
+
+    lg = live.live_start(table=live_table.table)
+    seat, act = bot_pick(Game.from_state(lg.state), live_table.bots)
+    token, _ = Token.objects.get_or_create(user=live_table.users[seat])
+    environ = RequestFactory().post(
+        act_url(lg.pk), json.dumps({"version": lg.version, **act}),
+        content_type="application/json", HTTP_AUTHORIZATION=f"Token {token.key}").environ
+    answered = []
+    response = WSGIHandler()(environ, lambda status, headers: answered.append(status))
+    assert answered == ["200 OK"], b"".join(response)
+    # the act is stored, its answer ready, and no one here has been told yet
+    assert live.LiveGame.objects.get(pk=lg.pk).version == lg.version + 1
+    assert live_notify._latest.get(lg.pk, -1) < lg.version + 1
+    b"".join(response)
+    response.close()  # the server has sent the answer
+    assert live_notify._latest[lg.pk] == lg.version + 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_outside_a_request_an_announcement_goes_out_at_once(no_pubsub):
+    from django.db import transaction
+
+    with transaction.atomic():
+        live_notify.announce(9100, 4)
+        assert live_notify._latest.get(9100, -1) < 4  # not before the commit
+    assert live_notify._latest[9100] == 4
