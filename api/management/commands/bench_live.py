@@ -8,19 +8,19 @@
 2. creates a published event with ``6 × tables`` players (each with a login and an API token),
    draws round 1 and starts a live game at every table (``games.live.live_start``);
 3. starts gunicorn on 127.0.0.1 as the README's production layout has it (``--layout split``):
-   an API server (sync workers, one more than the cores) takes the acts, and a stream server
-   (``gthread`` workers with a thread for every waiting seat) the seats' event streams and
-   long-polls, which a proxy routes to it (``GET /api/v1/live/…``). ``--layout single`` serves
+   an API server (``gthread`` workers, one more than the cores, 4 threads each) takes the acts,
+   and a stream server (one ``gthread`` worker with a thread for every waiting seat) the
+   seats' event streams and long-polls, which a proxy routes to it (``GET /api/v1/live/…``). ``--layout single`` serves
    both from the stream server. Connection pools of ``--pool`` per worker; waiting requests are
    woken through Redis pub/sub (``--pubsub``); Celery eager, so no 托管 countdown is queued;
 4. runs the seat clients in ``--clients`` processes (whole tables each; one thread per seat,
-   ``requests`` sessions with HTTP keep-alive), so that the load generator's own GIL does not
-   pass for server latency. A seat follows its view on an event stream
+   acts on a keep-alive ``http.client`` connection, the stream with ``requests``), so that
+   the load generator's own GIL and bookkeeping do not pass for server latency. A seat follows its view on an event stream
    (``GET /api/v1/live/<id>/events/``, server-sent events; or with ``--transport longpoll`` a
    ``GET /api/v1/live/<id>/?since=<v>&wait=25`` after every change). Once every seat has its
    first view (the clock starts then), a seat whose turn it is thinks (``--think``: 0.5–1.5 ×
-   that many seconds) and sends the act with the version it saw. The act is chosen by :class:`engine.bots.HeuristicBot` on a shadow :class:`engine.Game` the
-   table's clients keep from the acts the server accepted (the server is never asked for
+   that many seconds) and sends the act with the version it saw. The act is chosen by
+   :class:`engine.bots.HeuristicBot` on a shadow :class:`engine.Game` the table's clients keep from the acts the server accepted (the server is never asked for
    hidden cards);
 5. stops after ``--seconds`` or when every game is over, prints acts/s, the p50/p90/p99/max
    latency of the act POSTs, how long after an act's answer the waiting seats had the new
@@ -217,11 +217,13 @@ class Command(BaseCommand):
                                  "long-polls on a stream server, as behind the README's proxy; "
                                  "single: one gthread server for both")
         parser.add_argument("--api-workers", type=int, default=cores + 1,
-                            help="sync workers of the API server (default: cores + 1)")
-        parser.add_argument("--api-threads", type=int, default=1,
-                            help="threads per API worker (1: sync workers; more: gthread)")
-        parser.add_argument("--workers", type=int, default=cores,
-                            help="gthread workers of the stream server (default: one per core)")
+                            help="workers of the API server (default: cores + 1)")
+        parser.add_argument("--api-threads", type=int, default=4,
+                            help="threads per API worker (default 4, gthread with keep-alive; "
+                                 "1: sync workers, a connection per request)")
+        parser.add_argument("--workers", type=int, default=1,
+                            help="gthread workers of the stream server (default 1: each worker "
+                                 "reads every new version of its tables once)")
         parser.add_argument("--threads", type=int, default=0,
                             help="threads per stream worker (default: enough for every waiting "
                                  "seat)")
@@ -434,12 +436,16 @@ class Command(BaseCommand):
                   transport, seated: Seated):
         """One seat's client: follow the game on the stream server (an event stream, or
         long-polls); once every seat has its first view, on its turn, think, then act on the
-        API server."""
-        import requests
+        API server. Acts go out on one keep-alive connection of ``http.client``: what is
+        timed is the request and its answer, not a client library's bookkeeping."""
+        import http.client
+        import json
+        from urllib.parse import urlsplit
 
-        session = requests.Session()  # acts
-        session.headers["Authorization"] = f"Token {key}"
-        act_url = f"{api}/{tab.live_id}/act/"
+        where = urlsplit(api)
+        conn = http.client.HTTPConnection(where.hostname, where.port, timeout=30)
+        headers = {"Authorization": f"Token {key}", "Content-Type": "application/json"}
+        act_path = f"{where.path}/{tab.live_id}/act/"
         seen = -1
         follow = self.stream if transport == "sse" else self.long_polls
         try:
@@ -459,27 +465,30 @@ class Command(BaseCommand):
                     act = mine[1]
                     if think and stop.wait(random.uniform(0.5, 1.5) * think):
                         return
+                    body = json.dumps({"version": seen, **act})
                     t = time.perf_counter()
                     try:
-                        r = session.post(act_url, json={"version": seen, **act},
-                                         timeout=30)
-                    except requests.RequestException as exc:
+                        conn.request("POST", act_path, body, headers)
+                        r = conn.getresponse()
+                        answer = r.read()
+                    except (OSError, http.client.HTTPException) as exc:
+                        conn.close()
                         stats.errors[("POST", type(exc).__name__)] += 1
                         tab.resync()
                         break
                     ms = (time.perf_counter() - t) * 1000
-                    if r.status_code != 200:
-                        stats.add("POST", ms, r.status_code)
+                    if r.status != 200:
+                        stats.add("POST", ms, r.status)
                         tab.resync()
                         break
-                    view = r.json()
-                    stats.add("POST", ms, r.status_code, final=view["status"] == "finished")
+                    view = json.loads(answer)
+                    stats.add("POST", ms, r.status, final=view["status"] == "finished")
                     tab.accepted(seat, act, view["version"], time.monotonic())
                     seen = view["version"]
                 if view["status"] == "finished" or stop.is_set():
                     return
         finally:
-            session.close()
+            conn.close()
 
     def long_polls(self, url, key, stats, stop, wait):
         """The seat's long-polls (their own keep-alive connection)."""
@@ -525,7 +534,7 @@ class Command(BaseCommand):
                             time.sleep(0.5)
                             continue
                         data = None
-                        for line in r.iter_lines(decode_unicode=True):
+                        for line in r.iter_lines(chunk_size=None, decode_unicode=True):
                             if stop.is_set():
                                 return
                             if line.startswith("data: "):
