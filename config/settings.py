@@ -142,6 +142,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # (tournaments/standings.py, standings_sweep); an event with fresh standings costs one query.
 CELERY_BEAT_SCHEDULE = {
     "standings-sweep": {"task": "tournaments.tasks.standings_sweep_task", "schedule": 60.0},
+    # and play a live seat whose 托管 timer message was lost (games/live.py, live_timer)
+    "live-sweep": {"task": "games.tasks.live_sweep_task", "schedule": 15.0},
 }
 
 # Request size caps: a full game record is ~6 KB; refuse what no client should send.

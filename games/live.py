@@ -1,16 +1,19 @@
 """Live play: a table plays a game on the service, move by move (issue: live play).
 
 The server deals from ``secrets.SystemRandom``; the engine's :class:`engine.Game` state lives in
-:class:`games.models.LiveGame` and every act is applied under a row lock after checking the
-state version the client saw (a stale version is refused, so no act is lost or applied twice).
+:class:`games.models.LiveGame` and every act is stored only if the game is still at the state
+version the client saw (one conditional update, or under the row lock): a stale version is
+refused, so no act is lost or applied twice.
 A seat that does not act within the event's move time limit is played by the heuristic bot
-(托管) from a Celery task scheduled with a countdown; its acts are marked ``auto`` in the record.
+(托管) from the game's timer, a Celery task queued with a countdown for each turn's deadline (one
+timer a game, armed when it starts and re-armed by itself); its acts are marked ``auto``.
 The finished game becomes the table's result (system-recorded, confirmed) with its record.
 """
 
 from __future__ import annotations
 
 import functools
+import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -30,20 +33,40 @@ from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.models import Round, Seat, Table
 from tournaments.services import MAX_EXTRA_GAMES
 
+log = logging.getLogger(__name__)
 
-def _schedule_autoplay(live: LiveGame) -> None:
-    """Queue the 托管 check for when the move time runs out. Without a broker (tasks run
-    in-process, which ignores countdowns) nothing is queued: ``manage.py live_tick`` plays
-    overdue seats instead."""
+
+def _arm_timer(live: LiveGame) -> None:
+    """Queue the game's 托管 timer for its turn deadline (``live.turn_deadline``, version
+    ``live.version``), once the transaction commits. A game has one timer at a time: it is
+    armed when the game starts, and :func:`live_timer` re-arms it for the next deadline, so
+    acts queue nothing (one countdown per act was a broker message and a task run per move:
+    at 50 tables, a worker saturating the machine). Arming twice for one version queues one
+    message (a key in the shared cache). Without a broker (tasks run in-process, which ignores
+    countdowns) nothing is queued: ``manage.py live_tick`` plays overdue seats instead."""
     from django.conf import settings
+
+    if settings.CELERY_TASK_ALWAYS_EAGER or live.turn_deadline is None:
+        return
+    live_id, version, deadline = live.pk, live.version, live.turn_deadline
+    transaction.on_commit(lambda: _queue_timer(live_id, version, deadline))
+
+
+def _queue_timer(live_id: int, version: int, deadline) -> None:
+    from django.core.cache import cache
 
     from games.tasks import live_autoplay_task
 
-    if settings.CELERY_TASK_ALWAYS_EAGER:
-        return
-    live_id, version, delay = live.pk, live.version, live.move_seconds
-    transaction.on_commit(lambda: live_autoplay_task.apply_async(
-        (live_id, version), countdown=delay))
+    countdown = max(0.0, (deadline - timezone.now()).total_seconds())
+    key = f"gouji:live-timer:{live_id}:{version}"
+    if not cache.add(key, 1, timeout=int(countdown) + 600):
+        return  # armed already for this turn
+    try:
+        live_autoplay_task.apply_async((live_id, version), countdown=countdown)
+    except Exception as exc:  # the change is committed: the sweep on beat plays the seat
+        cache.delete(key)
+        log.warning("live timer not queued (%s): the 托管 sweep will play game %s",
+                    type(exc).__name__, live_id)
 
 
 def live_start(*, table: Table, number: int | None = None, leader: int | None = None
@@ -81,7 +104,7 @@ def live_start(*, table: Table, number: int | None = None, leader: int | None = 
             table=table, number=number, state=game.to_state(), version=game.version,
             move_seconds=event.move_seconds,
             turn_deadline=timezone.now() + timedelta(seconds=event.move_seconds))
-        _schedule_autoplay(live)
+        _arm_timer(live)
         announce(live.pk, live.version)
     return live
 
@@ -389,7 +412,6 @@ def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user,
     live.user_seat = seat if user is not None else None
     transaction.on_commit(lambda: (games.put(live, game), games.put_row(live)))
     announce(live.pk, live.version)
-    _schedule_autoplay(live)
     return live
 
 
@@ -479,13 +501,30 @@ def _act_locked(live_id: int, act: dict, version: int, seat: int | None, user, a
         else:
             live.turn_deadline = timezone.now() + timedelta(seconds=live.move_seconds)
             live.save(update_fields=changed)
-            _schedule_autoplay(live)
     return live
 
 
+def live_timer(*, live_id: int, version: int) -> bool:
+    """The game's 托管 timer, armed at ``version``, has run out: if the turn in hand is past
+    its deadline (nobody acted in time), the bot plays it; then the timer is armed again for
+    the turn now waiting. Returns whether the bot acted. However many copies of a timer arrive,
+    late or twice, the bot acts once per overdue turn (the act names the version it was made
+    against) and one timer is queued per turn."""
+    live = LiveGame.objects.filter(pk=live_id).defer("state").first()
+    if live is None or live.status != LiveGame.Status.RUNNING:
+        return False  # the game is over: the timer stops
+    acted = False
+    if live.turn_deadline is None or live.turn_deadline <= timezone.now():
+        acted = live_autoplay(live_id=live_id, version=live.version)
+        live = LiveGame.objects.filter(pk=live_id).defer("state").first()
+    if live.status == LiveGame.Status.RUNNING:
+        _arm_timer(live)
+    return acted
+
+
 def live_autoplay(*, live_id: int, version: int) -> bool:
-    """托管: if the game still waits at ``version`` (nobody acted in time), the bot plays the
-    seat whose turn it is. Returns whether it acted; a late or repeated task does nothing."""
+    """托管: if the game still waits at ``version``, the bot plays the seat whose turn it is.
+    Returns whether it acted; if someone acted meanwhile, it does nothing."""
     live = LiveGame.objects.filter(pk=live_id).defer("state").first()
     if live is None or live.status != LiveGame.Status.RUNNING or live.version != version:
         return False
@@ -512,11 +551,14 @@ def live_view(*, live: LiveGame, seat: int | None) -> dict:
     return view
 
 
-def live_autoplay_overdue() -> int:
-    """Play every seat whose move time has run out (for setups without a Celery worker)."""
+def live_autoplay_overdue(grace: float = 0.0) -> int:
+    """Play every seat whose move time ran out more than ``grace`` seconds ago, and arm the
+    games' timers again: ``manage.py live_tick`` where no Celery worker runs the timers, and
+    the sweep on Celery beat (``live_sweep_task``) that restarts a timer whose message was lost."""
     n = 0
     for live_id, version in LiveGame.objects.filter(
-            status=LiveGame.Status.RUNNING, turn_deadline__lt=timezone.now()).values_list(
+            status=LiveGame.Status.RUNNING,
+            turn_deadline__lt=timezone.now() - timedelta(seconds=grace)).values_list(
             "pk", "version"):
-        n += live_autoplay(live_id=live_id, version=version)
+        n += live_timer(live_id=live_id, version=version)
     return n

@@ -11,5 +11,12 @@ from games import live
 @shared_task(bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True,
              max_retries=5)
 def live_autoplay_task(self, live_id: int, version: int) -> dict:
-    """托管: play the waiting seat if nobody acted since ``version``."""
-    return {"live": live_id, "acted": live.live_autoplay(live_id=live_id, version=version)}
+    """托管: the game's timer, armed at ``version`` (:func:`games.live.live_timer`)."""
+    return {"live": live_id, "acted": live.live_timer(live_id=live_id, version=version)}
+
+
+@shared_task(acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True,
+             max_retries=3)
+def live_sweep_task() -> int:
+    """托管 sweep (Celery beat): seats overdue by more than 10 s, whose timer was lost."""
+    return live.live_autoplay_overdue(grace=10.0)

@@ -1,6 +1,8 @@
-"""托管 without a broker: ``manage.py live_tick`` (``games.live.live_autoplay_overdue``) lets the
-bot play every seat whose move time ran out, marking its act ``"auto": true``; an autoplay task
-for a version the game has left (late, or delivered twice) does nothing."""
+"""托管: ``manage.py live_tick`` (``games.live.live_autoplay_overdue``, without a broker) lets the
+bot play every seat whose move time ran out, marking its act ``"auto": true``. With a broker a
+game has one timer (``games.live.live_timer``): armed when the game starts, re-armed for each
+next turn, never by an act; however many copies of it arrive, late or twice, the bot acts once
+per overdue turn."""
 
 from __future__ import annotations
 
@@ -118,23 +120,60 @@ def test_a_whole_game_played_by_the_bot_alone_is_a_valid_result():
         {a["seat"] for a in actions})
 
 
-def test_an_autoplay_task_for_an_old_version_does_nothing():
+def test_a_late_timer_acts_only_once_the_turn_in_hand_is_overdue():
     lt = make_live_table(move_seconds=1)
     live_id = live.live_start(table=lt.table).pk
     lg, game = advance_to_play(lt, live_id)
-    # given a seat that acted in time: the task queued for the version it acted on is late
+    # given a seat that acted in time: the timer armed at the version it acted on is late
     old = lg.version
     seat, action = bot_pick(game, lt.bots)
     live.live_act(live_id=live_id, seat=seat, action=action, version=old)
     before = snapshot(live_id)
-    time.sleep(1.1)  # even past the new deadline, the old task must not act
 
-    # when the late task (and a copy of it) arrives
+    # when it (and a copy) arrives while the next seat still has time, it does nothing
     results = [live_autoplay_task.apply(args=(live_id, old)).get() for _ in range(2)]
-
-    # then it does nothing
     assert results == [{"live": live_id, "acted": False}] * 2
     assert snapshot(live_id) == before
+
+    # and when copies arrive once the next seat's time has run out, the bot plays that seat once
+    time.sleep(1.1)
+    results = [live_autoplay_task.apply(args=(live_id, old)).get() for _ in range(2)]
+    assert results == [{"live": live_id, "acted": True}, {"live": live_id, "acted": False}]
+    after = LiveGame.objects.get(pk=live_id)
+    assert after.version == before[0] + 1
+    assert after.state["record"]["actions"][-1]["auto"] is True
+
+
+def test_acts_queue_no_timer_and_a_game_has_one_timer_per_turn(settings, monkeypatch,
+                                                               django_capture_on_commit_callbacks):
+    # given a broker (tasks queued, not run), recording what is queued
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    queued = []
+    monkeypatch.setattr(live_autoplay_task, "apply_async",
+                        lambda args, countdown: queued.append((args, round(countdown))))
+    lt = make_live_table(move_seconds=30)
+    with django_capture_on_commit_callbacks(execute=True):
+        live_id = live.live_start(table=lt.table).pk
+    # then starting the game arms its timer for the first turn's deadline
+    assert queued == [((live_id, 0), 30)]
+    # and acts queue nothing
+    with django_capture_on_commit_callbacks(execute=True):
+        lg, _game = advance_to_play(lt, live_id)
+    assert lg.version > 0 and len(queued) == 1
+
+    # when the timer fires before the turn in hand is due, it is armed once for that turn,
+    # however many copies fire
+    for _ in range(3):
+        with django_capture_on_commit_callbacks(execute=True):
+            assert live_autoplay_task.apply(args=(live_id, 0)).get()["acted"] is False
+    assert queued[1:] == [((live_id, lg.version), 30)]
+    assert snapshot(live_id)[0] == lg.version
+
+    # and once the game is over, a timer stops
+    LiveGame.objects.filter(pk=live_id).update(status=LiveGame.Status.FINISHED)
+    with django_capture_on_commit_callbacks(execute=True):
+        live_autoplay_task.apply(args=(live_id, lg.version)).get()
+    assert len(queued) == 2
 
 
 def test_an_autoplay_task_delivered_twice_acts_once():
@@ -153,3 +192,30 @@ def test_an_autoplay_task_delivered_twice_acts_once():
 
 def test_an_autoplay_task_for_a_missing_or_finished_game_does_nothing():
     assert live_autoplay_task.apply(args=(10**9, 0)).get() == {"live": 10**9, "acted": False}
+
+
+def test_a_timer_the_broker_refused_fails_nothing_and_the_sweep_plays_the_seat(
+        settings, monkeypatch, django_capture_on_commit_callbacks):
+    # given a broker that refuses every message
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+
+    def refuse(*args, **kwargs):
+        raise ConnectionError("broker down")
+
+    monkeypatch.setattr(live_autoplay_task, "apply_async", refuse)
+    lt = make_live_table(move_seconds=1)
+    # when a game starts, its timer cannot be queued, and the start stands all the same
+    with django_capture_on_commit_callbacks(execute=True):
+        live_id = live.live_start(table=lt.table).pk
+    lg, _game = advance_to_play(lt, live_id)
+    # then the sweep leaves a seat alone within its grace, and plays it after
+    LiveGame.objects.filter(pk=live_id).update(
+        turn_deadline=timezone.now() - timezone.timedelta(seconds=5))
+    assert live.live_autoplay_overdue(grace=10.0) == 0
+    LiveGame.objects.filter(pk=live_id).update(
+        turn_deadline=timezone.now() - timezone.timedelta(seconds=11))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert live.live_autoplay_overdue(grace=10.0) == 1
+    after = LiveGame.objects.get(pk=live_id)
+    assert after.version == lg.version + 1
+    assert after.state["record"]["actions"][-1]["auto"] is True
