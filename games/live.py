@@ -352,20 +352,22 @@ def live_act(*, live_id: int, action: dict, version: int, seat: int | None = Non
         raise ValueError("live_act needs the seat or the user acting")
     act = {k: v for k, v in action.items() if k not in ("version", "seat")}
     live = _act_unlocked(live_id, act, version, seat, user, auto)
-    if live is None:
-        live = _act_locked(live_id, act, version, seat, user, auto)
+    if not isinstance(live, LiveGame):
+        live = _act_locked(live_id, act, version, seat, user, auto, ending=live)
     return live
 
 
 def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user, auto: bool
-                  ) -> LiveGame | None:
+                  ) -> LiveGame | tuple | None:
     """The common act, without a lock: the game at ``version`` from the cache (or from one read
     of the row and its state, when another process made the last act), the engine's check, and
     one ``UPDATE`` that stores it only if, at that instant, the row is still at ``version``,
     running, and ``user`` still sits at ``seat`` of a table open to its players (the checks of
     :func:`_act_locked`, made by the database in the same statement). ``None`` when any of this
     does not hold, when the engine refuses the act, or when the act ends the game: the locked
-    path then decides, and refuses with the right code, in the right order."""
+    path then decides, and refuses with the right code, in the right order. For the act that
+    ends the game: ``(seat, game)``, the game with the act applied, which the locked path
+    stores with the result if the row is still where the act was made."""
     facts = games.facts(live_id)
     if facts is None:
         return None
@@ -392,7 +394,7 @@ def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user,
         games.put(live, game)  # a refused act changes nothing (engine property)
         return None
     if game.state == "over":
-        return None  # the game (acted on, not stored) is dropped; the locked path redoes it
+        return seat, game  # not cached again: it is stored, or dropped, under the lock
     now = timezone.now()
     live.turn_deadline = now + timedelta(seconds=move_seconds)
     live.updated_at = now
@@ -455,10 +457,11 @@ def _update_sql(seated: bool) -> str:
     return sql
 
 
-def _act_locked(live_id: int, act: dict, version: int, seat: int | None, user, auto: bool
-                ) -> LiveGame:
+def _act_locked(live_id: int, act: dict, version: int, seat: int | None, user, auto: bool,
+                ending: tuple | None = None) -> LiveGame:
     """:func:`live_act` under the game's row lock: every refusal, and the act that ends the
-    game (its result is stored in the same transaction)."""
+    game (its result is stored in the same transaction). ``ending``: ``(seat, game)`` from
+    :func:`_act_unlocked`, the game at ``version`` with this act applied by that seat."""
     with transaction.atomic():
         # lock the game's row only: other tables' games must not queue behind it
         live = _locked(live_id, user)
@@ -477,15 +480,19 @@ def _act_locked(live_id: int, act: dict, version: int, seat: int | None, user, a
             raise Conflict("stale_version", _(
                 "the game has moved on (version %(v)s, you sent %(s)s); fetch it again") % {
                 "v": live.version, "s": version}, detail={"version": live.version})
-        game = games.take(live)
-        if auto and game.state == "play":
-            act = dict(act, auto=True)
-        try:
-            game.act(seat, act)
-        except engine.IllegalAction as exc:
-            games.put(live, game)  # a refused act changes nothing (engine property)
-            raise ServiceError(exc.code, exc.message, detail={
-                "code": exc.code, "seat": exc.seat, "message": exc.message}, status=422) from None
+        if ending is not None and ending[0] == seat and ending[1].version == version + 1:
+            game = ending[1]  # checked and applied already, against this very version
+        else:
+            game = games.take(live)
+            if auto and game.state == "play":
+                act = dict(act, auto=True)
+            try:
+                game.act(seat, act)
+            except engine.IllegalAction as exc:
+                games.put(live, game)  # a refused act changes nothing (engine property)
+                raise ServiceError(exc.code, exc.message, detail={
+                    "code": exc.code, "seat": exc.seat, "message": exc.message},
+                    status=422) from None
         live.state = game.to_state()
         live.version = game.version
         # cached once the new state is stored; a rolled-back act leaves nothing behind

@@ -318,3 +318,27 @@ def test_streams_woken_together_read_a_new_version_once(live_table, monkeypatch)
     # then one of them read and built the game; the others waited for it
     assert not errors and builds == [1]
     assert all(s.version == version for s in streams)
+
+
+def test_the_act_that_ends_a_known_game_is_not_replayed_again(live_table, monkeypatch):
+    lg, game = _warm(live_table)
+    # given the game played on to its last act, through this process
+    while True:
+        seat, act = bot_pick(game, live_table.bots)
+        after = Game.from_state(game.to_state())
+        after.act(seat, dict(act))
+        if after.state == "over":
+            break
+        lg = live.live_act(live_id=lg.pk, user=live_table.users[seat], action=act,
+                           version=game.version)
+        game = after
+    # when its last act is made, the game is not rebuilt from the stored state for it
+    rebuilt = []
+    monkeypatch.setattr(live.engine.Game, "from_state",
+                        classmethod(lambda cls, state: rebuilt.append(1) or None))
+    ended = live.live_act(live_id=lg.pk, user=live_table.users[seat], action=act,
+                          version=game.version)
+    assert rebuilt == []
+    # and the result is stored with the game's record
+    assert ended.status == LiveGame.Status.FINISHED and ended.result is not None
+    assert ended.result.versions.get().payload == after.record()
