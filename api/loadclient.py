@@ -310,3 +310,46 @@ class Gunicorn:
             return tail
         except OSError:
             return ""
+
+
+def neighbour_db(redis_url: str) -> str:
+    """The Redis database after the broker's (the cache every process shares, as in
+    production: throttles, standings coalescing)."""
+    from urllib.parse import urlparse
+
+    parts = urlparse(redis_url)
+    number = int(parts.path.strip("/") or 0)
+    return parts._replace(path=f"/{(number + 1) % 16}").geturl()
+
+
+class CeleryWorker:
+    """A Celery worker (prefork, one process) on ``broker`` and this project's database."""
+
+    def __init__(self, broker: str, cache_url: str):
+        self.broker, self.cache_url = broker, cache_url
+        self.proc = None
+        self.log_path = ""
+
+    def start(self) -> CeleryWorker:
+        env = dict(os.environ, DATABASE_URL=database_url(), CELERY_BROKER_URL=self.broker,
+                   CACHE_URL=self.cache_url, LOG_LEVEL="WARNING")
+        log = tempfile.NamedTemporaryFile(prefix="celery-", suffix=".log", delete=False)
+        self.log_path = log.name
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
+             "--concurrency", "1", "--loglevel", "WARNING", "--without-gossip",
+             "--without-mingle"], env=env, cwd=str(settings.BASE_DIR),
+            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        return self
+
+    def describe(self) -> str:
+        return f"celery worker pid {self.proc.pid} (prefork, 1 process); log {self.log_path}"
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait(timeout=10)

@@ -5,14 +5,18 @@
 1. targets ``DATABASE_URL`` (default ``postgres://postgres@127.0.0.1:5432/gouji_bench``; the
    command re-runs itself with it when the variable is unset), creates the database if missing
    and migrates it;
-2. creates a published event with ``6 × tables`` players (each with a login and an API token),
-   draws round 1 and starts a live game at every table (``games.live.live_start``);
+2. creates a published event with ``6 × tables`` players (each with a login and an API token)
+   and draws round 1; once the servers run, seat 0 of every table starts its game over the API
+   (``POST /api/v1/tables/<id>/live/``: the server deals and arms the game's 托管 timer);
 3. starts gunicorn on 127.0.0.1 as the README's production layout has it (``--layout split``):
    an API server (``gthread`` workers, one more than the cores, 4 threads each) takes the acts,
    and a stream server (one ``gthread`` worker with a thread for every waiting seat) the
    seats' event streams and long-polls, which a proxy routes to it (``GET /api/v1/live/…``). ``--layout single`` serves
    both from the stream server. Connection pools of ``--pool`` per worker; waiting requests are
-   woken through Redis pub/sub (``--pubsub``); Celery eager, so no 托管 countdown is queued;
+   woken through Redis pub/sub (``--pubsub``). As in production, the servers queue Celery tasks
+   on ``--broker`` (the local Redis) for a worker the command starts: every act's 托管
+   countdown, a finished game's standings; throttles share a Redis cache. ``--broker none``
+   runs tasks in the request and queues nothing;
 4. runs the seat clients in ``--clients`` processes (whole tables each; one thread per seat,
    acts on a keep-alive ``http.client`` connection, the stream with ``requests``), so that
    the load generator's own GIL and bookkeeping do not pass for server latency. A seat follows its view on an event stream
@@ -49,7 +53,7 @@ from urllib.parse import urlparse
 
 from django.core.management.base import BaseCommand, CommandError
 
-from api.loadclient import Gunicorn, percentile
+from api.loadclient import HOST, Gunicorn, percentile
 from engine.bots import next_act
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/gouji_bench"
@@ -232,6 +236,12 @@ class Command(BaseCommand):
         parser.add_argument("--pubsub", default="redis://127.0.0.1:6379/0",
                             help="Redis URL that wakes long-polls (LIVE_PUBSUB_URL); 'none': "
                                  "waiting requests poll the database instead")
+        parser.add_argument("--broker", default="redis://127.0.0.1:6379/0",
+                            help="Celery broker of the servers and of a Celery worker the "
+                                 "command starts, as in production (every act queues its 托管 "
+                                 "countdown; a finished game's standings run on the worker; "
+                                 "throttles share a Redis cache); 'none': tasks run in the "
+                                 "request and nothing is queued")
         parser.add_argument("--think", type=float, default=1.0,
                             help="mean seconds a seat thinks before it acts (uniform 0.5–1.5 × "
                                  "this; 0: act at once, a closed loop that saturates the server)")
@@ -259,7 +269,7 @@ class Command(BaseCommand):
             argv = [sys.executable, str(_repo_root() / "manage.py"), "bench_live"]
             for name in ("tables", "seconds", "layout", "api_workers", "api_threads", "workers",
                          "threads",
-                         "pool", "pubsub", "think", "wait", "transport", "clients", "seed",
+                         "pool", "pubsub", "broker", "think", "wait", "transport", "clients", "seed",
                          "access_log"):
                 argv += [f"--{name.replace('_', '-')}", str(opts[name])]
             code = subprocess.call(argv, env=env, cwd=str(_repo_root()))
@@ -277,16 +287,36 @@ class Command(BaseCommand):
         from django.core.management import call_command
 
         if not settings.CELERY_TASK_ALWAYS_EAGER:
-            raise CommandError("unset CELERY_BROKER_URL: the benchmark queues no 托管 tasks")
+            raise CommandError("unset CELERY_BROKER_URL: this process sets the tables up "
+                               "in-process; name the servers' broker with --broker")
         call_command("migrate", verbosity=0, interactive=False)
+        self.vacuum()
         self.run(**opts)
 
-    def make_tables(self, n: int, seed: int):
+    def vacuum(self) -> None:
+        """Vacuum the live games' table first: every act leaves a dead row version and its
+        TOASTed state behind, and earlier runs' would weigh on this one where autovacuum is off
+        (as on the CI machine's PostgreSQL; production runs it)."""
+        from django.db import connection
+
+        from games.models import LiveGame
+
+        if connection.vendor != "postgresql":
+            return
+        with connection.cursor() as cursor:
+            cursor.execute("SHOW autovacuum")
+            if cursor.fetchone()[0] != "on":
+                self.stdout.write("autovacuum is off on this PostgreSQL: vacuuming the live "
+                                  "games' table before the run")
+            cursor.execute(f"VACUUM (ANALYZE) {connection.ops.quote_name(LiveGame._meta.db_table)}")
+
+    def make_tables(self, n: int):
+        """A published event with ``6 × n`` players (logins with API tokens), its round 1 drawn
+        and published: [(table, the seats' tokens)]."""
         from django.contrib.auth import get_user_model
         from django.db import transaction
         from rest_framework.authtoken.models import Token
 
-        from games import live
         from tournaments import services
         from tournaments.models import Seat
 
@@ -305,26 +335,61 @@ class Command(BaseCommand):
         rnd = services.round_create(event=event)
         rnd = services.round_draw(round_id=rnd.pk)
         rnd = services.round_publish(round=rnd)
-        tables = []
         tokens = dict(Token.objects.filter(user__username__startswith=f"bench-{tag}-")
                       .values_list("user_id", "key"))
-        for k, table in enumerate(rnd.tables.order_by("number")):
-            lg = live.live_start(table=table)
+        tables = []
+        for table in rnd.tables.order_by("number"):
             seats = Seat.objects.filter(table=table).select_related("player").order_by("seat")
-            keys = [tokens[s.player.user_id] for s in seats]
-            tables.append((Table(lg.pk, lg.state, seed * 1000 + k), keys))
+            tables.append((table, [tokens[s.player.user_id] for s in seats]))
         return event, tables
 
+    def start_games(self, tables, api_port: int, seed: int):
+        """Seat 0 of every table starts its game over the API (as a table does: the server
+        deals and, with a broker, arms the game's 托管 timer); the clients' shadow games are
+        built from the stored deals: [(Table, the seats' tokens)]."""
+        import http.client
+        import json
+
+        from django.db import connection
+
+        from games.models import LiveGame
+
+        conn = http.client.HTTPConnection(HOST, api_port, timeout=30)
+        started = []
+        try:
+            for k, (table, keys) in enumerate(tables):
+                conn.request("POST", f"/api/v1/tables/{table.pk}/live/", "{}", {
+                    "Authorization": f"Token {keys[0]}", "Content-Type": "application/json"})
+                r = conn.getresponse()
+                answer = r.read()
+                if r.status != 201:
+                    raise CommandError(f"starting table {table.pk}'s game: {r.status} "
+                                       f"{answer[:300]!r}")
+                live_id = json.loads(answer)["id"]
+                state = LiveGame.objects.values_list("state", flat=True).get(pk=live_id)
+                started.append((Table(live_id, state, seed * 1000 + k), keys))
+        finally:
+            conn.close()
+            connection.close()  # the client processes are forked
+        return started
+
     def servers(self, *, layout, api_workers, api_threads, workers, threads, pool, pubsub,
-                access_log):
+                broker, access_log):
         """(API server, stream server): the same one with ``layout == "single"``."""
+        from api.loadclient import CeleryWorker, neighbour_db
+
         env = {"DJANGO_DEBUG": "0", "DB_POOL_MAX_SIZE": str(pool), "LIVE_PUBSUB_URL": ""}
         if pubsub != "none":
             env["LIVE_PUBSUB_URL"] = pubsub
+        if broker != "none":
+            env.update(CELERY_BROKER_URL=broker, CACHE_URL=neighbour_db(broker))
+            worker = CeleryWorker(broker, env["CACHE_URL"]).start()
+            self.started.append(worker)  # (run() stops what is there)
+            self.stdout.write(worker.describe())
         args = ("--access-logfile", access_log, "--access-logformat",
                 "%(m)s|%(U)s|%(M)s|%(t)s") if access_log else ()  # ms, as timed there, and when
         streams = Gunicorn(workers=workers, threads=max(2, threads), env=env, args=args)
-        self.started = [streams.start()]
+        self.started.append(streams.start())
         if layout == "single":
             return streams, streams
         api = Gunicorn(workers=api_workers, threads=api_threads, env=env, args=args)
@@ -333,26 +398,29 @@ class Command(BaseCommand):
 
     # ------------------------------------------------------------------ run
     def run(self, *, tables, seconds, layout, api_workers, api_threads, workers, threads, pool,
-            pubsub, think, wait, transport, clients, seed, access_log="", **opts):
+            pubsub, broker, think, wait, transport, clients, seed, access_log="", **opts):
         self.access_log = access_log
+        self.broker = broker
         # a worker may get any share of the streams (each holds a thread): room for all of them
         threads = threads or 6 * tables + 32
         out = self.stdout.write
         t0 = time.monotonic()
-        event, tabs = self.make_tables(tables, seed)
+        event, seated_tables = self.make_tables(tables)
         from django.db import connections
 
-        connections.close_all()  # the client processes are forked
-        out(f"set up {len(tabs)} tables, {6 * len(tabs)} players in {time.monotonic() - t0:.1f} s "
-            f"(event {event.slug})")
+        connections.close_all()  # (gunicorn and the client processes are forked)
+        out(f"set up {len(seated_tables)} tables, {6 * len(seated_tables)} players in "
+            f"{time.monotonic() - t0:.1f} s (event {event.slug})")
         self.started = []
         try:
             api, streams = self.servers(layout=layout, api_workers=api_workers,
                                         api_threads=api_threads, workers=workers,
                                         threads=threads, pool=pool, pubsub=pubsub,
-                                        access_log=access_log)
+                                        broker=broker, access_log=access_log)
             out(("acts: " + api.describe() + "\nstreams and long-polls: " + streams.describe())
                 if api is not streams else "acts, streams and long-polls: " + streams.describe())
+            tabs = self.start_games(seated_tables, api.port, seed)
+            out(f"{len(tabs)} games started over the API")
             clients = max(1, min(clients, len(tabs)))
             out(f"{database_connections(pool, api, streams)}; waiting requests woken by "
                 f"{'Redis pub/sub' if pubsub != 'none' else 'polling the version'}; "
@@ -574,7 +642,8 @@ class Command(BaseCommand):
                 out(f"{name}: n={len(values)} {spread(values)} "
                     f"mean={statistics.fmean(values):.1f} ms")
         if stats.final_post_ms:
-            out(f"game-ending act POST (result + standings in the request): "
+            out(f"game-ending act POST (stores the result; standings "
+                f"{'queued' if self.broker != 'none' else 'in the request'}): "
                 f"n={len(stats.final_post_ms)} {spread(stats.final_post_ms, (50,))}")
         rate = (len(stats.get_ms) + len(stats.post_ms)) / elapsed
         out(f"requests: {rate:.0f}/s; by status: " + ", ".join(

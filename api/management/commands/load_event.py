@@ -40,7 +40,6 @@ import os
 import random
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -67,13 +66,6 @@ def _multipart(field: str, filename: str, content: bytes) -> tuple[bytes, str]:
             f"filename=\"{filename}\"\r\nContent-Type: text/csv\r\n\r\n").encode() + content + \
         f"\r\n--{boundary}--\r\n".encode()
     return body, f"multipart/form-data; boundary={boundary}"
-
-
-def _neighbour_db(redis_url: str) -> str:
-    """The Redis database after the broker's (for the shared cache)."""
-    parts = urlparse(redis_url)
-    number = int(parts.path.strip("/") or 0)
-    return parts._replace(path=f"/{(number + 1) % 16}").geturl()
 
 
 def random_sheet(rng: random.Random) -> dict:
@@ -148,7 +140,7 @@ class Command(BaseCommand):
 
     def run(self, *, players, rounds, games, self_register, record_share, live_tables, think,
             clients, workers, threads, pool, broker, seed, **_):
-        from api.loadclient import Figures, Gunicorn, loadavg
+        from api.loadclient import CeleryWorker, Figures, Gunicorn, loadavg, neighbour_db
 
         w = self.stdout.write
         self.rng = random.Random(seed)
@@ -161,12 +153,13 @@ class Command(BaseCommand):
         accounts = self.make_accounts(min(self_register, players))
         w(f"accounts with API tokens made in {time.monotonic() - t0:.1f} s (not over the API)")
 
-        cache_url = _neighbour_db(broker)  # a cache all processes share, as in production
+        cache_url = neighbour_db(broker)  # a cache all processes share, as in production
         server = Gunicorn(workers=workers, threads=threads, env={
             "DB_POOL_MAX_SIZE": str(pool), "LIVE_PUBSUB_URL": broker,
             "CELERY_BROKER_URL": broker, "CACHE_URL": cache_url}).start()
         w(server.describe())
-        worker = self.start_worker(broker, cache_url)
+        worker = CeleryWorker(broker, cache_url).start()
+        w(worker.describe())
         self.port = server.port
         problems = []
         started = time.monotonic()
@@ -178,7 +171,7 @@ class Command(BaseCommand):
             total = time.monotonic() - started
         finally:
             tail = server.stop()
-            self.stop_worker(worker)
+            worker.stop()
             if tail:
                 w(f"gunicorn log tail:\n{tail}")
         problems += self.verify(slug, rounds, games)
@@ -210,35 +203,6 @@ class Command(BaseCommand):
         return {"tag": tag, "organizer": keys[0], "referees": keys[1:5],
                 "referee_names": names[1:5], "players": keys[5:], "user_ids":
                 {t.key: u.pk for t, u in zip(tokens, users, strict=True)}}
-
-    def start_worker(self, broker: str, cache_url: str):
-        from django.conf import settings
-
-        from api.loadclient import database_url
-
-        env = dict(os.environ, DATABASE_URL=database_url(), CELERY_BROKER_URL=broker,
-                   CACHE_URL=cache_url, LOG_LEVEL="WARNING")
-        self.worker_log = tempfile.NamedTemporaryFile(prefix="celery-", suffix=".log",
-                                                      delete=False)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
-             "--concurrency", "1", "--loglevel", "WARNING", "--without-gossip",
-             "--without-mingle"], env=env, cwd=str(settings.BASE_DIR),
-            stdout=self.worker_log, stderr=subprocess.STDOUT, start_new_session=True)
-        self.stdout.write(f"celery worker pid {proc.pid} (prefork, 1 process); log "
-                          f"{self.worker_log.name}")
-        return proc
-
-    def stop_worker(self, proc) -> None:
-        import signal
-
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGTERM)
-            try:
-                proc.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait(timeout=10)
 
     # ------------------------------------------------------------------ requests
     def send(self, jobs, *, keep_bodies: bool = False, clients: int | None = None):
