@@ -236,11 +236,12 @@ class Command(BaseCommand):
         parser.add_argument("--pubsub", default="redis://127.0.0.1:6379/0",
                             help="Redis URL that wakes long-polls (LIVE_PUBSUB_URL); 'none': "
                                  "waiting requests poll the database instead")
-        parser.add_argument("--broker", default="redis://127.0.0.1:6379/0",
+        parser.add_argument("--broker", default="redis://127.0.0.1:6379/12",
                             help="Celery broker of the servers and of a Celery worker the "
-                                 "command starts, as in production (every act queues its 托管 "
-                                 "countdown; a finished game's standings run on the worker; "
-                                 "throttles share a Redis cache); 'none': tasks run in the "
+                                 "command starts, as in production (the games' 托管 timers, "
+                                 "a finished game's standings; throttles share a Redis cache "
+                                 "in the next database); its queue is purged first, so no "
+                                 "earlier run's timers play on; 'none': tasks run in the "
                                  "request and nothing is queued")
         parser.add_argument("--think", type=float, default=1.0,
                             help="mean seconds a seat thinks before it acts (uniform 0.5–1.5 × "
@@ -383,6 +384,12 @@ class Command(BaseCommand):
             env["LIVE_PUBSUB_URL"] = pubsub
         if broker != "none":
             env.update(CELERY_BROKER_URL=broker, CACHE_URL=neighbour_db(broker))
+            purge = subprocess.run(
+                [sys.executable, "-m", "celery", "-A", "config", "purge", "-f"],
+                env=dict(os.environ, CELERY_BROKER_URL=broker), cwd=str(_repo_root()),
+                capture_output=True, text=True)
+            if purge.returncode:
+                raise CommandError(f"purging the broker's queue failed: {purge.stderr[-500:]}")
             worker = CeleryWorker(broker, env["CACHE_URL"]).start()
             self.started.append(worker)  # (run() stops what is there)
             self.stdout.write(worker.describe())
