@@ -36,30 +36,32 @@ from tournaments.services import MAX_EXTRA_GAMES
 log = logging.getLogger(__name__)
 
 
-def _arm_timer(live: LiveGame) -> None:
+def _arm_timer(live: LiveGame, again: bool = False) -> None:
     """Queue the game's 托管 timer for its turn deadline (``live.turn_deadline``, version
     ``live.version``), once the transaction commits. A game has one timer at a time: it is
     armed when the game starts, and :func:`live_timer` re-arms it for the next deadline, so
     acts queue nothing (one countdown per act was a broker message and a task run per move:
     at 50 tables, a worker saturating the machine). Arming twice for one version queues one
     message (a key in the shared cache). Without a broker (tasks run in-process, which ignores
-    countdowns) nothing is queued: ``manage.py live_tick`` plays overdue seats instead."""
+    countdowns) nothing is queued: ``manage.py live_tick`` plays overdue seats instead.
+    ``again``: the timer of this very version fired early (clocks differ by a little): it is
+    queued again, past the key that holds the turn's one timer."""
     from django.conf import settings
 
     if settings.CELERY_TASK_ALWAYS_EAGER or live.turn_deadline is None:
         return
     live_id, version, deadline = live.pk, live.version, live.turn_deadline
-    transaction.on_commit(lambda: _queue_timer(live_id, version, deadline))
+    transaction.on_commit(lambda: _queue_timer(live_id, version, deadline, again))
 
 
-def _queue_timer(live_id: int, version: int, deadline) -> None:
+def _queue_timer(live_id: int, version: int, deadline, again: bool = False) -> None:
     from django.core.cache import cache
 
     from games.tasks import live_autoplay_task
 
     countdown = max(0.0, (deadline - timezone.now()).total_seconds())
     key = f"gouji:live-timer:{live_id}:{version}"
-    if not cache.add(key, 1, timeout=int(countdown) + 600):
+    if not cache.add(key, 1, timeout=int(countdown) + 600) and not again:
         return  # armed already for this turn
     try:
         live_autoplay_task.apply_async((live_id, version), countdown=countdown)
@@ -516,16 +518,18 @@ def live_timer(*, live_id: int, version: int) -> bool:
     its deadline (nobody acted in time), the bot plays it; then the timer is armed again for
     the turn now waiting. Returns whether the bot acted. However many copies of a timer arrive,
     late or twice, the bot acts once per overdue turn (the act names the version it was made
-    against) and one timer is queued per turn."""
+    against), and the next turn's timer is queued once."""
     live = LiveGame.objects.filter(pk=live_id).defer("state").first()
     if live is None or live.status != LiveGame.Status.RUNNING:
         return False  # the game is over: the timer stops
     acted = False
-    if live.turn_deadline is None or live.turn_deadline <= timezone.now():
+    overdue = live.turn_deadline is None or live.turn_deadline <= timezone.now()
+    if overdue:
         acted = live_autoplay(live_id=live_id, version=live.version)
         live = LiveGame.objects.filter(pk=live_id).defer("state").first()
     if live.status == LiveGame.Status.RUNNING:
-        _arm_timer(live)
+        # fired before its own turn's deadline (clocks differ a little): queued once more
+        _arm_timer(live, again=not overdue and live.version == version)
     return acted
 
 

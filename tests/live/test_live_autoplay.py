@@ -219,3 +219,21 @@ def test_a_timer_the_broker_refused_fails_nothing_and_the_sweep_plays_the_seat(
     after = LiveGame.objects.get(pk=live_id)
     assert after.version == lg.version + 1
     assert after.state["record"]["actions"][-1]["auto"] is True
+
+
+def test_a_timer_that_fires_before_its_turns_deadline_is_queued_again(
+        settings, monkeypatch, django_capture_on_commit_callbacks):
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    queued = []
+    monkeypatch.setattr(live_autoplay_task, "apply_async",
+                        lambda args, countdown: queued.append((args, round(countdown))))
+    lt = make_live_table(move_seconds=30)
+    with django_capture_on_commit_callbacks(execute=True):
+        live_id = live.live_start(table=lt.table).pk
+    assert queued == [((live_id, 0), 30)]
+    # when the game's one timer arrives early (its turn still has time), it is queued again:
+    # the turn's key says "armed", but this is that timer
+    with django_capture_on_commit_callbacks(execute=True):
+        assert live_autoplay_task.apply(args=(live_id, 0)).get()["acted"] is False
+    assert [args for args, _ in queued] == [(live_id, 0), (live_id, 0)]
+    assert snapshot(live_id)[0] == 0
