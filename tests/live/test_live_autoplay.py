@@ -144,9 +144,10 @@ def test_a_late_timer_acts_only_once_the_turn_in_hand_is_overdue():
     assert after.state["record"]["actions"][-1]["auto"] is True
 
 
-def test_acts_queue_no_timer_and_a_game_has_one_timer_per_turn(settings, monkeypatch,
-                                                               django_capture_on_commit_callbacks):
-    # given a broker (tasks queued, not run), recording what is queued
+@pytest.fixture
+def started_with_broker(settings, monkeypatch, django_capture_on_commit_callbacks):
+    """A game started (30 s move time) with a broker that records what is queued, not runs
+    it: (table, game id, [(task args, countdown)])."""
     settings.CELERY_TASK_ALWAYS_EAGER = False
     queued = []
     monkeypatch.setattr(live_autoplay_task, "apply_async",
@@ -154,7 +155,13 @@ def test_acts_queue_no_timer_and_a_game_has_one_timer_per_turn(settings, monkeyp
     lt = make_live_table(move_seconds=30)
     with django_capture_on_commit_callbacks(execute=True):
         live_id = live.live_start(table=lt.table).pk
-    # then starting the game arms its timer for the first turn's deadline
+    return lt, live_id, queued
+
+
+def test_acts_queue_no_timer_and_a_game_has_one_timer_per_turn(
+        started_with_broker, django_capture_on_commit_callbacks):
+    lt, live_id, queued = started_with_broker
+    # starting the game armed its timer for the first turn's deadline
     assert queued == [((live_id, 0), 30)]
     # and acts queue nothing
     with django_capture_on_commit_callbacks(execute=True):
@@ -222,14 +229,8 @@ def test_a_timer_the_broker_refused_fails_nothing_and_the_sweep_plays_the_seat(
 
 
 def test_a_timer_that_fires_before_its_turns_deadline_is_queued_again(
-        settings, monkeypatch, django_capture_on_commit_callbacks):
-    settings.CELERY_TASK_ALWAYS_EAGER = False
-    queued = []
-    monkeypatch.setattr(live_autoplay_task, "apply_async",
-                        lambda args, countdown: queued.append((args, round(countdown))))
-    lt = make_live_table(move_seconds=30)
-    with django_capture_on_commit_callbacks(execute=True):
-        live_id = live.live_start(table=lt.table).pk
+        started_with_broker, django_capture_on_commit_callbacks):
+    _lt, live_id, queued = started_with_broker
     assert queued == [((live_id, 0), 30)]
     # when the game's one timer arrives early (its turn still has time), it is queued again:
     # the turn's key says "armed", but this is that timer
