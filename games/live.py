@@ -522,33 +522,35 @@ def live_timer(*, live_id: int, version: int) -> bool:
     live = LiveGame.objects.filter(pk=live_id).defer("state").first()
     if live is None or live.status != LiveGame.Status.RUNNING:
         return False  # the game is over: the timer stops
-    acted = False
     overdue = live.turn_deadline is None or live.turn_deadline <= timezone.now()
+    moved = _autoplay(live) if overdue else None
     if overdue:
-        acted = live_autoplay(live_id=live_id, version=live.version)
-        live = LiveGame.objects.filter(pk=live_id).defer("state").first()
+        live = moved or LiveGame.objects.filter(pk=live_id).defer("state").first()
     if live.status == LiveGame.Status.RUNNING:
         # fired before its own turn's deadline (clocks differ a little): queued once more
         _arm_timer(live, again=not overdue and live.version == version)
-    return acted
+    return moved is not None
 
 
-def live_autoplay(*, live_id: int, version: int) -> bool:
-    """托管: if the game still waits at ``version``, the bot plays the seat whose turn it is.
-    Returns whether it acted; if someone acted meanwhile, it does nothing."""
-    live = LiveGame.objects.filter(pk=live_id).defer("state").first()
-    if live is None or live.status != LiveGame.Status.RUNNING or live.version != version:
-        return False
-    to_act = games.read(live, lambda g: g.to_act())
-    if to_act is None:
-        return False
-    seat = to_act["seat"]
-    action = games.read(live, lambda g: HeuristicBot().choose(g, seat))
+def _autoplay(live: LiveGame) -> LiveGame | None:
+    """托管: the bot plays the seat whose turn it is in ``live`` (its row, read without the
+    state) at ``live.version``; the game after the act, or ``None`` if nobody is to act or
+    someone acted meanwhile."""
+
+    def choose(game: engine.Game):
+        to_act = game.to_act()
+        return None if to_act is None else (
+            to_act["seat"], HeuristicBot().choose(game, to_act["seat"]))
+
+    chosen = games.read(live, choose)
+    if chosen is None:
+        return None
+    seat, action = chosen
     try:
-        live_act(live_id=live_id, seat=seat, action=action, version=version, auto=True)
+        return live_act(live_id=live.pk, seat=seat, action=action, version=live.version,
+                        auto=True)
     except Conflict:
-        return False  # someone acted meanwhile
-    return True
+        return None  # someone acted meanwhile
 
 
 def live_view(*, live: LiveGame, seat: int | None) -> dict:

@@ -53,7 +53,7 @@ from urllib.parse import urlparse
 
 from django.core.management.base import BaseCommand, CommandError
 
-from api.loadclient import HOST, Gunicorn, percentile
+from api.loadclient import HOST, CeleryWorker, Gunicorn, neighbour_db, percentile
 from engine.bots import next_act
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/gouji_bench"
@@ -377,8 +377,6 @@ class Command(BaseCommand):
     def servers(self, *, layout, api_workers, api_threads, workers, threads, pool, pubsub,
                 broker, access_log):
         """(API server, stream server): the same one with ``layout == "single"``."""
-        from api.loadclient import CeleryWorker, neighbour_db
-
         env = {"DJANGO_DEBUG": "0", "DB_POOL_MAX_SIZE": str(pool), "LIVE_PUBSUB_URL": ""}
         if pubsub != "none":
             env["LIVE_PUBSUB_URL"] = pubsub
