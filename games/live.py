@@ -28,7 +28,7 @@ from engine.bots import HeuristicBot
 from engine.game import RESULT_KEYS
 from games.live_notify import announce
 from games.models import GameResult, LiveGame
-from games.services import _check_game_number, result_submit
+from games.services import _check_game_number, result_record_live
 from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.models import Round, Seat, Table
 from tournaments.services import MAX_EXTRA_GAMES
@@ -504,8 +504,8 @@ def _act_locked(live_id: int, act: dict, version: int, seat: int | None, user, a
         if game.state == "over":
             live.status = LiveGame.Status.FINISHED
             live.turn_deadline = None
-            live.result = result_submit(table=live.table, number=live.number,
-                                        record=game.record(), system=True)
+            live.result = result_record_live(table_id=live.table_id, number=live.number,
+                                             record=game.record())
             live.save(update_fields=changed + ["result"])
         else:
             live.turn_deadline = timezone.now() + timedelta(seconds=live.move_seconds)

@@ -199,7 +199,7 @@ def _stored_submission(*, table: Table, number: int, by, idempotency_key: str, d
 
 
 def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None,
-                  idempotency_key: str = "", system: bool = False) -> GameResult:
+                  idempotency_key: str = "") -> GameResult:
     """Store the first result of game ``number`` at ``table``.
 
     The same submission twice (the same body, or the same ``idempotency_key`` of the same
@@ -207,8 +207,8 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
     was sent before the engine replays anything, so a retry is answered with what was stored
     even when the table's previous game was corrected since. A key names one submission of its
     user: reused for another game, table or body it is refused. A different result for a game
-    that has one is refused: corrections go through :func:`result_correct`. ``system`` marks
-    live-play results, confirmed at once.
+    that has one is refused: corrections go through :func:`result_correct`. A game being
+    played live gets its result from :func:`result_record_live` when it ends.
     """
     event = table.round.event
     if table.round.status == Round.Status.COMMITTED:
@@ -224,8 +224,8 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
                                          record=record)
     with transaction.atomic():
         table = _lock_table(table.pk)
-        if not system and LiveGame.objects.filter(table=table, number=number,
-                                                  status=LiveGame.Status.RUNNING).exists():
+        if LiveGame.objects.filter(table=table, number=number,
+                                   status=LiveGame.Status.RUNNING).exists():
             raise Conflict("live_game_running", _(
                 "game %(n)s of this table is being played live; its result is recorded when "
                 "it ends") % {"n": number})
@@ -235,19 +235,49 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
                                     payload=payload)
         if stored is not None:
             return stored
-        now = timezone.now()
-        result = GameResult.objects.create(
-            table=table, number=number, version=1,
-            status=GameResult.Status.CONFIRMED if system else GameResult.Status.SUBMITTED,
-            points_a=res["team_points"][0], points_b=res["team_points"][1],
-            places=res["places"], void=res["void"], engine_result=res, system_recorded=system,
-            confirmed_at=now if system else None)
-        GameResultVersion.objects.create(
-            result=result, version=1, kind=kind, payload=payload, engine_result=res,
-            points_a=res["team_points"][0], points_b=res["team_points"][1],
-            submitted_by=by, idempotency_key=idempotency_key, submission_digest=digest)
-        if system:
-            _standings_on_commit(event.pk)
+        return _result_create(table=table, number=number, kind=kind, payload=payload, res=res,
+                              digest=digest, by=by, idempotency_key=idempotency_key)
+
+
+def result_record_live(*, table_id: int, number: int, record: dict) -> GameResult:
+    """Store the result of a live game that has just ended: confirmed at once and marked
+    system-recorded, in the caller's transaction, which holds the running game's row lock.
+
+    The engine checks the record as for any submission (:func:`result_validate`). What a
+    submission looks up first is left out: a retried or repeated body cannot reach here, for
+    only the act that ends the game, once, under that lock, stores its result, and no other
+    result can be stored while the game runs (:func:`result_submit` refuses it under the
+    table's lock). The check under the table's lock stays: the same record stored already is
+    returned, a different result is refused by name (409 ``already_submitted``)."""
+    table = _lock_table(table_id)
+    digest = submission_digest(number=number, record=record)
+    kind, payload, res = result_validate(event=table.round.event, table=table, number=number,
+                                         record=record)
+    stored = _stored_submission(table=table, number=number, by=None, idempotency_key="",
+                                digest=digest, payload=payload)
+    if stored is not None:
+        return stored
+    return _result_create(table=table, number=number, kind=kind, payload=payload, res=res,
+                          digest=digest, system=True)
+
+
+def _result_create(*, table: Table, number: int, kind, payload, res: dict, digest: str,
+                   by=None, idempotency_key: str = "", system: bool = False) -> GameResult:
+    """Write version 1 of a game's result (under the table's lock); a system-recorded one is
+    confirmed at once, so the standings are recomputed on commit."""
+    now = timezone.now()
+    result = GameResult.objects.create(
+        table=table, number=number, version=1,
+        status=GameResult.Status.CONFIRMED if system else GameResult.Status.SUBMITTED,
+        points_a=res["team_points"][0], points_b=res["team_points"][1],
+        places=res["places"], void=res["void"], engine_result=res, system_recorded=system,
+        confirmed_at=now if system else None)
+    GameResultVersion.objects.create(
+        result=result, version=1, kind=kind, payload=payload, engine_result=res,
+        points_a=res["team_points"][0], points_b=res["team_points"][1],
+        submitted_by=by, idempotency_key=idempotency_key, submission_digest=digest)
+    if system:
+        _standings_on_commit(table.round.event_id)
     result.created = True
     return result
 

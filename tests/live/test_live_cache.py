@@ -336,9 +336,16 @@ def test_the_act_that_ends_a_known_game_is_not_replayed_again(live_table, monkey
     rebuilt = []
     monkeypatch.setattr(live.engine.Game, "from_state",
                         classmethod(lambda cls, state: rebuilt.append(1) or None))
-    ended = live.live_act(live_id=lg.pk, user=live_table.users[seat], action=act,
-                          version=game.version)
+    with CaptureQueriesContext(connection) as queries:
+        ended = live.live_act(live_id=lg.pk, user=live_table.users[seat], action=act,
+                              version=game.version)
     assert rebuilt == []
+    # nor is the result looked up as a submission's retry would be: the game's row, its table
+    # with the event (both locked), the result under that lock, then the writes (what follows
+    # the commit is the standings' recomputation, run eagerly here)
+    own = queries[:[q["sql"] for q in queries].index("COMMIT")]
+    assert _statements(own) == ["SELECT", "SELECT", "SELECT", "INSERT", "INSERT", "UPDATE",
+                                "UPDATE"], "\n".join(q["sql"][:150] for q in own)
     # and the result is stored with the game's record
     assert ended.status == LiveGame.Status.FINISHED and ended.result is not None
     assert ended.result.versions.get().payload == after.record()
