@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import zlib
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -146,6 +147,22 @@ def _lock_table(table_id: int) -> Table:
             .defer("round__draw_entries", "round__draw_input").get(pk=table_id))
 
 
+#: class of the PostgreSQL advisory locks that make one user's submissions under one
+#: Idempotency-Key take turns
+SUBMISSION_KEY_LOCK = 0x494B  # "IK"
+
+
+def _lock_key(user_id: int, key: str) -> None:
+    """Hold, until the transaction ends, a lock on ``key`` of user ``user_id`` (PostgreSQL
+    advisory lock; SQLite serialises writers anyway). Two submissions under one key sent at once
+    to different tables each lock their own table, so without it each could look the key up
+    before the other stored it, and both would be stored. Keys that hash alike only take turns."""
+    if connection.vendor == "postgresql":
+        slot = zlib.crc32(f"{user_id}:{key}".encode()) - 2**31  # a signed 32-bit integer
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [SUBMISSION_KEY_LOCK, slot])
+
+
 def _same_submission(version: GameResultVersion, digest: str, payload) -> bool | None:
     """Whether ``version`` was stored from this submission: by its digest, else (a version
     stored before digests, or the same result spelt another way) by the normalized payload.
@@ -224,12 +241,14 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
                                          record=record)
     with transaction.atomic():
         table = _lock_table(table.pk)
+        if idempotency_key and getattr(by, "pk", None) is not None:
+            _lock_key(by.pk, idempotency_key)
         if LiveGame.objects.filter(table=table, number=number,
                                    status=LiveGame.Status.RUNNING).exists():
             raise Conflict("live_game_running", _(
                 "game %(n)s of this table is being played live; its result is recorded when "
                 "it ends") % {"n": number})
-        # again under the lock: a concurrent copy may have been stored meanwhile
+        # again under the locks: a concurrent copy may have been stored meanwhile
         stored = _stored_submission(table=table, number=number, by=by,
                                     idempotency_key=idempotency_key, digest=digest,
                                     payload=payload)

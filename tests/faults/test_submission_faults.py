@@ -28,6 +28,7 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from engine.game import RESULT_KEYS
+from games import services as game_services
 from games.models import GameResult, GameResultVersion
 from tests.api import conftest as api_fixtures
 from tests.api.helpers import client_for, error_of, seats_of, sheet
@@ -49,6 +50,7 @@ entries = api_fixtures.entries
 drawn_round = api_fixtures.drawn_round
 published_round = api_fixtures.published_round
 table = api_fixtures.table
+other_table = api_fixtures.other_table
 
 FIRST = sheet([0, 1, 2, 3, 4, 5])  # 联邦 0 scores 2
 SECOND = sheet([1, 0, 3, 2, 5, 4])  # 联邦 1 scores 2
@@ -229,9 +231,11 @@ def test_a_different_result_for_a_game_with_one_is_a_conflict(seated, table, ref
 
 # ----------------------------------------------------------------------------- concurrent
 def post_together(requests, url, hold_table=None):
-    """POST each (user, body, key) of ``requests`` from its own thread and database connection,
-    released together: by a barrier, or (``hold_table``) by releasing that table's row lock,
-    which they all queue on. Returns [(status, json)]."""
+    """POST each (user, body, key) of ``requests`` from its own thread and database connection
+    (to ``url``, or to the request's own in a list of them), released together: by a barrier,
+    or (``hold_table``) by releasing that table's row lock, which they all queue on. Returns
+    [(status, json)]."""
+    urls = url if isinstance(url, list) else [url] * len(requests)
     keys = [Token.objects.get_or_create(user=user)[0].key for user, _, _ in requests]
     out = [None] * len(requests)
     barrier = threading.Barrier(len(requests))
@@ -243,7 +247,7 @@ def post_together(requests, url, hold_table=None):
         headers = {"HTTP_IDEMPOTENCY_KEY": key} if key else {}
         try:
             barrier.wait(timeout=20)
-            r = client.post(url, body, format="json", **headers)
+            r = client.post(urls[i], body, format="json", **headers)
             try:
                 out[i] = (r.status_code, r.json())
             except ValueError:
@@ -321,6 +325,36 @@ def test_concurrent_different_results_store_one(row_locks, seated, table, hold):
             assert (code, answer["error"]["code"]) == (409, "already_submitted"), out
     assert stored(table) == (1, 1)
     assert GameResultVersion.objects.get().payload["order"] == won["order"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_one_key_sent_at_once_to_two_tables_is_stored_once(row_locks, table, other_table,
+                                                           referee_user, monkeypatch):
+    # given a referee's tablet sending one Idempotency-Key with game 1 of two tables at once,
+    # both requests past their first look-up of the key and each holding its own table's lock
+    # before either stores anything
+    both_locked = threading.Barrier(2)
+    lock_table = game_services._lock_table
+
+    def lock_then_wait(table_id):
+        locked = lock_table(table_id)
+        try:
+            both_locked.wait(timeout=5)
+        except threading.BrokenBarrierError:
+            pass  # the other request is refused before it locks its table: nothing to wait for
+        return locked
+
+    monkeypatch.setattr(game_services, "_lock_table", lock_then_wait)
+    requests = [(referee_user, {"number": 1, "sheet": FIRST}, "referee-tablet"),
+                (referee_user, {"number": 1, "sheet": SECOND}, "referee-tablet")]
+    out = post_together(requests, [results_url(table), results_url(other_table)])
+    # then one is stored and the other is refused as a reused key, storing nothing
+    assert sorted(code for code, _ in out) == [201, 422], out
+    refusal = next(body for code, body in out if code == 422)
+    assert refusal["error"]["code"] == "idempotency_key_reused", out
+    results = GameResult.objects.filter(table__round__event=table.round.event_id)
+    assert results.count() == 1 and GameResultVersion.objects.filter(
+        result__in=results).count() == 1
 
 
 # ----------------------------------------------------------------------------- reordered
