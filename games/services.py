@@ -57,9 +57,15 @@ def submission_digest(*, number: int, sheet=None, record=None) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def result_validate(*, event: Event, table: Table, number: int, sheet=None, record=None) -> tuple:
+def result_validate(*, event: Event, table: Table, number: int, sheet=None, record=None,
+                    as_played: bool = False) -> tuple:
     """Score a sheet or a record with the engine; return ``(kind, payload, engine_result)`` or
-    raise :class:`ServiceError` with the engine's error object."""
+    raise :class:`ServiceError` with the engine's error object.
+
+    A record of game N > 1 is checked against game N-1's stored result. ``as_played`` (a live
+    game's record, whose ``previous`` the server set when it dealt the game): against that
+    ``previous`` instead, for game N-1 may have been corrected while game N was played, and the
+    game was played as it was dealt."""
     if (sheet is None) == (record is None):
         raise ServiceError("bad_submission", _("send either a result sheet or a full record"))
     _check_game_number(event, table, number)
@@ -85,7 +91,7 @@ def result_validate(*, event: Event, table: Table, number: int, sheet=None, reco
         if "rules" in payload and _rules_differ(payload["rules"], rules):
             raise ServiceError("wrong_rules", _("the record's rules are not the event's rules"))
         payload["rules"] = rules.spec()
-        previous = _previous_result(table, number)
+        previous = payload.get("previous") if as_played else _previous_result(table, number)
         if previous is None and number > 1:
             # its tributes and first leader follow game number-1 (as live_start): a record is
             # checked against the stored previous game, never against its own ``previous``
@@ -113,6 +119,19 @@ def result_validate(*, event: Event, table: Table, number: int, sheet=None, reco
         err = res["error"]
         raise ServiceError(err["code"], err["message"], detail=err, status=422)
     return kind, payload, res
+
+
+def _checked_against_stored_previous(checked: tuple, *, event: Event, table: Table,
+                                     number: int, record) -> tuple:
+    """``checked`` (``(kind, payload, engine_result)`` from :func:`result_validate`), or the
+    record checked again when game ``number``-1's stored result is no longer the one it was
+    checked against: a correction of that game (which writes under the table's lock) came in
+    between. Call under the table's lock."""
+    kind, payload, _ = checked
+    if kind != GameResultVersion.Kind.RECORD or number <= 1 or \
+            payload.get("previous") == _previous_result(table, number):
+        return checked
+    return result_validate(event=event, table=table, number=number, record=record)
 
 
 def _check_game_number(event: Event, table: Table, number: int) -> None:
@@ -248,6 +267,8 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
             raise Conflict("live_game_running", _(
                 "game %(n)s of this table is being played live; its result is recorded when "
                 "it ends") % {"n": number})
+        kind, payload, res = _checked_against_stored_previous(
+            (kind, payload, res), event=event, table=table, number=number, record=record)
         # again under the locks: a concurrent copy may have been stored meanwhile
         stored = _stored_submission(table=table, number=number, by=by,
                                     idempotency_key=idempotency_key, digest=digest,
@@ -262,16 +283,17 @@ def result_record_live(*, table_id: int, number: int, record: dict) -> GameResul
     """Store the result of a live game that has just ended: confirmed at once and marked
     system-recorded, in the caller's transaction, which holds the running game's row lock.
 
-    The engine checks the record as for any submission (:func:`result_validate`). What a
-    submission looks up first is left out: a retried or repeated body cannot reach here, for
-    only the act that ends the game, once, under that lock, stores its result, and no other
+    The engine checks the record as for any submission (:func:`result_validate`), against the
+    previous game the server dealt it after, even if that game's result was corrected since.
+    What a submission looks up first is left out: a retried or repeated body cannot reach here,
+    for only the act that ends the game, once, under that lock, stores its result, and no other
     result can be stored while the game runs (:func:`result_submit` refuses it under the
     table's lock). The check under the table's lock stays: the same record stored already is
     returned, a different result is refused by name (409 ``already_submitted``)."""
     table = _lock_table(table_id)
     digest = submission_digest(number=number, record=record)
     kind, payload, res = result_validate(event=table.round.event, table=table, number=number,
-                                         record=record)
+                                         record=record, as_played=True)
     stored = _stored_submission(table=table, number=number, by=None, idempotency_key="",
                                 digest=digest, payload=payload)
     if stored is not None:
@@ -374,6 +396,8 @@ def result_correct(*, result: GameResult, reason: str, sheet=None, record=None, 
     with transaction.atomic():
         _lock_table(table.pk)
         result = GameResult.objects.get(pk=result.pk)
+        kind, payload, res = _checked_against_stored_previous(
+            (kind, payload, res), event=event, table=table, number=result.number, record=record)
         version = result.version + 1
         GameResultVersion.objects.create(
             result=result, version=version, kind=kind, payload=payload, engine_result=res,

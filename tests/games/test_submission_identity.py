@@ -65,6 +65,30 @@ def test_a_record_of_game_2_after_game_1_is_taken(table, referee, record_1, reco
     assert result_submit(table=table, number=2, record=record_2, by=referee).created
 
 
+def test_a_record_of_game_2_is_checked_again_if_game_1_is_corrected_before_it_is_stored(
+        table, referee, record_1, record_2, monkeypatch):
+    game_1 = result_submit(table=table, number=1, record=record_1, by=referee)
+    # given a referee's correction of game 1 that lands after game 2's record was checked
+    # against game 1 and before game 2 is stored
+    validate, corrected = game_services.result_validate, []
+
+    def checked_then_corrected(**kwargs):
+        checked = validate(**kwargs)
+        if kwargs["number"] == 2 and not corrected:
+            reverse = list(reversed(game_1.engine_result["order"]))
+            corrected.append(result_correct(result=game_1, reason="places the wrong way round",
+                                            sheet=sheet(reverse), by=referee, as_referee=True))
+        return checked
+
+    monkeypatch.setattr(game_services, "result_validate", checked_then_corrected)
+    # when game 2's record is submitted, then it is checked again against the corrected game 1,
+    # whose tributes it does not follow, and nothing is stored
+    with pytest.raises(ServiceError) as info:
+        result_submit(table=table, number=2, record=record_2, by=referee)
+    assert corrected and info.value.code == "wrong_previous"
+    assert not GameResult.objects.filter(table=table, number=2).exists()
+
+
 def test_a_correction_of_game_2_as_a_record_needs_game_1(table, referee, record_2):
     # a sheet of game 2 is taken before game 1; a record replacing it is not
     result = result_submit(table=table, number=2, sheet=FIRST, by=referee)
