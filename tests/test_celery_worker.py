@@ -2,9 +2,8 @@
 
 These tests run only when ``CELERY_BROKER_URL`` is set (``.ci/run`` sets it to Redis and runs
 them on PostgreSQL); the default suite runs Celery eagerly and skips them. One worker is started
-in-process for the whole session with ``celery.contrib.testing.worker.start_worker`` (pytest-celery
-needs Docker, which is not available: STYLE.md, "Known traps"). It uses the threads pool with two
-threads, so two deliveries of one task can really run at the same time.
+in-process for the whole session (tests/celery_worker.py: ``start_worker``, the threads pool with
+two threads, so two deliveries of one task can really run at the same time).
 
 The worker's threads have their own database connections, so every test is
 ``django_db(transaction=True)``: the worker sees only committed data. The tests that hold a row
@@ -15,13 +14,12 @@ from __future__ import annotations
 
 import os
 import random
-import threading
-import time
 
 import pytest
-from django.db import connection, connections, transaction
+from django.db import connection, transaction
 from django.utils import timezone
 
+from tests.celery_worker import in_process_worker, make_event, random_sheet, wait_until
 from tests.pg import backends_waiting_on_locks
 
 pytestmark = [
@@ -33,8 +31,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
 ]
 
-WAIT_SECONDS = 30.0
-
 
 def needs_row_locks():
     if not connection.features.has_select_for_update:
@@ -42,84 +38,11 @@ def needs_row_locks():
 
 
 # ----------------------------------------------------------------------------- the worker
-class TaskOutcomes:
-    """Every task published by this process and how the worker finished it, from Celery's
-    signals (no result backend is configured, and none is needed)."""
-
-    def __init__(self) -> None:
-        self.cond = threading.Condition()
-        self.published: set[str] = set()
-        self.done: dict[str, tuple[str, object]] = {}  # id -> ("success", result) | ("failure", exc)
-
-    def on_publish(self, sender=None, headers=None, body=None, **kwargs):
-        task_id = (headers or {}).get("id") or (body or {}).get("id")
-        with self.cond:
-            self.published.add(task_id)
-            self.cond.notify_all()
-
-    def on_success(self, sender=None, result=None, **kwargs):
-        with self.cond:
-            self.done[sender.request.id] = ("success", result)
-            self.cond.notify_all()
-
-    def on_failure(self, sender=None, task_id=None, exception=None, **kwargs):
-        with self.cond:
-            self.done[task_id] = ("failure", exception)
-            self.cond.notify_all()
-
-    def wait(self, task_id: str, timeout: float = WAIT_SECONDS) -> tuple[str, object]:
-        with self.cond:
-            if not self.cond.wait_for(lambda: task_id in self.done, timeout):
-                raise AssertionError(f"task {task_id} did not finish within {timeout} s")
-            return self.done[task_id]
-
-    def wait_idle(self, timeout: float = WAIT_SECONDS) -> None:
-        """Wait until every task published so far has finished (e.g. the standings
-        recomputations the services queue on commit)."""
-        with self.cond:
-            if not self.cond.wait_for(lambda: self.published <= set(self.done), timeout):
-                pending = sorted(self.published - set(self.done))
-                raise AssertionError(f"tasks still pending after {timeout} s: {pending}")
-
-
-def _close_worker_connections(**kwargs):
-    """The worker's threads keep their own connections (CONN_MAX_AGE); close them after each
-    task so the test database can be flushed and dropped."""
-    if threading.current_thread() is not threading.main_thread():
-        connections.close_all()
-
-
 @pytest.fixture(scope="session")
 def celery_worker(django_db_setup):
-    from celery import signals
-    from celery.contrib.testing.worker import start_worker
-
-    from config.celery import app
-
-    # Settings were read at import: make sure this app really uses the broker.
-    saved = {k: app.conf[k] for k in ("task_always_eager", "broker_url")}
-    app.conf.task_always_eager = False
-    app.conf.broker_url = os.environ["CELERY_BROKER_URL"]
-    # Messages left by an aborted earlier run must not reach this worker.
-    with app.connection_for_write() as conn:
-        conn.default_channel.queue_purge(app.conf.task_default_queue)
-
-    outcomes = TaskOutcomes()
-    handlers = [(signals.after_task_publish, outcomes.on_publish),
-                (signals.task_success, outcomes.on_success),
-                (signals.task_failure, outcomes.on_failure),
-                (signals.task_postrun, _close_worker_connections)]
-    for signal, handler in handlers:
-        signal.connect(handler, weak=False)
-    try:
-        with start_worker(app, pool="threads", concurrency=2, perform_ping_check=False,
-                          shutdown_timeout=30.0, loglevel="WARNING"):
-            yield outcomes
-    finally:
-        for signal, handler in handlers:
-            signal.disconnect(handler)
-        for key, value in saved.items():
-            app.conf[key] = value
+    """One worker for the whole session."""
+    with in_process_worker() as outcomes:
+        yield outcomes
 
 
 @pytest.fixture
@@ -130,35 +53,7 @@ def worker(celery_worker, transactional_db):
     celery_worker.wait_idle()
 
 
-def wait_until(predicate, what: str, timeout: float = WAIT_SECONDS, every: float = 0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(every)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
-
-
 # ----------------------------------------------------------------------------- data
-def make_event(players: int, **kwargs):
-    from tests.factories import EventFactory, PlayerFactory
-    from tournaments import services
-
-    event = EventFactory(**kwargs)
-    for _ in range(players):
-        entry = services.entry_register(event=event, player=PlayerFactory())
-        services.entry_check_in(entry=entry)
-    return event
-
-
-def random_sheet(rng: random.Random) -> dict:
-    """A result sheet the engine accepts (dagang: 打点 on, no revolutions)."""
-    order = list(range(6))
-    rng.shuffle(order)
-    return {"order": order, "revolutions": [], "eliminated": [], "burns": [],
-            "kaidian": [rng.random() < 0.5 for _ in range(6)], "leader": rng.randrange(6)}
-
-
 @pytest.fixture
 def played_round(worker, referee):
     """A drawn round of 12 players (two tables, no byes) whose results are submitted through

@@ -45,6 +45,9 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from tests import celery_worker as shared
+from tests.celery_worker import make_event, random_sheet
+
 BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 
 pytestmark = [
@@ -66,16 +69,8 @@ VISIBILITY_TIMEOUT = 3  # seconds, for the workers started here
 WAIT_SECONDS = 60.0     # bound of every wait (a worker starts in 1-5 s, more on a busy box)
 
 
-def wait_until(predicate, what: str, timeout: float = WAIT_SECONDS, every: float = 0.05,
-               detail=None):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(every)
-    extra = f"\n{detail()}" if detail else ""
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}{extra}")
+def wait_until(predicate, what: str, timeout: float = WAIT_SECONDS, **kwargs):
+    return shared.wait_until(predicate, what, timeout, **kwargs)
 
 
 # ----------------------------------------------------------------------------- the broker
@@ -292,25 +287,6 @@ def assert_killed_backends_gone(killed: set[int]) -> None:
 
 
 # ----------------------------------------------------------------------------- data
-def make_event(players: int, **kwargs):
-    from tests.factories import EventFactory, PlayerFactory
-    from tournaments import services
-
-    event = EventFactory(**kwargs)
-    for _ in range(players):
-        entry = services.entry_register(event=event, player=PlayerFactory())
-        services.entry_check_in(entry=entry)
-    return event
-
-
-def random_sheet(rng: random.Random) -> dict:
-    """A result sheet the engine accepts (dagang: 打点 on, no revolutions)."""
-    order = list(range(6))
-    rng.shuffle(order)
-    return {"order": order, "revolutions": [], "eliminated": [], "burns": [],
-            "kaidian": [rng.random() < 0.5 for _ in range(6)], "leader": rng.randrange(6)}
-
-
 def confirm_quietly(results) -> None:
     """Confirm results and note the change (``results_version``) as the services do, without
     queueing the recomputation: the standings are stale until a task runs."""

@@ -2,25 +2,24 @@
 played by the bot from the game's timer, a task queued with a countdown (games/live.py, live_timer).
 
 Runs only with a broker (``CELERY_BROKER_URL``, e.g. ``redis://127.0.0.1:6379/15``) and on
-PostgreSQL (the worker's threads need committed data and real row locks). The worker follows
-tests/test_celery_worker.py: ``celery.contrib.testing.worker.start_worker`` in-process, threads
-pool, no Docker; here it lives for this module only.
+PostgreSQL (the worker's threads need committed data and real row locks). The worker is
+tests/celery_worker.py's, in-process; here it lives for this module only.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 import time
 
 import pytest
-from django.db import connection, connections
+from django.db import connection
 from rest_framework.test import APIClient
 
 import engine
 from games import live
 from games.models import GameResult, LiveGame
 from games.tasks import live_autoplay_task
+from tests.celery_worker import in_process_worker, wait_until
 from tests.live.helpers import act_url, bot_pick, live_url, make_live_table, start_url
 
 pytestmark = [
@@ -32,8 +31,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.slow,
 ]
-
-WAIT_SECONDS = 30.0
 
 
 @pytest.fixture(autouse=True)
@@ -50,75 +47,10 @@ def needs_row_locks(transactional_db):
                     "PostgreSQL (DATABASE_URL)")
 
 
-class Outcomes:
-    def __init__(self):
-        self.cond = threading.Condition()
-        self.published: set[str] = set()
-        self.done: dict[str, tuple[str, object]] = {}
-
-    def on_publish(self, sender=None, headers=None, body=None, **kwargs):
-        with self.cond:
-            self.published.add((headers or {}).get("id") or (body or {}).get("id"))
-
-    def on_success(self, sender=None, result=None, **kwargs):
-        with self.cond:
-            self.done[sender.request.id] = ("success", result)
-            self.cond.notify_all()
-
-    def on_failure(self, sender=None, task_id=None, exception=None, **kwargs):
-        with self.cond:
-            self.done[task_id] = ("failure", exception)
-            self.cond.notify_all()
-
-    def wait(self, task_id, timeout=WAIT_SECONDS):
-        with self.cond:
-            assert self.cond.wait_for(lambda: task_id in self.done, timeout), task_id
-            return self.done[task_id]
-
-    def wait_idle(self, timeout=WAIT_SECONDS):
-        with self.cond:
-            ok = self.cond.wait_for(lambda: self.published <= set(self.done), timeout)
-            assert ok, f"tasks pending: {sorted(self.published - set(self.done))[:5]}"
-
-    def failures(self):
-        with self.cond:
-            return [v for v in self.done.values() if v[0] == "failure"]
-
-
-def _close_thread_connections(**kwargs):
-    if threading.current_thread() is not threading.main_thread():
-        connections.close_all()
-
-
 @pytest.fixture(scope="module")
 def module_worker(django_db_setup, django_db_blocker):
-    from celery import signals
-    from celery.contrib.testing.worker import start_worker
-
-    from config.celery import app
-
-    saved = {k: app.conf[k] for k in ("task_always_eager", "broker_url")}
-    app.conf.task_always_eager = False
-    app.conf.broker_url = os.environ["CELERY_BROKER_URL"]
-    with app.connection_for_write() as conn:
-        conn.default_channel.queue_purge(app.conf.task_default_queue)
-    outcomes = Outcomes()
-    handlers = [(signals.after_task_publish, outcomes.on_publish),
-                (signals.task_success, outcomes.on_success),
-                (signals.task_failure, outcomes.on_failure),
-                (signals.task_postrun, _close_thread_connections)]
-    for signal, handler in handlers:
-        signal.connect(handler, weak=False)
-    try:
-        with django_db_blocker.unblock(), start_worker(
-                app, pool="threads", concurrency=2, perform_ping_check=False,
-                shutdown_timeout=30.0, loglevel="WARNING"):
-            yield outcomes
-    finally:
-        for signal, handler in handlers:
-            signal.disconnect(handler)
-        for key, value in saved.items():
-            app.conf[key] = value
+    with django_db_blocker.unblock(), in_process_worker() as outcomes:
+        yield outcomes
 
 
 @pytest.fixture
@@ -129,16 +61,6 @@ def worker(module_worker, transactional_db):
     yield module_worker
     module_worker.wait_idle(timeout=60)
     assert module_worker.failures() == []
-
-
-def wait_until(predicate, what, timeout=WAIT_SECONDS):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
 def act_over_api(lt, live_id) -> bool:
