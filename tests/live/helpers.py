@@ -23,6 +23,7 @@ from rest_framework.test import APIClient
 from engine.bots import HeuristicBot, next_act
 from engine.cards import card_word
 from engine.game import Game
+from games import live
 from games.models import LiveGame
 from tests.factories import UserFactory
 from tournaments import services
@@ -120,6 +121,23 @@ def server_game(live_id: int) -> Game:
 def bot_pick(game: Game, bots) -> tuple[int, dict]:
     """The next act as ``engine.bots.play_out`` would make it."""
     return next_act(game, bots)
+
+
+def in_play(game: Game) -> bool:
+    """Past the deal's questions (tributes, declarations…): cards are being played."""
+    return game.state == "play"
+
+
+def play_on_server(lt: LiveTable, live_id: int, until=None) -> tuple[LiveGame, Game]:
+    """Drive the game with the bots through the service (fast, no HTTP) until it is over or
+    ``until(game)``; the stored row and its game then."""
+    while True:
+        lg = LiveGame.objects.get(pk=live_id)
+        game = live.live_game(lg)
+        if game.state == "over" or (until is not None and until(game)):
+            return lg, game
+        seat, action = bot_pick(game, lt.bots)
+        live.live_act(live_id=live_id, seat=seat, action=action, version=lg.version)
 
 
 # ----------------------------------------------------------------------------- hidden cards

@@ -17,7 +17,7 @@ import engine
 from games import live
 from games.models import GameResult, LiveGame
 from games.tasks import live_autoplay_task
-from tests.live.helpers import bot_pick, live_url, make_live_table
+from tests.live.helpers import bot_pick, in_play, live_url, make_live_table, play_on_server
 
 pytestmark = pytest.mark.django_db
 
@@ -25,16 +25,6 @@ pytestmark = pytest.mark.django_db
 def snapshot(live_id):
     lg = LiveGame.objects.get(pk=live_id)
     return lg.version, lg.state, lg.status, lg.turn_deadline
-
-
-def advance_to_play(lt, live_id):
-    while True:
-        lg = LiveGame.objects.get(pk=live_id)
-        game = live.live_game(lg)
-        if game.state == "play":
-            return lg, game
-        seat, action = bot_pick(game, lt.bots)
-        live.live_act(live_id=live_id, seat=seat, action=action, version=lg.version)
 
 
 def tick() -> str:
@@ -47,7 +37,7 @@ def test_live_tick_lets_the_bot_play_a_seat_whose_time_ran_out():
     # given a live game in play at a table with a 1 s move time, its seat to act silent
     lt = make_live_table(move_seconds=1)
     live_id = live.live_start(table=lt.table).pk
-    lg, game = advance_to_play(lt, live_id)
+    lg, game = play_on_server(lt, live_id, until=in_play)
     seat = game.turn
     assert tick() == "", "nothing is overdue yet"
     assert snapshot(live_id)[0] == lg.version
@@ -76,17 +66,11 @@ def test_live_tick_plays_every_overdue_game_once_and_a_finished_game_never():
     ids = []
     for lt in tables:
         live_id = live.live_start(table=lt.table).pk
-        advance_to_play(lt, live_id)
+        play_on_server(lt, live_id, until=in_play)
         ids.append(live_id)
     # the third one is over
     lt, done = tables[2], ids[2]
-    while True:
-        lg = LiveGame.objects.get(pk=done)
-        game = live.live_game(lg)
-        if game.state == "over":
-            break
-        seat, action = bot_pick(game, lt.bots)
-        live.live_act(live_id=done, seat=seat, action=action, version=lg.version)
+    play_on_server(lt, done)
     before = [snapshot(i) for i in ids]
     time.sleep(1.2)
     assert tick().strip() == "bot played 2 overdue seat(s)"
@@ -123,7 +107,7 @@ def test_a_whole_game_played_by_the_bot_alone_is_a_valid_result():
 def test_a_late_timer_acts_only_once_the_turn_in_hand_is_overdue():
     lt = make_live_table(move_seconds=1)
     live_id = live.live_start(table=lt.table).pk
-    lg, game = advance_to_play(lt, live_id)
+    lg, game = play_on_server(lt, live_id, until=in_play)
     # given a seat that acted in time: the timer armed at the version it acted on is late
     old = lg.version
     seat, action = bot_pick(game, lt.bots)
@@ -165,7 +149,7 @@ def test_acts_queue_no_timer_and_a_game_has_one_timer_per_turn(
     assert queued == [((live_id, 0), 30)]
     # and acts queue nothing
     with django_capture_on_commit_callbacks(execute=True):
-        lg, _game = advance_to_play(lt, live_id)
+        lg, _game = play_on_server(lt, live_id, until=in_play)
     assert lg.version > 0 and len(queued) == 1
 
     # when the timer fires before the turn in hand is due, it is armed once for that turn,
@@ -186,7 +170,7 @@ def test_acts_queue_no_timer_and_a_game_has_one_timer_per_turn(
 def test_an_autoplay_task_delivered_twice_acts_once():
     lt = make_live_table(move_seconds=1)
     live_id = live.live_start(table=lt.table).pk
-    lg, _game = advance_to_play(lt, live_id)
+    lg, _game = play_on_server(lt, live_id, until=in_play)
     time.sleep(1.1)
     first = live_autoplay_task.apply(args=(live_id, lg.version)).get()
     once = snapshot(live_id)
@@ -214,7 +198,7 @@ def test_a_timer_the_broker_refused_fails_nothing_and_the_sweep_plays_the_seat(
     # when a game starts, its timer cannot be queued, and the start stands all the same
     with django_capture_on_commit_callbacks(execute=True):
         live_id = live.live_start(table=lt.table).pk
-    lg, _game = advance_to_play(lt, live_id)
+    lg, _game = play_on_server(lt, live_id, until=in_play)
     # then the sweep leaves a seat alone within its grace, and plays it after
     LiveGame.objects.filter(pk=live_id).update(
         turn_deadline=timezone.now() - timezone.timedelta(seconds=5))

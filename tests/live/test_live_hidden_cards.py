@@ -16,11 +16,10 @@ import pytest
 
 import engine
 from games import live
-from games.models import LiveGame
 from tests.live.helpers import (
-    bot_pick,
     hidden_card_problems,
     live_url,
+    play_on_server,
     play_through_api,
     server_game,
     start_url,
@@ -36,17 +35,6 @@ BURN_SEED = 4
 
 def seeded_deal(monkeypatch, seed):
     monkeypatch.setattr(engine, "deal", lambda rng: REAL_DEAL(random.Random(seed)))
-
-
-def play_on_server(lt, live_id, until=None):
-    """Drive the game with the bots through the service (fast), until ``until(game)``."""
-    while True:
-        lg = LiveGame.objects.get(pk=live_id)
-        game = live.live_game(lg)
-        if game.state == "over" or (until is not None and until(game)):
-            return game
-        seat, action = bot_pick(game, lt.bots)
-        live.live_act(live_id=live_id, seat=seat, action=action, version=lg.version)
 
 
 @pytest.mark.slow
@@ -84,7 +72,7 @@ def test_the_public_and_other_seats_are_not_told_who_could_burn(live_table, monk
     # given a game at a moment when some seat could burn (烧牌) the 够级 combo on the table
     seeded_deal(monkeypatch, BURN_SEED)
     live_id = live.live_start(table=lt.table).pk
-    game = play_on_server(lt, live_id, until=lambda g: (g.to_act() or {}).get("burners"))
+    _, game = play_on_server(lt, live_id, until=lambda g: (g.to_act() or {}).get("burners"))
     burners = game.to_act()["burners"]
     assert burners, "the fixed deal has a burn window"
 
@@ -123,7 +111,7 @@ def test_the_revolution_question_is_not_shown_to_the_other_seats(live_table, mon
     hands = crafted_deal_with_a_revolutionary(2)
     monkeypatch.setattr(engine, "deal", lambda rng: hands)
     live_id = live.live_start(table=lt.table).pk
-    game = play_on_server(lt, live_id, until=lambda g: "revolt" in {
+    _, game = play_on_server(lt, live_id, until=lambda g: "revolt" in {
         a["act"] for a in g.legal_actions(2)})
     assert game.to_act() == {"seat": 2, "acts": ["decline", "revolt"]}
 
@@ -146,7 +134,7 @@ def test_every_seat_is_asked_about_revolution_in_the_same_words(live_table):
     same to_act for each; an ineligible seat's own legal acts hold only decline."""
     lt = live_table
     live_id = live.live_start(table=lt.table).pk
-    game = play_on_server(lt, live_id, until=lambda g: g.stage == 1)
+    _, game = play_on_server(lt, live_id, until=lambda g: g.stage == 1)
     asked = []
     while game.state == "pre" and game.stage == 1:
         view = lt.anon.get(live_url(live_id)).json()

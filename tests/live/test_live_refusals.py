@@ -17,8 +17,10 @@ from games.models import LiveGame
 from tests.live.helpers import (
     act_url,
     bot_pick,
+    in_play,
     live_url,
     make_live_table,
+    play_on_server,
     server_game,
     token_client,
 )
@@ -38,17 +40,6 @@ def error(r, status, code=None):
     if code is not None:
         assert body["error"]["code"] == code, body
     return body["error"]
-
-
-def to_play(lt, live_id):
-    """Advance the game on the server to its first play (pre-play answered by the bots)."""
-    while True:
-        lg = LiveGame.objects.get(pk=live_id)
-        game = live.live_game(lg)
-        if game.state == "play":
-            return game
-        seat, action = bot_pick(game, lt.bots)
-        live.live_act(live_id=live_id, seat=seat, action=action, version=lg.version)
 
 
 @pytest.fixture
@@ -125,7 +116,7 @@ def test_an_illegal_pre_play_act_is_refused_with_the_engines_code(started):
 ], ids=["not-in-hand", "bad-card", "leader-passes", "leader-yields", "unknown-act", "no-cards"])
 def test_an_illegal_play_is_refused_with_the_engines_code(started, make_act, code):
     lt, live_id = started
-    game = to_play(lt, live_id)
+    _, game = play_on_server(lt, live_id, until=in_play)
     seat = game.turn
     before = snapshot(live_id)
     r = lt.clients[seat].post(act_url(live_id), {"version": game.version,
@@ -137,7 +128,7 @@ def test_an_illegal_play_is_refused_with_the_engines_code(started, make_act, cod
 
 def test_a_seat_out_of_turn_is_refused(started):
     lt, live_id = started
-    game = to_play(lt, live_id)
+    _, game = play_on_server(lt, live_id, until=in_play)
     other = (game.turn + 1) % 6
     card = next(iter(game.hands[other]))
     before = snapshot(live_id)
@@ -204,13 +195,7 @@ def test_an_act_naming_another_seat_is_not_applied_as_the_senders(started):
 def test_an_act_after_the_game_ended_is_refused(started):
     lt, live_id = started
     # given a game played to its end
-    while True:
-        lg = LiveGame.objects.get(pk=live_id)
-        game = live.live_game(lg)
-        if game.state == "over":
-            break
-        seat, action = bot_pick(game, lt.bots)
-        live.live_act(live_id=live_id, seat=seat, action=action, version=lg.version)
+    play_on_server(lt, live_id)
     before = snapshot(live_id)
     assert before[2] == LiveGame.Status.FINISHED
     # when a seat acts at the final version (and at an old one)

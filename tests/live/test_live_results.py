@@ -9,7 +9,7 @@ import engine
 from games import live
 from games.models import GameResult, LiveGame
 from games.services import result_correct
-from tests.live.helpers import bot_pick
+from tests.live.helpers import bot_pick, play_on_server
 from tournaments.errors import Conflict
 
 pytestmark = pytest.mark.django_db
@@ -49,20 +49,10 @@ def test_a_sheet_for_a_game_being_played_live_is_refused_and_the_game_still_ends
     assert GameResult.objects.get(table=lt.table, number=1).system_recorded
 
 
-def _play_to_end(lt, live_id) -> LiveGame:
-    while True:
-        lg = LiveGame.objects.get(pk=live_id)
-        game = live.live_game(lg)
-        if game.state == "over":
-            return lg
-        seat, action = bot_pick(game, lt.bots)
-        live.live_act(live_id=live_id, seat=seat, action=action, version=lg.version)
-
-
 def test_game_2_ends_as_played_after_game_1_is_corrected_meanwhile(live_table):
     lt = live_table
     # given game 1 played live, and game 2 dealt after it with the tributes it left owing
-    _play_to_end(lt, live.live_start(table=lt.table).pk)
+    play_on_server(lt, live.live_start(table=lt.table).pk)
     game_1 = GameResult.objects.get(table=lt.table, number=1)
     dealt_after = live.live_game(live.live_start(table=lt.table)).record()["previous"]
     live_id = LiveGame.objects.get(table=lt.table, number=2).pk
@@ -77,7 +67,7 @@ def test_game_2_ends_as_played_after_game_1_is_corrected_meanwhile(live_table):
 
     # then game 2 still ends, and its result is the game as it was played: its record replays
     # from the game 1 it was dealt after
-    lg = _play_to_end(lt, live_id)
+    lg, _ = play_on_server(lt, live_id)
     assert lg.status == LiveGame.Status.FINISHED
     result = GameResult.objects.get(table=lt.table, number=2)
     record = result.versions.get().payload
