@@ -1,4 +1,5 @@
-"""Live-play endpoints: start a game, read a seat's (or the public) view, long-poll, act."""
+"""Live-play endpoints: start a game, read a seat's (or the public) view, long-poll, act, switch
+托管."""
 
 from __future__ import annotations
 
@@ -44,6 +45,14 @@ class LiveActSerializer(serializers.Serializer):
     seat = serializers.IntegerField(min_value=0, max_value=5, required=False,
                                     help_text="your seat (optional: acting for another is "
                                               "refused)")
+
+
+class LiveHostSerializer(serializers.Serializer):
+    on = serializers.BooleanField(help_text="true: the bot plays the seat (托管) as its turns "
+                                            "come; false: its player takes it back")
+    seat = serializers.IntegerField(min_value=0, max_value=5, required=False,
+                                    help_text="the seat: a referee names any; a player switches "
+                                              "only their own (the default)")
 
 
 def _live(request, pk) -> LiveGame:
@@ -136,6 +145,28 @@ class LiveActApi(APIView):
         except live.NotSeated:
             _live(request, pk)  # 404 for whoever may not see the table at all
             raise
+        return Response(live.live_view(live=lg, seat=lg.user_seat))
+
+
+class LiveHostApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "live"
+
+    @extend_schema(request=LiveHostSerializer,
+                   responses={200: OpenApiTypes.OBJECT,
+                              409: OpenApiResponse(description="game over"), **ERRORS})
+    def post(self, request, pk):
+        """Switch 托管 for a seat: while it is on, the bot plays the seat's turns as they come
+        (marked ``auto`` in the record), until it is switched off or the seat's player acts. A
+        seated player switches their own seat; a referee of the event names any seat, e.g. for
+        an absent player. The state version does not change; ``hosted_seats`` in the view says
+        which seats are in 托管."""
+        lg = _live(request, pk)  # 404 for whoever may not see the table
+        ser = LiveHostSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        lg = live.live_host(live_id=lg.pk, on=ser.validated_data["on"],
+                            seat=ser.validated_data.get("seat"), user=request.user,
+                            referee=is_referee(request.user, lg.table.round.event))
         return Response(live.live_view(live=lg, seat=lg.user_seat))
 
 

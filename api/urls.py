@@ -45,6 +45,7 @@ urlpatterns = [
     path("tables/<int:pk>/live/", lv.LiveStartApi.as_view(), name="live-start"),
     path("live/<int:pk>/", lv.LiveGameApi.as_view(), name="live-game"),
     path("live/<int:pk>/act/", lv.LiveActApi.as_view(), name="live-act"),
+    path("live/<int:pk>/host/", lv.LiveHostApi.as_view(), name="live-host"),
     path("live/<int:pk>/events/", lv.LiveEventsApi.as_view(), name="live-events"),
     path("results/<int:pk>/", v.ResultDetailApi.as_view(), name="result-detail"),
     path("results/<int:pk>/confirm/", v.ResultConfirmApi.as_view(), name="result-confirm"),

@@ -6,7 +6,9 @@ version the client saw (one conditional update, or under the row lock): a stale 
 refused, so no act is lost or applied twice.
 A seat that does not act within the event's move time limit is played by the heuristic bot
 (托管) from the game's timer, a Celery task queued with a countdown for each turn's deadline (one
-timer a game, armed when it starts and re-armed by itself); its acts are marked ``auto``.
+timer a game, armed when it starts and re-armed by itself); its acts are marked ``auto``. A seat
+put in 托管 (by its player, or by a referee for an absent one: :func:`live_host`) is played as
+soon as its turn comes, until its player takes it back or acts.
 The finished game becomes the table's result (system-recorded, confirmed) with its record.
 """
 
@@ -34,6 +36,9 @@ from tournaments.models import Round, Seat, Table
 from tournaments.services import MAX_EXTRA_GAMES
 
 log = logging.getLogger(__name__)
+
+#: seconds a seat in 托管 "thinks" before the bot plays its turn, so the table can follow
+HOSTED_SECONDS = 1.0
 
 
 def _arm_timer(live: LiveGame, again: bool = False) -> None:
@@ -102,10 +107,13 @@ def live_start(*, table: Table, number: int | None = None, leader: int | None = 
         hands = engine.deal(secrets.SystemRandom())
         game = engine.Game(event.rules, hands, previous, first_game=(number == 1),
                            leader=leader)
-        live = LiveGame.objects.create(
-            table=table, number=number, state=game.to_state(), version=game.version,
-            move_seconds=event.move_seconds,
-            turn_deadline=timezone.now() + timedelta(seconds=event.move_seconds))
+        # seats in 托管 stay so for the match's next game, until their players take them back
+        hosted = LiveGame.objects.filter(table=table, number=number - 1).values_list(
+            "hosted", flat=True).first() or 0
+        live = LiveGame(table=table, number=number, state=game.to_state(), version=game.version,
+                        move_seconds=event.move_seconds, hosted=hosted)
+        live.turn_deadline = _deadline(live, game)
+        live.save(force_insert=True)
         _arm_timer(live)
         announce(live.pk, live.version)
     return live
@@ -179,11 +187,12 @@ class GameCache:
             cache.popitem(last=False)
 
     def remember(self, live: LiveGame, user=None) -> None:
-        """Note ``live``'s fixed facts and, with ``user``, the seat the locked read found for
-        them (``live.user_seat``): an act checks both again in its update (:func:`_act_unlocked`)."""
+        """Note ``live``'s fixed facts (and its seats in 托管) and, with ``user``, the seat the
+        locked read found for them (``live.user_seat``): an act checks them again in its update
+        (:func:`_act_unlocked`)."""
         with self._lock:
             self._bound(self._facts, live.pk, (live.started_at, live.table_id, live.number,
-                                               live.move_seconds), self.size * 4)
+                                               live.move_seconds, live.hosted), self.size * 4)
             if user is not None and getattr(live, "user_seat", None) is not None:
                 self._bound(self._seats, (live.pk, user.pk), live.user_seat, self.size * 24)
 
@@ -373,7 +382,9 @@ def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user,
     facts = games.facts(live_id)
     if facts is None:
         return None
-    started_at, table_id, number, move_seconds = facts
+    started_at, table_id, number, move_seconds, hosted = facts
+    if hosted:
+        return None  # the next turn may be a seat in 托管: its deadline and timer are set locked
     if user is not None:
         mine = games.seat_of(live_id, user)
         if mine is None or (seat is not None and seat != mine):
@@ -440,14 +451,16 @@ def _state_sql() -> str:
 @functools.cache
 def _update_sql(seated: bool) -> str:
     """The conditional update of :func:`_act_unlocked` (with ``seated``: also the user's seat
-    and the table's being open to its players, as :func:`_locked` reads them)."""
+    and the table's being open to its players, as :func:`_locked` reads them). A game with a
+    seat in 托管 is left to the locked path, which knows whose turn is hosted."""
     from tournaments.models import Event, Player
 
     lg = _q(LiveGame)
     sql = (f"UPDATE {lg} SET {_col(LiveGame, 'state')} = %s, {_col(LiveGame, 'version')} = %s, "
            f"{_col(LiveGame, 'turn_deadline')} = %s, {_col(LiveGame, 'updated_at')} = %s "
            f"WHERE {_col(LiveGame, 'id')} = %s AND {_col(LiveGame, 'version')} = %s "
-           f"AND {_col(LiveGame, 'started_at')} = %s AND {_col(LiveGame, 'status')} = %s")
+           f"AND {_col(LiveGame, 'started_at')} = %s AND {_col(LiveGame, 'status')} = %s "
+           f"AND {_col(LiveGame, 'hosted')} = 0")
     if seated:
         table = f"{lg}.{_col(LiveGame, 'table')}"
         sql += (f" AND EXISTS (SELECT 1 FROM {_q(Seat)} s JOIN {_q(Player)} p "
@@ -500,7 +513,9 @@ def _act_locked(live_id: int, act: dict, version: int, seat: int | None, user, a
         # cached once the new state is stored; a rolled-back act leaves nothing behind
         transaction.on_commit(lambda: (games.put(live, game), games.put_row(live)))
         announce(live.pk, live.version)
-        changed = ["state", "version", "status", "turn_deadline", "updated_at"]
+        changed = ["state", "version", "status", "turn_deadline", "updated_at", "hosted"]
+        if not auto and live.hosted >> seat & 1:
+            live.hosted &= ~(1 << seat)  # its player is back: 托管 ends
         if game.state == "over":
             live.status = LiveGame.Status.FINISHED
             live.turn_deadline = None
@@ -508,8 +523,64 @@ def _act_locked(live_id: int, act: dict, version: int, seat: int | None, user, a
                                              record=game.record())
             live.save(update_fields=changed + ["result"])
         else:
-            live.turn_deadline = timezone.now() + timedelta(seconds=live.move_seconds)
+            live.turn_deadline = _deadline(live, game)
             live.save(update_fields=changed)
+            if _hosted_turn(live, game):
+                _arm_timer(live)  # the timer waits for another deadline: this turn's comes first
+    return live
+
+
+def _hosted_turn(live: LiveGame, game: engine.Game) -> bool:
+    """Whether the seat to act in ``game`` is in 托管."""
+    to_act = game.to_act()
+    return to_act is not None and bool(live.hosted >> to_act["seat"] & 1)
+
+
+def _deadline(live: LiveGame, game: engine.Game):
+    """When the turn now waiting in ``game`` runs out: after the move time, or, for a seat in
+    托管, after :data:`HOSTED_SECONDS`."""
+    seconds = HOSTED_SECONDS if _hosted_turn(live, game) else live.move_seconds
+    return timezone.now() + timedelta(seconds=seconds)
+
+
+def live_host(*, live_id: int, on: bool, seat: int | None = None, user=None,
+              referee: bool = False) -> LiveGame:
+    """Put a seat in 托管 (``on``) or give it back to its player. In 托管 the bot plays the
+    seat's turns as they come (after :data:`HOSTED_SECONDS`), marked ``auto`` in the record,
+    until it is given back or its player acts; it stays so for the match's next live game.
+    A seated ``user`` switches their own seat only (as for an act: a published seating); a
+    ``referee`` (of the event: the caller checks) names any ``seat``. The state version does
+    not change: no act is made."""
+    if seat is not None and not 0 <= seat <= 5:
+        raise ServiceError("bad_seat", _("a seat is 0 to 5"))
+    with transaction.atomic():
+        live = _locked(live_id, user)
+        if not referee:
+            if live.user_seat is None or not live.seating_public:
+                raise NotSeated("not_seated", _(
+                    "only the players seated at this table, or its referees, switch 托管"))
+            if seat is not None and seat != live.user_seat:
+                raise NotSeated("not_your_seat", _(
+                    "you sit at seat %(s)s and switch 托管 only for it") % {"s": live.user_seat})
+        seat = live.user_seat if seat is None else seat
+        if seat is None:
+            raise ServiceError("bad_seat", _("name the seat to switch"))
+        if live.status == LiveGame.Status.FINISHED:
+            raise Conflict("game_over", _("the game is over"))
+        hosted = live.hosted | (1 << seat) if on else live.hosted & ~(1 << seat)
+        if hosted == live.hosted:
+            return live
+        live.hosted = hosted
+        changed = ["hosted", "updated_at"]
+        to_act = games.read(live, lambda g: g.to_act())
+        if to_act is not None and to_act["seat"] == seat:  # its turn now: a new deadline
+            live.turn_deadline = timezone.now() + timedelta(
+                seconds=HOSTED_SECONDS if on else live.move_seconds)
+            changed.append("turn_deadline")
+            if on:
+                _arm_timer(live, again=True)  # this version's timer waits for the old deadline
+        live.save(update_fields=changed)
+        games.remember(live)
     return live
 
 
@@ -560,6 +631,7 @@ def live_view(*, live: LiveGame, seat: int | None) -> dict:
         "id": live.pk, "table": live.table_id, "number": live.number, "status": live.status,
         "version": live.version, "turn_deadline": live.turn_deadline,
         "auto_seats": auto_seats, "result": live.result_id,
+        "hosted_seats": [s for s in range(6) if live.hosted >> s & 1],
     })
     return view
 

@@ -110,6 +110,9 @@ class LiveGame(models.Model):
     version = models.PositiveIntegerField(_("version"), default=0)
     move_seconds = models.PositiveIntegerField(_("move time limit (s)"), default=60)
     turn_deadline = models.DateTimeField(_("turn deadline"), null=True, blank=True)
+    #: seats in 托管 (bit ``s`` for seat ``s``): the bot plays their turns as they come, until
+    #: their player takes the seat back (``games.live.live_host``) or acts
+    hosted = models.PositiveSmallIntegerField(_("seats in 托管"), default=0)
     result = models.OneToOneField(GameResult, null=True, blank=True, on_delete=models.SET_NULL,
                                   related_name="live_game", verbose_name=_("result"))
     started_at = models.DateTimeField(_("started"), auto_now_add=True)

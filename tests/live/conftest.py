@@ -36,3 +36,21 @@ def live_table(db):
     from tests.live.helpers import make_live_table
 
     return make_live_table()
+
+
+@pytest.fixture
+def started_with_broker(settings, monkeypatch, django_capture_on_commit_callbacks):
+    """A game started (30 s move time) with a broker that records what is queued, not runs
+    it: (table, game id, [(task args, countdown)])."""
+    from games import live
+    from games.tasks import live_autoplay_task
+    from tests.live.helpers import make_live_table
+
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    queued = []
+    monkeypatch.setattr(live_autoplay_task, "apply_async",
+                        lambda args, countdown: queued.append((args, round(countdown))))
+    lt = make_live_table(move_seconds=30)
+    with django_capture_on_commit_callbacks(execute=True):
+        live_id = live.live_start(table=lt.table).pk
+    return lt, live_id, queued

@@ -140,6 +140,20 @@ def play_on_server(lt: LiveTable, live_id: int, until=None) -> tuple[LiveGame, G
         live.live_act(live_id=live_id, seat=seat, action=action, version=lg.version)
 
 
+def warm_game(lt: LiveTable) -> tuple[LiveGame, Game]:
+    """A game in which every seat has acted once through this process (so it knows the game
+    and each user's seat: its acts take the unlocked path), and the stored game now."""
+    lg = live.live_start(table=lt.table)
+    seen = set()
+    while len(seen) < 6:
+        game = Game.from_state(LiveGame.objects.get(pk=lg.pk).state)
+        seat, act = bot_pick(game, lt.bots)
+        live.live_act(live_id=lg.pk, user=lt.users[seat], action=act, version=game.version)
+        seen.add(seat)
+    lg = LiveGame.objects.get(pk=lg.pk)
+    return lg, Game.from_state(lg.state)
+
+
 # ----------------------------------------------------------------------------- hidden cards
 def hand_of(game: Game, seat: int) -> list[str]:
     return sorted(c for c, n in game.hands[seat].items() for _ in range(n))

@@ -128,20 +128,6 @@ def test_a_late_timer_acts_only_once_the_turn_in_hand_is_overdue():
     assert after.state["record"]["actions"][-1]["auto"] is True
 
 
-@pytest.fixture
-def started_with_broker(settings, monkeypatch, django_capture_on_commit_callbacks):
-    """A game started (30 s move time) with a broker that records what is queued, not runs
-    it: (table, game id, [(task args, countdown)])."""
-    settings.CELERY_TASK_ALWAYS_EAGER = False
-    queued = []
-    monkeypatch.setattr(live_autoplay_task, "apply_async",
-                        lambda args, countdown: queued.append((args, round(countdown))))
-    lt = make_live_table(move_seconds=30)
-    with django_capture_on_commit_callbacks(execute=True):
-        live_id = live.live_start(table=lt.table).pk
-    return lt, live_id, queued
-
-
 def test_acts_queue_no_timer_and_a_game_has_one_timer_per_turn(
         started_with_broker, django_capture_on_commit_callbacks):
     lt, live_id, queued = started_with_broker

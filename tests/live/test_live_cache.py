@@ -13,11 +13,11 @@ from django.test.utils import CaptureQueriesContext
 from engine.game import Game, IllegalAction
 from games import live
 from games.models import LiveGame
-from tests.live.helpers import bot_pick
+from tests.live.helpers import bot_pick, warm_game
 from tournaments.errors import Conflict, ServiceError
 
 SERVICE_KEYS = {"id", "table", "number", "status", "version", "turn_deadline", "auto_seats",
-                "result"}  # what live_view sets itself
+                "result", "hosted_seats"}  # what live_view sets itself
 pytestmark = pytest.mark.django_db(transaction=True)  # on_commit fills the cache
 
 
@@ -162,23 +162,8 @@ def test_an_act_is_one_locked_read_and_one_write(live_table):
     assert _statements(queries) == ["SELECT", "UPDATE"], [q["sql"] for q in queries]
 
 
-def _warm(live_table) -> tuple[LiveGame, Game]:
-    """A game in which every seat has acted once through this process (so it knows the game
-    and each user's seat), and the stored game now."""
-    lg = live.live_start(table=live_table.table)
-    seen = set()
-    while len(seen) < 6:
-        game = Game.from_state(LiveGame.objects.get(pk=lg.pk).state)
-        seat, act = bot_pick(game, live_table.bots)
-        live.live_act(live_id=lg.pk, user=live_table.users[seat], action=act,
-                      version=game.version)
-        seen.add(seat)
-    lg = LiveGame.objects.get(pk=lg.pk)
-    return lg, Game.from_state(lg.state)
-
-
 def test_an_act_in_a_game_this_process_knows_is_one_conditional_update(live_table):
-    lg, game = _warm(live_table)
+    lg, game = warm_game(live_table)
     seat, act = bot_pick(game, live_table.bots)
     with CaptureQueriesContext(connection) as queries:
         moved = live.live_act(live_id=lg.pk, user=live_table.users[seat], action=act,
@@ -192,7 +177,7 @@ def test_an_act_in_a_game_this_process_knows_is_one_conditional_update(live_tabl
 
 
 def test_an_act_made_in_another_process_meanwhile_is_read_once_then_one_update(live_table):
-    lg, game = _warm(live_table)
+    lg, game = warm_game(live_table)
     # another process acts: this one's cache is behind
     seat, act = bot_pick(game, live_table.bots)
     live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
@@ -220,7 +205,7 @@ def test_a_known_seat_no_longer_the_users_is_refused_by_the_update(live_table):
     from tournaments import services
     from tournaments.models import Seat
 
-    lg, game = _warm(live_table)
+    lg, game = warm_game(live_table)
     seat, act = bot_pick(game, live_table.bots)
     # given the seat's player replaced by a substitute after this process learnt the seat
     substitute = services.player_create(name="Substitute")
@@ -232,14 +217,14 @@ def test_a_known_seat_no_longer_the_users_is_refused_by_the_update(live_table):
 def test_a_known_seat_acts_no_more_once_the_seating_is_taken_back(live_table):
     from tournaments.models import Round
 
-    lg, game = _warm(live_table)
+    lg, game = warm_game(live_table)
     seat, act = bot_pick(game, live_table.bots)
     Round.objects.filter(tables=live_table.table).update(status=Round.Status.DRAWN)
     _refused_unchanged(live_table, lg, seat, act, lg.version, live.NotSeated, "not_seated")
 
 
 def test_a_stale_or_illegal_act_in_a_known_game_is_refused_with_its_code(live_table):
-    lg, game = _warm(live_table)
+    lg, game = warm_game(live_table)
     seat, act = bot_pick(game, live_table.bots)
     _refused_unchanged(live_table, lg, seat, act, lg.version - 1, Conflict, "stale_version")
     illegal = {"act": "play", "cards": ["RJ"] * 5}
@@ -321,7 +306,7 @@ def test_streams_woken_together_read_a_new_version_once(live_table, monkeypatch)
 
 
 def test_the_act_that_ends_a_known_game_is_not_replayed_again(live_table, monkeypatch):
-    lg, game = _warm(live_table)
+    lg, game = warm_game(live_table)
     # given the game played on to its last act, through this process
     while True:
         seat, act = bot_pick(game, live_table.bots)

@@ -112,6 +112,32 @@ def test_a_silent_seat_is_played_by_the_bot_on_the_worker(worker):
     assert result.system_recorded and result.status == GameResult.Status.CONFIRMED
 
 
+def test_a_seat_put_in_hosting_is_played_by_the_worker_without_its_move_time(worker):
+    # given a live game with a 10 s move time, in play
+    lt = make_live_table(move_seconds=10, client_cls=APIClient)
+    r = lt.clients[0].post(start_url(lt.table.pk), {}, format="json")
+    live_id = r.json()["id"]
+    while live.live_game(LiveGame.objects.get(pk=live_id)).state != "play":
+        act_over_api(lt, live_id)
+    lg = LiveGame.objects.get(pk=live_id)
+    seat = live.live_game(lg).turn
+    n_actions = len(lg.state["record"]["actions"])
+
+    # when the seat to act hands itself to the bot (托管)
+    t0 = time.monotonic()
+    r = lt.clients[seat].post(f"/api/v1/live/{live_id}/host/", {"on": True}, format="json")
+    assert r.status_code == 200, r.content
+
+    # then the worker's bot plays it after the short pause, not the move time, marked auto
+    after = wait_until(lambda: (lambda g: g if g.version > lg.version else None)(
+        LiveGame.objects.get(pk=live_id)), "the worker's bot to act", timeout=10)
+    assert time.monotonic() - t0 < 6
+    act = after.state["record"]["actions"][n_actions]
+    assert act["seat"] == seat and act["auto"] is True
+    # (the game stops here: its timers find it over)
+    LiveGame.objects.filter(pk=live_id).update(status=LiveGame.Status.FINISHED)
+
+
 def test_late_and_duplicate_timers_act_once_per_overdue_turn(worker, monkeypatch):
     # given a game in play whose timers are not queued (the test sends the tasks itself)
     monkeypatch.setattr(live, "_queue_timer", lambda *args: None)
