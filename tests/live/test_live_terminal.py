@@ -96,3 +96,18 @@ def test_typed_acts_are_played_and_refusals_print_the_engines_words(monkeypatch)
     for act in played:
         words = " ".join(card_word(c) for c in act.get("cards", []))
         assert f"  you: {act['act']} {words}".rstrip() in text
+
+
+def test_auto_hands_the_seat_to_the_bot_to_the_end(monkeypatch):
+    typed = iter(["auto"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(typed, "q"))
+    out = io.StringIO()
+    call_command("play_live", seed=5, stdout=out)
+    text = out.getvalue()
+    assert "托管: the bot plays your seat from now on" in text
+    assert "Game over." in text
+    lg = LiveGame.objects.get()
+    assert lg.status == LiveGame.Status.FINISHED and lg.hosted == 1
+    game = engine.Game.from_state(lg.state)
+    plays = [a for a in game.actions if a["seat"] == 0]
+    assert plays and all(a.get("auto") for a in plays)

@@ -22,6 +22,7 @@ HELP = """Type cards to play them (e.g. `9S 9H 2C`, `10D`, `BJ`), or:
   b CARDS      burn (烧牌)          d / decline decline a pre-play choice
   r CARDS      return cards (还贡)  buy 2S      buy a 3 paying with 2S (买3)
   ming / yu    declare 明点 / 预点   revolt      革命        hui3   会3
+  auto         let the bot play your seat to the end (托管)
   ? / legal    list your legal acts            q          quit"""
 
 
@@ -77,9 +78,11 @@ class Command(BaseCommand):
                 return
             to_act = view["to_act"] or {}
             actor = to_act.get("seat")
-            if actor != seat or bots_only:
+            hosted = bool(lg.hosted >> seat & 1)
+            if actor != seat or bots_only or hosted:
                 action = bot.choose(game, actor)
-                live.live_act(live_id=lg.pk, seat=actor, action=action, version=lg.version)
+                live.live_act(live_id=lg.pk, seat=actor, action=action, version=lg.version,
+                              auto=hosted and actor == seat)
                 continue
             top = view["top"]
             out("")
@@ -96,6 +99,10 @@ class Command(BaseCommand):
             action = self._parse(line, view)
             if action == "quit":
                 return
+            if action == "auto":  # this terminal is the seat's player: nobody else to ask
+                live.live_host(live_id=lg.pk, seat=seat, on=True, referee=True)
+                out("托管: the bot plays your seat from now on")
+                continue
             if action is None:
                 continue
             try:
@@ -110,6 +117,8 @@ class Command(BaseCommand):
         head = words[0].lower()
         if head in ("q", "quit", "exit"):
             return "quit"
+        if head in ("auto", "托管"):
+            return "auto"
         if head in ("?", "help", "h"):
             self.stdout.write(HELP)
             return None
