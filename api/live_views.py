@@ -113,7 +113,8 @@ class LiveGameApi(APIView):
             moved = wait_for_version(lg.pk, since, wait, read_version)
             if moved is not None:
                 live.games.reach(lg, moved)
-        etag = f'"live-{lg.pk}-{lg.version}"'
+        # the version, and the seats in 托管 (switching it makes no new version)
+        etag = f'"live-{lg.pk}-{lg.version}{f"-h{lg.hosted}" if lg.hosted else ""}"'
         if request.headers.get("If-None-Match") == etag:
             resp = Response(status=status.HTTP_304_NOT_MODIFIED)
         else:

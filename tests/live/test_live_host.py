@@ -111,6 +111,17 @@ def test_switching_it_off_gives_the_turn_its_move_time_again(in_play_game):
     assert row.version == lg.version
 
 
+def test_a_conditional_get_sees_the_switch(in_play_game):
+    lt, lg, _game = in_play_game
+    etag = lt.clients[1].get(live_url(lg.pk))["ETag"]
+    live.live_host(live_id=lg.pk, seat=2, on=True, referee=True)
+    r = lt.clients[1].get(live_url(lg.pk), HTTP_IF_NONE_MATCH=etag)
+    assert r.status_code == 200 and r.json()["hosted_seats"] == [2]
+    live.live_host(live_id=lg.pk, seat=2, on=False, referee=True)
+    r = lt.clients[1].get(live_url(lg.pk), HTTP_IF_NONE_MATCH=etag)
+    assert r.status_code == 304  # as it was
+
+
 def test_a_referee_hosts_an_absent_players_seat_and_sees_no_cards(in_play_game):
     lt, lg, game = in_play_game
     absent = (game.to_act()["seat"] + 1) % 6
