@@ -472,6 +472,17 @@ def _update_sql(seated: bool) -> str:
     return sql
 
 
+def _own_seat(live: LiveGame, seat: int | None, not_seated: str, not_yours: str) -> int:
+    """The seat the locked read found for its user (``live.user_seat``), who must sit at the
+    table with its seating published, and may name only that seat: else 403 ``not_seated``
+    or ``not_your_seat`` with these messages (``not_yours`` gets the seat as ``%(s)s``)."""
+    if live.user_seat is None or not live.seating_public:
+        raise NotSeated("not_seated", not_seated)
+    if seat is not None and seat != live.user_seat:
+        raise NotSeated("not_your_seat", not_yours % {"s": live.user_seat})
+    return live.user_seat
+
+
 def _act_locked(live_id: int, act: dict, version: int, seat: int | None, user, auto: bool,
                 ending: tuple | None = None) -> LiveGame:
     """:func:`live_act` under the game's row lock: every refusal, and the act that ends the
@@ -482,13 +493,8 @@ def _act_locked(live_id: int, act: dict, version: int, seat: int | None, user, a
         live = _locked(live_id, user)
         games.remember(live, user)
         if user is not None:
-            if live.user_seat is None or not live.seating_public:
-                raise NotSeated("not_seated", _(
-                    "only the players seated at this table act in its game"))
-            if seat is not None and seat != live.user_seat:
-                raise NotSeated("not_your_seat", _(
-                    "you sit at seat %(s)s and act only for it") % {"s": live.user_seat})
-            seat = live.user_seat
+            seat = _own_seat(live, seat, _("only the players seated at this table act in its game"),
+                             _("you sit at seat %(s)s and act only for it"))
         if live.status == LiveGame.Status.FINISHED:
             raise Conflict("game_over", _("the game is over"))
         if version != live.version:
@@ -556,12 +562,9 @@ def live_host(*, live_id: int, on: bool, seat: int | None = None, user=None,
     with transaction.atomic():
         live = _locked(live_id, user)
         if not referee:
-            if live.user_seat is None or not live.seating_public:
-                raise NotSeated("not_seated", _(
-                    "only the players seated at this table, or its referees, switch 托管"))
-            if seat is not None and seat != live.user_seat:
-                raise NotSeated("not_your_seat", _(
-                    "you sit at seat %(s)s and switch 托管 only for it") % {"s": live.user_seat})
+            seat = _own_seat(live, seat, _(
+                "only the players seated at this table, or its referees, switch 托管"),
+                _("you sit at seat %(s)s and switch 托管 only for it"))
         seat = live.user_seat if seat is None else seat
         if seat is None:
             raise ServiceError("bad_seat", _("name the seat to switch"))

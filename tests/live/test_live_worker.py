@@ -76,22 +76,32 @@ def act_over_api(lt, live_id) -> bool:
     return r.status_code == 200
 
 
-def test_a_silent_seat_is_played_by_the_bot_on_the_worker(worker):
-    # given a live game (2 s move time) whose seats act in time through the API up to play
-    lt = make_live_table(move_seconds=2, client_cls=APIClient)
+def started_in_play(move_seconds: int):
+    """A live game started over the API, its seats acting in time up to its first play:
+    (table, game id, row, seat to act, how many actions its record holds)."""
+    lt = make_live_table(move_seconds=move_seconds, client_cls=APIClient)
     r = lt.clients[0].post(start_url(lt.table.pk), {}, format="json")
     assert r.status_code == 201
     live_id = r.json()["id"]
     while live.live_game(LiveGame.objects.get(pk=live_id)).state != "play":
         act_over_api(lt, live_id)
     lg = LiveGame.objects.get(pk=live_id)
-    seat = live.live_game(lg).turn
-    n_actions = len(lg.state["record"]["actions"])
+    return lt, live_id, lg, live.live_game(lg).turn, len(lg.state["record"]["actions"])
+
+
+def moved_past(lg: LiveGame, timeout: float) -> LiveGame:
+    """The game's row once it is past ``lg``'s version (the worker's bot acted)."""
+    return wait_until(lambda: (lambda g: g if g.version > lg.version else None)(
+        LiveGame.objects.get(pk=lg.pk)), "the worker's bot to act", timeout=timeout)
+
+
+def test_a_silent_seat_is_played_by_the_bot_on_the_worker(worker):
+    # given a live game (2 s move time) whose seats act in time through the API up to play
+    lt, live_id, lg, seat, n_actions = started_in_play(move_seconds=2)
 
     # when the seat to act stays silent past its move time
     t0 = time.monotonic()
-    after = wait_until(lambda: (lambda g: g if g.version > lg.version else None)(
-        LiveGame.objects.get(pk=live_id)), "the worker's bot to act", timeout=15)
+    after = moved_past(lg, timeout=15)
     waited = time.monotonic() - t0
 
     # then the worker's bot played it once, after the move time, marked auto
@@ -114,14 +124,7 @@ def test_a_silent_seat_is_played_by_the_bot_on_the_worker(worker):
 
 def test_a_seat_put_in_hosting_is_played_by_the_worker_without_its_move_time(worker):
     # given a live game with a 10 s move time, in play
-    lt = make_live_table(move_seconds=10, client_cls=APIClient)
-    r = lt.clients[0].post(start_url(lt.table.pk), {}, format="json")
-    live_id = r.json()["id"]
-    while live.live_game(LiveGame.objects.get(pk=live_id)).state != "play":
-        act_over_api(lt, live_id)
-    lg = LiveGame.objects.get(pk=live_id)
-    seat = live.live_game(lg).turn
-    n_actions = len(lg.state["record"]["actions"])
+    lt, live_id, lg, seat, n_actions = started_in_play(move_seconds=10)
 
     # when the seat to act hands itself to the bot (托管)
     t0 = time.monotonic()
@@ -129,8 +132,7 @@ def test_a_seat_put_in_hosting_is_played_by_the_worker_without_its_move_time(wor
     assert r.status_code == 200, r.content
 
     # then the worker's bot plays it after the short pause, not the move time, marked auto
-    after = wait_until(lambda: (lambda g: g if g.version > lg.version else None)(
-        LiveGame.objects.get(pk=live_id)), "the worker's bot to act", timeout=10)
+    after = moved_past(lg, timeout=10)
     assert time.monotonic() - t0 < 6
     act = after.state["record"]["actions"][n_actions]
     assert act["seat"] == seat and act["auto"] is True
