@@ -93,8 +93,9 @@ def result_validate(*, event: Event, table: Table, number: int, sheet=None, reco
         payload["rules"] = rules.spec()
         previous = payload.get("previous") if as_played else _previous_result(table, number)
         if previous is None and number > 1:
-            # its tributes and first leader follow game number-1 (as live_start): a record is
-            # checked against the stored previous game, never against its own ``previous``
+            # its tributes and first leader follow game number-1 (as live_start): a submitted
+            # record is checked against the stored previous game, never against its own
+            # ``previous`` (a live one, as_played, against the game it was dealt after)
             raise ServiceError("previous_missing", _(
                 "game %(n)s has no result yet: its tributes decide this game's start") % {
                 "n": number - 1})
