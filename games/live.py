@@ -112,7 +112,7 @@ def live_start(*, table: Table, number: int | None = None, leader: int | None = 
             "hosted", flat=True).first() or 0
         live = LiveGame(table=table, number=number, state=game.to_state(), version=game.version,
                         move_seconds=event.move_seconds, hosted=hosted)
-        live.turn_deadline = _deadline(live, game)
+        live.turn_deadline = _deadline(live, _hosted_turn(live, game))
         live.save(force_insert=True)
         _arm_timer(live)
         announce(live.pk, live.version)
@@ -529,9 +529,10 @@ def _act_locked(live_id: int, act: dict, version: int, seat: int | None, user, a
                                              record=game.record())
             live.save(update_fields=changed + ["result"])
         else:
-            live.turn_deadline = _deadline(live, game)
+            hosted_turn = _hosted_turn(live, game)
+            live.turn_deadline = _deadline(live, hosted_turn)
             live.save(update_fields=changed)
-            if _hosted_turn(live, game):
+            if hosted_turn:
                 _arm_timer(live)  # the timer waits for another deadline: this turn's comes first
     return live
 
@@ -542,10 +543,10 @@ def _hosted_turn(live: LiveGame, game: engine.Game) -> bool:
     return to_act is not None and bool(live.hosted >> to_act["seat"] & 1)
 
 
-def _deadline(live: LiveGame, game: engine.Game):
-    """When the turn now waiting in ``game`` runs out: after the move time, or, for a seat in
-    托管, after :data:`HOSTED_SECONDS`."""
-    seconds = HOSTED_SECONDS if _hosted_turn(live, game) else live.move_seconds
+def _deadline(live: LiveGame, hosted_turn: bool):
+    """When the turn now waiting runs out: after the move time, or, for a seat in 托管
+    (``hosted_turn``), after :data:`HOSTED_SECONDS`."""
+    seconds = HOSTED_SECONDS if hosted_turn else live.move_seconds
     return timezone.now() + timedelta(seconds=seconds)
 
 
@@ -577,8 +578,7 @@ def live_host(*, live_id: int, on: bool, seat: int | None = None, user=None,
         changed = ["hosted", "updated_at"]
         to_act = games.read(live, lambda g: g.to_act())
         if to_act is not None and to_act["seat"] == seat:  # its turn now: a new deadline
-            live.turn_deadline = timezone.now() + timedelta(
-                seconds=HOSTED_SECONDS if on else live.move_seconds)
+            live.turn_deadline = _deadline(live, on)
             changed.append("turn_deadline")
             if on:
                 _arm_timer(live, again=True)  # this version's timer waits for the old deadline
