@@ -1,0 +1,68 @@
+"""Every row lock and advisory lock of the tournament core, in one place.
+
+Locks are taken in one order, across every app: **event → round → table → live game →
+advisory locks** (an entry ranks with the round: after its event, before any table). A
+transaction that needs two of them takes them in that order, never the other way, so two
+transactions cannot wait for each other. Each app keeps its own rows' locks in its
+``locks.py`` (``live/locks.py`` for a live game); nothing else calls ``select_for_update`` or
+writes ``FOR UPDATE`` (``tests/test_layout.py`` checks it).
+
+Advisory locks (PostgreSQL; SQLite serialises writers anyway) are named by one registry,
+:class:`Advisory`, so that two features cannot pick the same class number.
+
+Every function here must be called inside ``transaction.atomic()``.
+"""
+
+from __future__ import annotations
+
+import enum
+import zlib
+
+from django.db import connection
+
+from .models import Entry, Event, Round, Table
+
+
+class Advisory(enum.IntEnum):
+    """The classes of transaction-scoped advisory locks (``pg_advisory_xact_lock(class, key)``).
+    Values are fixed: they are what PostgreSQL sees, and two processes of different versions
+    must agree on them."""
+
+    #: one event's standings runs take turns (``tournaments.standings``)
+    STANDINGS = 0x5354  # "ST"
+    #: one user's submissions under one Idempotency-Key take turns (``games.services``)
+    SUBMISSION_KEY = 0x494B  # "IK"
+
+
+def advisory_xact_lock(kind: Advisory, key: int | str) -> None:
+    """Hold the advisory lock ``(kind, key)`` until the transaction ends (PostgreSQL only).
+    A string key is hashed to a signed 32-bit integer: keys that hash alike only take turns."""
+    if connection.vendor != "postgresql":
+        return
+    if isinstance(key, str):
+        key = zlib.crc32(key.encode()) - 2**31
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [int(kind), key])
+
+
+def lock_event(event_id: int) -> Event:
+    """Lock and return one event's row."""
+    return Event.objects.select_for_update().get(pk=event_id)
+
+
+def lock_round(round_id: int) -> Round:
+    """Lock and return one round's row, its event loaded (not locked)."""
+    return Round.objects.select_for_update(of=("self",)).select_related("event").get(pk=round_id)
+
+
+def lock_entry(entry_id: int) -> Entry:
+    """Lock and return one entry's row."""
+    return Entry.objects.select_for_update().get(pk=entry_id)
+
+
+def lock_table(table_id: int) -> Table:
+    """Lock one table's row only (``of=self``): work at other tables of the same round must not
+    queue behind it. Its round and event are loaded, not locked; the round's large draw data
+    is not loaded."""
+    return (Table.objects.select_for_update(of=("self",)).select_related("round__event")
+            .defer("round__draw_entries", "round__draw_input").get(pk=table_id))
