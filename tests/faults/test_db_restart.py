@@ -520,7 +520,7 @@ def _build_main(tables: int, out: str) -> None:
     from rest_framework.authtoken.models import Token
 
     import engine
-    from api.management.commands.bench_api import Command as Bench
+    from benchmarks.management.commands.bench_api import Command as Bench
     from tournaments.management.commands.demo_event import play_match
 
     t0 = time.monotonic()

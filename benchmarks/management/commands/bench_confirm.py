@@ -29,8 +29,8 @@ import engine
 from games import services as game_services
 from games.models import GameResult
 from tournaments import services, standings
-from tournaments.management.commands.bench_event import Command as BenchEvent
-from tournaments.management.commands.bench_event import random_sheet
+from benchmarks.management.commands.bench_event import Command as BenchEvent
+from benchmarks.management.commands.bench_event import random_sheet
 from tournaments.models import Table
 
 

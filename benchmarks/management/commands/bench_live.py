@@ -53,7 +53,7 @@ from urllib.parse import urlparse
 
 from django.core.management.base import BaseCommand, CommandError
 
-from api.loadclient import HOST, CeleryWorker, Gunicorn, neighbour_db, percentile
+from benchmarks.loadclient import HOST, CeleryWorker, Gunicorn, neighbour_db, percentile
 from engine.bots import next_act
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/gouji_bench"

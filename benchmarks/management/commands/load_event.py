@@ -133,14 +133,14 @@ class Command(BaseCommand):
             raise CommandError("the load scenario uses a local Redis only")
         if opts["players"] < 12 or opts["rounds"] < 1 or opts["games"] < 1:
             raise CommandError("at least 12 players, 1 round and 1 game")
-        from api.loadclient import ensure_database
+        from benchmarks.loadclient import ensure_database
 
         ensure_database(self.stdout.write)
         self.run(**opts)
 
     def run(self, *, players, rounds, games, self_register, record_share, live_tables, think,
             clients, workers, threads, pool, broker, seed, **_):
-        from api.loadclient import CeleryWorker, Figures, Gunicorn, loadavg, neighbour_db
+        from benchmarks.loadclient import CeleryWorker, Figures, Gunicorn, loadavg, neighbour_db
 
         w = self.stdout.write
         self.rng = random.Random(seed)
@@ -207,7 +207,7 @@ class Command(BaseCommand):
     # ------------------------------------------------------------------ requests
     def send(self, jobs, *, keep_bodies: bool = False, clients: int | None = None):
         """Send ``jobs`` from the client processes; record the figures; return the outcomes."""
-        from api.loadclient import run_requests
+        from benchmarks.loadclient import run_requests
 
         outcomes, wall = run_requests(jobs, clients or self.clients, self.port,
                                       keep_bodies=keep_bodies)
@@ -238,7 +238,7 @@ class Command(BaseCommand):
 
     # ------------------------------------------------------------------ the event
     def create_event(self, accounts, games: int, rounds: int) -> str:
-        from api.loadclient import Request
+        from benchmarks.loadclient import Request
 
         slug = f"load-{accounts['tag']}"
         org = accounts["organizer"]
@@ -255,7 +255,7 @@ class Command(BaseCommand):
         return slug
 
     def register(self, slug: str, accounts, players: int) -> None:
-        from api.loadclient import Request
+        from benchmarks.loadclient import Request
 
         w = self.stdout.write
         t0 = time.monotonic()
@@ -305,7 +305,7 @@ class Command(BaseCommand):
     def play_round(self, slug, number, accounts, games, record_share, live_tables, think):
         from django.db import connection
 
-        from api.loadclient import Request
+        from benchmarks.loadclient import Request
         from tournaments.models import Event, Seat, Table
 
         w = self.stdout.write
@@ -545,7 +545,7 @@ class Command(BaseCommand):
         return problems
 
     def report(self, total, players, rounds) -> None:
-        from api.loadclient import loadavg
+        from benchmarks.loadclient import loadavg
 
         w = self.stdout.write
         w(f"\nfigures ({players} players, {rounds} rounds, {total:.0f} s in all; load average "

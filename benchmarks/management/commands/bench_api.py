@@ -40,7 +40,7 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connections, transaction
 from rest_framework.authtoken.models import Token
 
-from api.loadclient import (
+from benchmarks.loadclient import (
     Gunicorn,
     Request,
     ensure_database,
