@@ -59,3 +59,91 @@ def test_importing_engine_loads_no_django_module():
     assert result.returncode == 0, f"import engine failed:\n{result.stderr}"
     loaded = result.stdout.split()
     assert loaded == [], f"import engine loaded Django modules: {loaded}"
+
+
+# ----------------------------------------------------------------------------- benchmarks
+# benchmarks/ uses every room and no room uses it; nothing reaches into a management command:
+# what two commands, or a command and a test, share lives in a plain module (ISSUE 14).
+SKIPPED_DIRS = {".venv", ".git", "node_modules", "__pycache__", "build", "dist"}
+
+
+def _first_party_sources() -> list[Path]:
+    """Every .py file of the project (not the virtualenv or build output)."""
+    return sorted(
+        path for path in REPO_ROOT.rglob("*.py")
+        if not SKIPPED_DIRS.intersection(path.relative_to(REPO_ROOT).parts[:-1])
+    )
+
+
+def _imported_modules(path: Path, root: Path = REPO_ROOT) -> list[tuple[int, str]]:
+    """(line, absolute module name) of every import in one file of the project at ``root``;
+    relative imports are resolved against the file's package, and ``from a import b`` also
+    yields ``a.b`` (b may be a module)."""
+    package = list(path.relative_to(root).with_suffix("").parts[:-1])
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[:len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            found.append((node.lineno, module))
+            found += [(node.lineno, f"{module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def _offending(sources: list[Path], bad) -> list[str]:
+    """"file:line module" for each import statement that names a module ``bad`` refuses."""
+    hits: dict[tuple[str, int], str] = {}
+    for path in sources:
+        for line, module in _imported_modules(path):
+            where = (str(path.relative_to(REPO_ROOT)), line)
+            if bad(module) and len(module) < len(hits.get(where, module + ".")):
+                hits[where] = module
+    return [f"{name}:{line} {module}" for (name, line), module in sorted(hits.items())]
+
+
+def test_no_product_module_imports_benchmarks():
+    # given: every module outside benchmarks/ but the tests (a test of a bench may import
+    # benchmarks' plain modules)
+    sources = [path for path in _first_party_sources()
+               if path.relative_to(REPO_ROOT).parts[0] not in {"benchmarks", "tests"}]
+    assert any(path.parts[-2:] == ("config", "settings.py") for path in sources), \
+        "the scan missed config/settings.py"
+
+    # when
+    offending = _offending(sources, lambda m: m == "benchmarks" or m.startswith("benchmarks."))
+
+    # then
+    assert offending == [], "product modules import benchmarks:\n" + "\n".join(offending)
+
+
+def test_nothing_outside_benchmarks_imports_a_management_command():
+    # given: the product apps, the settings and the tests (benchmarks' commands may import
+    # the product's commands; nothing may import theirs)
+    sources = [path for path in _first_party_sources()
+               if path.relative_to(REPO_ROOT).parts[0] != "benchmarks"]
+    roots = {path.relative_to(REPO_ROOT).parts[0] for path in sources}
+    assert {"engine", "tournaments", "games", "api", "config", "tests"} <= roots
+
+    # when
+    offending = _offending(sources, lambda m: ".management.commands." in f".{m}.")
+
+    # then
+    assert offending == [], "modules import from management commands:\n" + "\n".join(offending)
+
+
+def test_the_import_scan_sees_relative_and_from_imports(tmp_path):
+    # given: a throwaway package that imports a command relatively and benchmarks by name
+    package = tmp_path / "app"
+    package.mkdir()
+    source = package / "views.py"
+    source.write_text("from .management.commands import seed\nfrom benchmarks import figures\n")
+
+    # when
+    modules = [module for _line, module in _imported_modules(source, root=tmp_path)]
+
+    # then
+    assert "app.management.commands.seed" in modules
+    assert "benchmarks.figures" in modules

@@ -12,8 +12,9 @@ are not touched):
    user when we are root), started with ``pg_ctl`` on a free port of 127.0.0.1 with its Unix
    socket in that directory; stopped (``-m immediate``) and removed afterwards, even on failure;
 2. a subprocess (this file run as a script) migrates it and builds an event of ``TABLES``
-   tables with round 1 drawn and published (``bench_api``'s builder), gives one seated player
-   per table an API token and bot-plays games 1 and 2 of every table (full records);
+   tables with round 1 drawn and published (``benchmarks.builders.published_round``, as
+   ``bench_api`` does), gives one seated player per table an API token and bot-plays games 1
+   and 2 of every table (full records);
 3. gunicorn (2 sync workers, persistent connections ``DB_CONN_MAX_AGE=60`` as in production,
    throttles raised) serves the API on a free port of 127.0.0.1.
 
@@ -520,13 +521,13 @@ def _build_main(tables: int, out: str) -> None:
     from rest_framework.authtoken.models import Token
 
     import engine
-    from api.management.commands.bench_api import Command as Bench
+    from benchmarks.builders import published_round
     from tournaments.management.commands.demo_event import play_match
 
     t0 = time.monotonic()
     call_command("migrate", interactive=False, verbosity=0)
     t1 = time.monotonic()
-    rnd, tokens = Bench()._build_event(tables)
+    rnd, tokens = published_round(tables)
     t2 = time.monotonic()
     usernames = dict(Token.objects.filter(key__in=tokens.values())
                      .values_list("key", "user__username"))

@@ -1,28 +1,22 @@
-"""Benchmark a large individual event through the real services.
+"""A large individual event through the real services, round by round: the work of
+``bench_event`` and the set-up of ``bench_confirm``.
 
 Players and entries are bulk-created (registration is not what is measured); every round is then
 opened with :func:`tournaments.services.round_create`, drawn with
 :func:`tournaments.services.round_draw`, given a full round of confirmed results (bulk inserts of
 :class:`games.models.GameResult` rows whose ``engine_result`` comes from
 :func:`engine.score_sheet` on random finishing orders) and the standings are recomputed with
-:func:`tournaments.standings.standings_recompute`. It prints the time of each step, the repeated
-对头 / partner / tablemate meetings of the stored seating against a plain shuffle, and the
-machine. The event is fresh (its own slug) and is deleted afterwards unless ``--keep``.
-
-Runs on SQLite (default) and PostgreSQL (``DATABASE_URL``).
+:func:`tournaments.standings.standings_recompute`.
 """
 
 from __future__ import annotations
 
-import datetime
-import os
-import platform
 import random
 import time
+from collections.abc import Callable
 from contextlib import contextmanager
 
-from django.core.management.base import BaseCommand
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 
 import engine
@@ -45,50 +39,27 @@ def random_sheet(rng: random.Random, rules: engine.Rules) -> dict:
             "kaidian": kaidian}
 
 
-class Command(BaseCommand):
-    help = ("Time draws, result storage and standings for a large individual event (default "
-            "10,000 players, 7 rounds) and compare seating repeats with a plain shuffle.")
+class EventBench:
+    """Times each step of an event's rounds (seconds per label in ``timings``) and writes a
+    line per round to ``write``."""
 
-    def add_arguments(self, parser):
-        parser.add_argument("--players", type=int, default=10_000)
-        parser.add_argument("--rounds", type=int, default=7)
-        parser.add_argument("--games", type=int, default=4, help="games per match")
-        parser.add_argument("--seed", type=int, default=1, help="seed of the random results")
-        parser.add_argument("--keep", action="store_true",
-                            help="keep the benchmark event (deleted by default)")
-
-    def handle(self, *args, players, rounds, games, seed, keep, **opts):
-        w = self.stdout.write
-        rng = random.Random(seed)
-        started = time.perf_counter()
+    def __init__(self, write: Callable[[str], object]):
+        self.write = write
         self.timings: dict[str, list[float]] = {}
-        w(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}; database: {connection.vendor} "
-          f"{connection.settings_dict.get('NAME')}; {datetime.date.today().isoformat()}")
-        event = services.event_create(
-            name="benchmark", slug=f"bench-{int(time.time())}-{rng.randrange(10**6)}",
-            rounds_planned=rounds, games_per_match=games)
-        w(f"event {event.slug}: {players} players, {rounds} rounds, {games} games per match, "
-          f"rules {event.rules}")
-        try:
-            self._run(event, players, rounds, games, rng)
-        finally:
-            if not keep:
-                with self._timed("delete the event"):
-                    self._delete(event)
-        w(f"total {time.perf_counter() - started:.1f} s"
-          + ("" if keep else f" (deleting the event took {self.timings['delete the event'][0]:.1f} s)"))
 
-    # ------------------------------------------------------------------ steps
     @contextmanager
-    def _timed(self, label: str):
+    def timed(self, label: str):
         t0 = time.perf_counter()
         yield
         self.timings.setdefault(label, []).append(time.perf_counter() - t0)
 
-    def _run(self, event: Event, n_players: int, rounds: int, games: int, rng: random.Random):
-        w = self.stdout.write
-        with self._timed("players"), transaction.atomic():
+    def play_rounds(self, event: Event, n_players: int, rounds: int, games: int,
+                    rng: random.Random) -> None:
+        """``n_players`` checked-in entries, then ``rounds`` rounds created, drawn, given
+        confirmed results and standings; a line of timings per round, then the repeats of
+        the seating against a plain shuffle."""
+        w = self.write
+        with self.timed("players"), transaction.atomic():
             people = Player.objects.bulk_create(
                 [Player(name=f"Bench {event.pk}-{i + 1:05d}") for i in range(n_players)],
                 batch_size=BATCH)
@@ -103,15 +74,15 @@ class Command(BaseCommand):
         seatings = []
         sheet_rules = engine.Rules.from_spec(event.rules)
         for number in range(1, rounds + 1):
-            with self._timed("create"):
+            with self.timed("create"):
                 rnd = services.round_create(event=event)
-            with self._timed("draw"):
+            with self.timed("draw"):
                 rnd = services.round_draw(round_id=rnd.pk)
             tables = list(Table.objects.filter(round=rnd).order_by("number").values_list(
                 "pk", flat=True))
             byes = Bye.objects.filter(round=rnd).count()
             seatings.append(self._seating(rnd))
-            with self._timed("sheets"):
+            with self.timed("sheets"):
                 scored = []
                 for table_id in tables:
                     for game in range(1, games + 1):
@@ -119,9 +90,9 @@ class Command(BaseCommand):
                         res = engine.score_sheet(sheet)
                         assert res.get("ok"), res
                         scored.append((table_id, game, sheet, res))
-            with self._timed("store"):
-                self._store(scored)
-            with self._timed("standings"):
+            with self.timed("store"):
+                self.store(scored)
+            with self.timed("standings"):
                 changed = standings.standings_recompute(event_id=event.pk, force=True)
             assert changed
             t = self.timings
@@ -137,7 +108,7 @@ class Command(BaseCommand):
             tables.setdefault(table_number, [0] * 6)[seat] = entry_id
         return [tuple(t) for t in tables.values()]
 
-    def _store(self, scored, confirmed: bool = True):
+    def store(self, scored, confirmed: bool = True):
         """One round of results (confirmed, or only submitted), as the services would store them
         (result + its first version), in bulk."""
         now = timezone.now()
@@ -158,10 +129,10 @@ class Command(BaseCommand):
                 batch_size=BATCH)
 
     def _summary(self, event: Event, rounds: int, seatings):
-        w = self.stdout.write
+        w = self.write
         t = self.timings
         last = Round.objects.get(event=event, number=rounds)
-        with self._timed("verify"):
+        with self.timed("verify"):
             problems = services.round_verify(round=last)
         w(f"round {rounds} re-drawn from its public data in {t['verify'][0]:.2f} s: "
           f"{'verified' if not problems else 'NOT verified: ' + '; '.join(problems)}")
@@ -185,7 +156,7 @@ class Command(BaseCommand):
         stored = Standing.objects.filter(event=event).count()
         w(f"standings rows: {stored}")
 
-    def _delete(self, event: Event):
+    def delete(self, event: Event):
         """Remove the benchmark's rows, children first (seats and entries protect players)."""
         with transaction.atomic():
             GameResultVersion.objects.filter(result__table__round__event=event).delete()

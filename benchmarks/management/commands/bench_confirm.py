@@ -26,17 +26,12 @@ from django.core.management.base import BaseCommand, CommandError
 from django.db import connection, connections
 
 import engine
+from benchmarks.event_bench import EventBench, random_sheet
+from benchmarks.figures import percentile
 from games import services as game_services
 from games.models import GameResult
 from tournaments import services, standings
-from tournaments.management.commands.bench_event import Command as BenchEvent
-from tournaments.management.commands.bench_event import random_sheet
 from tournaments.models import Table
-
-
-def _percentile(values: list[float], pct: float) -> float:
-    values = sorted(values)
-    return values[max(0, min(len(values) - 1, round(pct / 100 * len(values) + 0.5) - 1))]
 
 
 class Command(BaseCommand):
@@ -54,8 +49,7 @@ class Command(BaseCommand):
             raise CommandError("run it on PostgreSQL (DATABASE_URL): SQLite serialises writers")
         w = self.stdout.write
         rng = random.Random(seed)
-        bench = BenchEvent(stdout=self.stdout)
-        bench.timings = {}
+        bench = EventBench(w)
         event = services.event_create(name="confirm bench",
                                       slug=f"bench-confirm-{int(time.time())}",
                                       rounds_planned=3, games_per_match=2)
@@ -66,7 +60,7 @@ class Command(BaseCommand):
                                                       lambda *a, **k: False)
         try:
             rules = engine.Rules.from_spec(event.rules)
-            bench._run(event, players, 2, 2, rng)  # two full rounds, standings computed
+            bench.play_rounds(event, players, 2, 2, rng)  # two full rounds, standings computed
             rnd = services.round_create(event=event)
             rnd = services.round_draw(round_id=rnd.pk)
             scored = []
@@ -74,7 +68,7 @@ class Command(BaseCommand):
                 for game in (1, 2):
                     sheet = random_sheet(rng, rules)
                     scored.append((table_id, game, sheet, engine.score_sheet(sheet)))
-            bench._store(scored, confirmed=False)
+            bench.store(scored, confirmed=False)
             pending = list(GameResult.objects.filter(
                 table__round=rnd, status=GameResult.Status.SUBMITTED).order_by("pk"))
             if len(pending) < 2 * confirms:
@@ -86,18 +80,18 @@ class Command(BaseCommand):
             busy, runs = self._confirm_while_recomputing(event.pk, pending[confirms:2 * confirms],
                                                          referee)
             self._line("standings recomputing", busy)
-            w(f"  one standings recomputation: p50 {_percentile(runs, 50):.2f} s, max "
+            w(f"  one standings recomputation: p50 {percentile(sorted(runs), 50):.2f} s, max "
               f"{max(runs):.2f} s ({len(runs)} runs); load average "
               f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")
         finally:
             standings.standings_queue_recompute = queue
             if not keep:
-                bench._delete(event)
+                bench.delete(event)
 
     def _line(self, title: str, times: list[float]) -> None:
-        ms = [t * 1000 for t in times]
-        self.stdout.write(f"  confirm, {title:<24} p50 {_percentile(ms, 50):7.1f} ms   p99 "
-                          f"{_percentile(ms, 99):7.1f} ms   max {max(ms):7.1f} ms")
+        ms = sorted(t * 1000 for t in times)
+        self.stdout.write(f"  confirm, {title:<24} p50 {percentile(ms, 50):7.1f} ms   p99 "
+                          f"{percentile(ms, 99):7.1f} ms   max {ms[-1]:7.1f} ms")
 
     def _confirm(self, results, referee) -> list[float]:
         times = []

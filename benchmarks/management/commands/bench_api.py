@@ -34,24 +34,16 @@ import random
 import time
 from collections import Counter
 
-from django.contrib.auth import get_user_model
-from django.contrib.auth.hashers import make_password
 from django.core.management.base import BaseCommand, CommandError
-from django.db import connections, transaction
-from rest_framework.authtoken.models import Token
+from django.db import connections
 
-from api.loadclient import (
-    Gunicorn,
-    Request,
-    ensure_database,
-    loadavg,
-    percentile,
-    run_requests,
-)
+from benchmarks.builders import published_round
+from benchmarks.figures import percentile
+from benchmarks.loadclient import Request, run_requests
+from benchmarks.servers import Gunicorn, ensure_database, loadavg
 from games.models import GameResult, GameResultVersion
-from tournaments import services
 from tournaments.management.commands.demo_event import play_match
-from tournaments.models import Entry, Player, Round, Seat
+from tournaments.models import Entry
 
 GOAL_SECONDS = 60
 GOAL_P99_MS = 100
@@ -93,7 +85,7 @@ class Command(BaseCommand):
                                  "PostgreSQL's (set DATABASE_URL)"))
 
         t0 = time.perf_counter()
-        rnd, seated = self._build_event(tables)
+        rnd, seated = published_round(tables)
         w(f"event built and round 1 drawn through the services: {rnd.tables.count()} tables, "
           f"{Entry.objects.filter(event=rnd.event).count()} players "
           f"({time.perf_counter() - t0:.1f} s)")
@@ -146,40 +138,6 @@ class Command(BaseCommand):
             raise CommandError("; ".join(problems))
         w(self.style.SUCCESS(f"OK: {2 * len(game1)} results stored once each, all accepted by "
                              f"the engine; duplicates added nothing"))
-
-    def _build_event(self, tables: int):
-        """6 × ``tables`` checked-in players, round 1 drawn and published; one seated player
-        per table gets a login. Returns the round and ``{table_id: (seat, user_id)}``."""
-        stamp = f"{int(time.time())}-{random.randrange(10**6)}"
-        slug = f"bench-{stamp}"
-        event = services.event_create(name=f"bench {stamp}", slug=slug, rounds_planned=7,
-                                      games_per_match=4)
-        services.event_publish(event=event, published=True)  # players see published events
-        # Set-up data, not what is measured: players in bulk, entries through the services.
-        players = Player.objects.bulk_create(
-            [Player(name=f"Bench {i + 1:05d}") for i in range(6 * tables)], batch_size=2000)
-        with transaction.atomic():
-            for player in players:
-                services.entry_check_in(entry=services.entry_register(event=event,
-                                                                      player=player))
-        with transaction.atomic():
-            rnd = services.round_create(event=event)
-        rnd = services.round_draw(round_id=rnd.pk)  # what round_draw_task runs on a worker
-        rnd = services.round_publish(round=rnd)
-        seats = list(Seat.objects.filter(round=rnd, seat=0).select_related("player")
-                     .order_by("table__number"))
-        User = get_user_model()
-        password = make_password(None)
-        users = User.objects.bulk_create(
-            [User(username=f"{slug}-t{s.table_id}", password=password) for s in seats],
-            batch_size=2000)
-        for seat, user in zip(seats, users, strict=True):
-            seat.player.user = user
-        Player.objects.bulk_update([s.player for s in seats], ["user"], batch_size=2000)
-        tokens = Token.objects.bulk_create(
-            [Token(key=Token.generate_key(), user=u) for u in users], batch_size=2000)
-        return Round.objects.select_related("event").get(pk=rnd.pk), {
-            s.table_id: t.key for s, t in zip(seats, tokens, strict=True)}
 
     def _jobs(self, rnd, tokens: dict, seed: int) -> tuple[list, list]:
         """Games 1 and 2 of every table as full records (game 2's tributes follow game 1)."""

@@ -47,9 +47,19 @@ from urllib.parse import urlparse
 
 from django.core.management.base import BaseCommand, CommandError
 
+from benchmarks.figures import Figures
+from benchmarks.loadclient import Request, run_requests
+from benchmarks.servers import (
+    LOCAL_HOSTS,
+    CeleryWorker,
+    Gunicorn,
+    ensure_database,
+    loadavg,
+    neighbour_db,
+)
+
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/gouji_load"
 DEFAULT_BROKER = "redis://127.0.0.1:6379/12"
-LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", ""}
 CSV_ROWS = 1000
 
 
@@ -133,15 +143,11 @@ class Command(BaseCommand):
             raise CommandError("the load scenario uses a local Redis only")
         if opts["players"] < 12 or opts["rounds"] < 1 or opts["games"] < 1:
             raise CommandError("at least 12 players, 1 round and 1 game")
-        from api.loadclient import ensure_database
-
         ensure_database(self.stdout.write)
         self.run(**opts)
 
     def run(self, *, players, rounds, games, self_register, record_share, live_tables, think,
             clients, workers, threads, pool, broker, seed, **_):
-        from api.loadclient import CeleryWorker, Figures, Gunicorn, loadavg, neighbour_db
-
         w = self.stdout.write
         self.rng = random.Random(seed)
         self.figures = Figures()
@@ -207,8 +213,6 @@ class Command(BaseCommand):
     # ------------------------------------------------------------------ requests
     def send(self, jobs, *, keep_bodies: bool = False, clients: int | None = None):
         """Send ``jobs`` from the client processes; record the figures; return the outcomes."""
-        from api.loadclient import run_requests
-
         outcomes, wall = run_requests(jobs, clients or self.clients, self.port,
                                       keep_bodies=keep_bodies)
         self.figures.add(jobs, outcomes, wall)
@@ -238,8 +242,6 @@ class Command(BaseCommand):
 
     # ------------------------------------------------------------------ the event
     def create_event(self, accounts, games: int, rounds: int) -> str:
-        from api.loadclient import Request
-
         slug = f"load-{accounts['tag']}"
         org = accounts["organizer"]
         self.call("POST", "/api/v1/events/", org, {
@@ -255,8 +257,6 @@ class Command(BaseCommand):
         return slug
 
     def register(self, slug: str, accounts, players: int) -> None:
-        from api.loadclient import Request
-
         w = self.stdout.write
         t0 = time.monotonic()
         keys = accounts["players"]
@@ -305,7 +305,6 @@ class Command(BaseCommand):
     def play_round(self, slug, number, accounts, games, record_share, live_tables, think):
         from django.db import connection
 
-        from api.loadclient import Request
         from tournaments.models import Event, Seat, Table
 
         w = self.stdout.write
@@ -545,8 +544,6 @@ class Command(BaseCommand):
         return problems
 
     def report(self, total, players, rounds) -> None:
-        from api.loadclient import loadavg
-
         w = self.stdout.write
         w(f"\nfigures ({players} players, {rounds} rounds, {total:.0f} s in all; load average "
           f"now {loadavg()})")

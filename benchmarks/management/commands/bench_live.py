@@ -53,27 +53,12 @@ from urllib.parse import urlparse
 
 from django.core.management.base import BaseCommand, CommandError
 
-from api.loadclient import HOST, CeleryWorker, Gunicorn, neighbour_db, percentile
+from benchmarks.figures import percentile
+from benchmarks.loadclient import HOST
+from benchmarks.servers import LOCAL_HOSTS, CeleryWorker, Gunicorn, ensure_database, neighbour_db
 from engine.bots import next_act
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/gouji_bench"
-LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1", ""}
-
-
-def ensure_database(url: str) -> None:
-    """Create the PostgreSQL database named in ``url`` if it does not exist."""
-    import psycopg
-
-    parts = urlparse(url)
-    name = parts.path.lstrip("/")
-    kwargs = {"host": parts.hostname or "127.0.0.1", "port": parts.port or 5432,
-              "user": parts.username or "postgres", "dbname": "postgres", "autocommit": True}
-    if parts.password:
-        kwargs["password"] = parts.password
-    with psycopg.connect(**kwargs) as conn:
-        if conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-            return
-        conn.execute(f'CREATE DATABASE "{name}"')
 
 
 @dataclass
@@ -281,16 +266,14 @@ class Command(BaseCommand):
         if parts.scheme.startswith("postgres"):
             if parts.hostname not in LOCAL_HOSTS:
                 raise CommandError("the benchmark only runs against a local database")
-            ensure_database(url)
         else:
             self.stderr.write("warning: not PostgreSQL; row locks are no-ops on SQLite")
         from django.conf import settings
-        from django.core.management import call_command
 
         if not settings.CELERY_TASK_ALWAYS_EAGER:
             raise CommandError("unset CELERY_BROKER_URL: this process sets the tables up "
                                "in-process; name the servers' broker with --broker")
-        call_command("migrate", verbosity=0, interactive=False)
+        ensure_database(self.stdout.write)
         self.vacuum()
         self.run(**opts)
 

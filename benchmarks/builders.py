@@ -1,0 +1,50 @@
+"""Events built for the benchmarks (and the fault test that reuses them): data set up through
+the services, players and logins in bulk."""
+
+from __future__ import annotations
+
+import random
+import time
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
+from django.db import transaction
+from rest_framework.authtoken.models import Token
+
+from tournaments import services
+from tournaments.models import Player, Round, Seat
+
+
+def published_round(tables: int) -> tuple[Round, dict[int, str]]:
+    """6 × ``tables`` checked-in players, round 1 drawn and published; one seated player
+    per table gets a login. Returns the round and ``{table_id: that player's API token}``."""
+    stamp = f"{int(time.time())}-{random.randrange(10**6)}"
+    slug = f"bench-{stamp}"
+    event = services.event_create(name=f"bench {stamp}", slug=slug, rounds_planned=7,
+                                  games_per_match=4)
+    services.event_publish(event=event, published=True)  # players see published events
+    # Set-up data, not what is measured: players in bulk, entries through the services.
+    players = Player.objects.bulk_create(
+        [Player(name=f"Bench {i + 1:05d}") for i in range(6 * tables)], batch_size=2000)
+    with transaction.atomic():
+        for player in players:
+            services.entry_check_in(entry=services.entry_register(event=event,
+                                                                  player=player))
+    with transaction.atomic():
+        rnd = services.round_create(event=event)
+    rnd = services.round_draw(round_id=rnd.pk)  # what round_draw_task runs on a worker
+    rnd = services.round_publish(round=rnd)
+    seats = list(Seat.objects.filter(round=rnd, seat=0).select_related("player")
+                 .order_by("table__number"))
+    User = get_user_model()
+    password = make_password(None)
+    users = User.objects.bulk_create(
+        [User(username=f"{slug}-t{s.table_id}", password=password) for s in seats],
+        batch_size=2000)
+    for seat, user in zip(seats, users, strict=True):
+        seat.player.user = user
+    Player.objects.bulk_update([s.player for s in seats], ["user"], batch_size=2000)
+    tokens = Token.objects.bulk_create(
+        [Token(key=Token.generate_key(), user=u) for u in users], batch_size=2000)
+    return Round.objects.select_related("event").get(pk=rnd.pk), {
+        s.table_id: t.key for s, t in zip(seats, tokens, strict=True)}
