@@ -39,6 +39,7 @@ INSTALLED_APPS = [
     "tournaments",
     "games",
     "api",
+    "web",
 ]
 
 MIDDLEWARE = [
