@@ -3,6 +3,8 @@
 - ``DATABASE_URL``: SQLite file ``db.sqlite3`` by default; ``postgres://…`` in production.
 - ``CELERY_BROKER_URL``: none → Celery tasks run in-process; ``redis://…`` in production.
 - ``DJANGO_SECRET_KEY``, ``DJANGO_DEBUG``, ``DJANGO_ALLOWED_HOSTS``.
+- ``DJANGO_STATIC_ROOT``: where ``collectstatic`` gathers the static files (default ``staticfiles/``
+  beside ``manage.py``; set it when the service is installed as a package).
 - ``DB_POOL_MAX_SIZE`` (a psycopg pool per process), ``DB_CONNECT_TIMEOUT``, ``DB_CONN_MAX_AGE``.
 - ``LIVE_PUBSUB_URL``: Redis that wakes live-play waiters (default: the broker when Redis).
 - ``CELERY_VISIBILITY_TIMEOUT``: when Redis redelivers a task whose worker died.
@@ -39,6 +41,7 @@ INSTALLED_APPS = [
     "tournaments",
     "games",
     "api",
+    "web",
     "benchmarks",
 ]
 
@@ -111,7 +114,7 @@ USE_I18N = True
 USE_TZ = True
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = os.environ.get("DJANGO_STATIC_ROOT") or BASE_DIR / "staticfiles"
 
 # Celery: no broker configured → run tasks in-process (the demo and the default tests).
 CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL")

@@ -7,7 +7,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("api.urls", namespace="api")),
     path("i18n/", include("django.conf.urls.i18n")),  # set_language: the pages' switcher
-    path("", include("tournaments.urls")),  # public pages
+    path("", include("web.urls")),  # the pages (web/)
 ]
 
 

@@ -18,9 +18,11 @@ import shutil
 from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.db import transaction
+from django.test import Client
 from django.urls import reverse
 
 from games import services as game_services
@@ -194,6 +196,24 @@ def test_table_page_shows_results_as_they_arrive(live_server, page, demo):
     # the page adds up what was stored (a game may well end 0:0, e.g. a void game)
     assert totals == [sum(r.points_a for r in stored), sum(r.points_b for r in stored)]
     assert stored.count() == demo.games_per_match
+
+
+def test_the_qr_codes_print_button_prints(live_server, page, event):
+    # given: an organizer signed in, and a print dialog that only records being opened
+    organizer = get_user_model().objects.create_superuser("organizer", "o@example.org", "pw-1")
+    client = Client()
+    client.force_login(organizer)
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    page.context.add_cookies([{"name": settings.SESSION_COOKIE_NAME, "value": session,
+                               "url": live_server.url}])
+    page.context.add_init_script("window.print = () => { window.__printed = true; };")
+    page.goto(url(live_server, "pages:qr", slug=event.slug))
+
+    # when
+    page.get_by_role("button", name="Print").click()
+
+    # then
+    page.wait_for_function("window.__printed === true", timeout=WAIT_MS)
 
 
 def test_leaderboard_fits_a_phone_and_the_projector_rotates(live_server, browser, demo):

@@ -8,7 +8,7 @@ import gettext
 from pathlib import Path
 
 CATALOGUE = Path(__file__).resolve().parents[2] / "locale" / "zh_Hans" / "LC_MESSAGES"
-PAGES = ("tournaments/templates/", "tournaments/views.py")
+PAGES = ("web/templates/", "web/views/")
 
 
 def _unquote(line: str) -> str:

@@ -346,6 +346,18 @@ def test_admin_action_opens_the_printable_qr_page(staff_client, event, make_even
     assert event.name in body and "Second cup" in body
 
 
+def test_pages_carry_no_inline_script_handler_or_style(staff_client, event):
+    # so a Content-Security-Policy without 'unsafe-inline' leaves every page working
+    urls = [reverse("pages:events"), *page_urls(event.slug), "/e/no-such-event/",
+            reverse("pages:qr", kwargs={"slug": event.slug})]
+    for url in urls:
+        body = staff_client.get(url, follow=True).content.decode()
+        for attributes in re.findall(r"<script\b([^>]*)>", body):
+            assert 'src="' in attributes or 'type="application/json"' in attributes, url
+        assert not re.search(r"<[^>]*\s(on[a-z]+|style)=", body), url
+        assert "<style" not in body, url
+
+
 def test_admin_event_page_links_the_qr_codes(staff_client, event):
     response = staff_client.get(reverse("admin:tournaments_event_change", args=[event.pk]))
     assert reverse("pages:qr", kwargs={"slug": event.slug}) in response.content.decode()

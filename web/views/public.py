@@ -252,7 +252,7 @@ def _base_context(event: Event, section: str) -> dict:
 # ----------------------------------------------------------------------------- pages
 def event_list(request):
     events = Event.objects.filter(published=True).order_by("-created_at", "pk")
-    return render(request, "tournaments/event_list.html", {"events": events})
+    return render(request, "web/public/event_list.html", {"events": events})
 
 
 def event_detail(request, slug):
@@ -260,7 +260,7 @@ def event_detail(request, slug):
     rounds = list(Round.objects.filter(event=event).order_by("number"))
     tie_breaks = [TIE_BREAK_CHOICES[k] for k in event.tie_break_order]
     url = request.build_absolute_uri(reverse("pages:event", kwargs={"slug": slug}))
-    return render(request, "tournaments/event_detail.html", {
+    return render(request, "web/public/event_detail.html", {
         **_base_context(event, "event"),
         "rounds": rounds, "public_statuses": PUBLIC_ROUND, "tie_breaks": tie_breaks,
         "rules": _rules_view(event), "qr": qr_svg(url), "event_url": url,
@@ -279,7 +279,7 @@ def leaderboard(request, slug):
     if query:
         params["search"] = query
     api = _api("standings", slug=slug) + "?" + urlencode(params)
-    return render(request, "tournaments/leaderboard.html", {
+    return render(request, "web/public/leaderboard.html", {
         **_base_context(event, "leaderboard"),
         "columns": columns, "rows": _standing_rows(page.object_list, columns), "page": page,
         "query": query, "through_round": through or 0,
@@ -301,7 +301,7 @@ def seating(request, slug, number=None):
             "interval": POLL_SECONDS}
     ctx = {**_base_context(event, "seating"), "round": rnd, "rounds": rounds, "live": live}
     if rnd is None:
-        return render(request, "tournaments/seating.html", ctx)
+        return render(request, "web/public/seating.html", ctx)
     query = (request.GET.get("q") or "").strip()[:100]
     tables = _tables(rnd)
     byes = list(Bye.objects.filter(round=rnd).select_related("entry__player", "entry__team")
@@ -330,7 +330,7 @@ def seating(request, slug, number=None):
               "games_per_match": event.games_per_match, "byes": bye_views,
               "latest": rnd.number == rounds[-1].number},
     )
-    return render(request, "tournaments/seating.html", ctx)
+    return render(request, "web/public/seating.html", ctx)
 
 
 def table_detail(request, slug, number, table):
@@ -352,7 +352,7 @@ def table_detail(request, slug, number, table):
     url = request.build_absolute_uri(reverse("pages:table-current",
                                              kwargs={"slug": slug, "table": table}))
     ring = [seats.get(i) for i in (3, 4, 2, 5, 1, 0)]
-    return render(request, "tournaments/table.html", {
+    return render(request, "web/public/table.html", {
         **_base_context(event, "seating"), "round": rnd, "table": tbl,
         "seats": [seats[k] for k in sorted(seats)], "ring": ring, "games": games,
         "total": total, "games_planned": range(len(results) + 1, event.games_per_match + 1),
@@ -369,7 +369,7 @@ def table_current(request, slug, table):
     rnd = _current_round(event)
     if rnd is not None and Table.objects.filter(round=rnd, number=table).exists():
         return redirect("pages:table", slug=slug, number=rnd.number, table=table)
-    return render(request, "tournaments/table_waiting.html", {
+    return render(request, "web/public/table_waiting.html", {
         **_base_context(event, "seating"), "table_number": table, "round": rnd})
 
 
@@ -385,7 +385,7 @@ def projector(request, slug):
     columns = _columns(event)
     rows = _int("rows", 12, 4, 40)
     seating_url = request.build_absolute_uri(reverse("pages:seating", kwargs={"slug": slug}))
-    return render(request, "tournaments/projector.html", {
+    return render(request, "web/public/projector.html", {
         **_base_context(event, "projector"), "columns": columns,
         "qr": qr_svg(seating_url, scale=3), "seating_url": seating_url,
         "live": {
@@ -430,5 +430,4 @@ def qr_codes(request, slug=None):
             "links": [{"label": label, "url": url, "qr": qr_svg(url, scale=5)}
                       for label, url in links],
             "tables": [{**t, "qr": qr_svg(t["url"], scale=4)} for t in tables]})
-    return render(request, "tournaments/qr_codes.html", {"sheets": sheets,
-                                                          "wanted": wanted})
+    return render(request, "web/public/qr_codes.html", {"sheets": sheets, "wanted": wanted})

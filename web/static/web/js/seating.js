@@ -1,0 +1,153 @@
+/* Find my table: the search answered from the tables API as one types (the form still works
+ * without the script), and a note when a newer round's seating is published. */
+import { LIVE, T, debounce, el, fmt } from "./common.js";
+import { getJSON, liveState, newestPublicRound, poll } from "./poll.js";
+
+function seatItem(seat, hit) {
+  var li = el("li", "seat side-" + seat.side + (hit ? " hit" : ""));
+  var no = el("span", "seat-no", seat.seat);
+  no.title = fmt("seat", { s: seat.seat });
+  li.appendChild(no);
+  li.appendChild(el("span", "pname", seat.player.name));
+  if (seat.player.number) li.appendChild(el("small", "pno", "#" + seat.player.number));
+  return li;
+}
+
+function matches(query, player) {
+  if (!query) return false;
+  if (/^\d+$/.test(query) && player.number === parseInt(query, 10)) return true;
+  return player.name.toLocaleLowerCase().indexOf(query.toLocaleLowerCase()) !== -1;
+}
+
+function tableCard(t, query) {
+  var tableHit = /^\d+$/.test(query) && t.number === parseInt(query, 10);
+  var card = el("article", "table-card");
+  card.id = "table-" + t.number;
+  card.dataset.table = t.number;
+  var header = el("header");
+  var link = el("a", "", fmt("table", { n: t.number }));
+  link.href = LIVE.table_url.replace(/\/0\/$/, "/" + t.number + "/");
+  header.appendChild(link);
+  var submitted = (t.results || []).length;
+  if (submitted) {
+    var confirmed = t.results.filter(function (r) { return r.status === "confirmed"; }).length;
+    header.appendChild(el("span", "badge" + (confirmed === LIVE.games_per_match ? " done" : ""),
+      fmt("confirmed", { c: confirmed, n: LIVE.games_per_match })));
+  }
+  card.appendChild(header);
+  if (t.team_a) {
+    var teams = el("p", "teams");
+    teams.appendChild(el("span", "side-0", t.team_a));
+    teams.appendChild(el("span", "vs", " vs "));
+    teams.appendChild(el("span", "side-1", t.team_b));
+    card.appendChild(teams);
+  }
+  var list = el("ol", "seats");
+  var hit = tableHit;
+  t.seats.forEach(function (seat) {
+    var seatHit = matches(query, seat.player);
+    hit = hit || seatHit;
+    list.appendChild(seatItem(seat, seatHit));
+  });
+  card.appendChild(list);
+  if (hit) card.classList.add("hit");
+  return card;
+}
+
+function findMyTable() {
+  var form = document.getElementById("find-form");
+  var input = document.getElementById("find-q");
+  var summary = document.getElementById("find-summary");
+  var tables = document.getElementById("tables");
+  var pager = document.querySelector(".pager");
+  var byesBox = document.querySelector(".byes");
+  var request = 0;
+  if (!form || !input || !tables || !LIVE.tables_api) return;
+
+  var original = tables.innerHTML;
+  var originalSummary = summary.innerHTML;
+  var initialQuery = input.value.trim();
+
+  var search = function (query, scroll) {
+    var mine = ++request;
+    var url = new URL(window.location.href);
+    if (query) url.searchParams.set("q", query); else url.searchParams.delete("q");
+    url.searchParams.delete("page");
+    window.history.replaceState(null, "", url);
+    if (!query) {
+      tables.innerHTML = initialQuery ? "" : original;
+      summary.innerHTML = initialQuery ? "" : originalSummary;
+      if (pager) pager.hidden = false;
+      if (byesBox) byesBox.hidden = false;
+      if (initialQuery) { initialQuery = ""; window.location.reload(); }
+      return;
+    }
+    if (pager) pager.hidden = true;
+    if (byesBox) byesBox.hidden = true;
+    var api = LIVE.tables_api + "?page_size=100&player=" + encodeURIComponent(query);
+    getJSON(api).then(function (data) {
+      if (mine !== request) return;  // a newer search is under way
+      var found = data.results || [];
+      var cards = document.createDocumentFragment();
+      var lines = document.createDocumentFragment();
+      found.forEach(function (t) {
+        cards.appendChild(tableCard(t, query));
+        t.seats.forEach(function (seat) {
+          if (!matches(query, seat.player)) return;
+          var p = el("p", "found");
+          var a = el("a", "", fmt("found", { name: seat.player.name, table: t.number,
+                                             seat: seat.seat, side: seat.side }));
+          a.href = "#table-" + t.number;
+          p.appendChild(a);
+          lines.appendChild(p);
+        });
+      });
+      (LIVE.byes || []).forEach(function (b) {
+        if (matches(query, b)) {
+          lines.appendChild(el("p", "found", fmt("bye", { name: b.name, points: b.points })));
+        }
+      });
+      if (!lines.childNodes.length && !found.length) {
+        lines.appendChild(el("p", "miss", fmt("no_match", { q: query })));
+      }
+      tables.replaceChildren(cards);
+      summary.replaceChildren(lines);
+      if (scroll) {
+        var first = tables.querySelector(".table-card.hit");
+        if (first) first.scrollIntoView({ behavior: "smooth", block: "center" });
+      }
+    }).catch(function () { liveState(false); });
+  };
+
+  var typed = debounce(function () { search(input.value.trim(), false); }, 250);
+  input.addEventListener("input", typed);
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    search(input.value.trim(), true);
+  });
+  if (initialQuery) {
+    var first = tables.querySelector(".table-card.hit");
+    if (first) first.scrollIntoView({ block: "center" });
+  }
+}
+
+// tell the reader when a newer round's seating is published
+function newRoundNotice() {
+  if (!LIVE.rounds_api || LIVE.latest === false) return;
+  poll(function () { return LIVE.rounds_api; }, { seconds: Math.max(LIVE.interval * 3, 15) },
+    function (rounds) {
+      var newest = newestPublicRound(rounds);
+      var box = document.getElementById("new-round");
+      if (newest > LIVE.round) {
+        if (!box) { window.location.reload(); return; }  // no seating shown yet
+        box.replaceChildren(el("span", "", fmt("new_round", { n: newest }) + " "));
+        var a = el("a", "button primary", T.show || "");
+        a.href = LIVE.seating_url;
+        box.appendChild(a);
+        box.hidden = false;
+      }
+    });
+}
+
+findMyTable();
+newRoundNotice();

@@ -1,0 +1,44 @@
+/* A standings row as the leaderboard and the projector show it. */
+import { T, el, fmt } from "./common.js";
+
+function movementCell(movement) {
+  if (movement === null || movement === undefined) return el("span", "move none");
+  if (movement > 0) {
+    var up = el("span", "move up", "▲" + movement);
+    up.title = fmt("up", { n: movement });
+    return up;
+  }
+  if (movement < 0) {
+    var down = el("span", "move down", "▼" + (-movement));
+    down.title = fmt("down", { n: -movement });
+    return down;
+  }
+  var same = el("span", "move same", "–");
+  same.title = T.same || "";
+  return same;
+}
+
+function entryName(entry) {
+  // the API names a numbered player "name (#number)"; the number is shown apart
+  var suffix = " (#" + entry.number + ")";
+  var name = entry.name;
+  if (entry.number && name.slice(-suffix.length) === suffix) name = name.slice(0, -suffix.length);
+  return name;
+}
+
+export function standingRow(s, columns) {
+  var tr = el("tr");
+  tr.dataset.entry = s.entry.id;
+  tr.appendChild(el("td", "rank", s.rank));
+  var move = el("td", "move");
+  move.appendChild(movementCell(s.movement));
+  tr.appendChild(move);
+  var name = el("td", "name", entryName(s.entry));
+  if (s.entry.number) {
+    name.appendChild(document.createTextNode(" "));
+    name.appendChild(el("small", "pno", "#" + s.entry.number));
+  }
+  tr.appendChild(name);
+  columns.forEach(function (key) { tr.appendChild(el("td", "num", s[key])); });
+  return tr;
+}

@@ -1,0 +1,53 @@
+/* A table's page: its games and totals replaced from the table API as results arrive. */
+import { LIVE, T, el } from "./common.js";
+import { poll } from "./poll.js";
+
+function tablePage() {
+  var results = document.getElementById("results");
+  if (!results || !LIVE.api) return;
+  var tbody = results.tBodies[0];
+  var last = null;
+  poll(function () { return LIVE.api; }, { seconds: LIVE.interval }, function (data) {
+    var key = JSON.stringify(data.results);
+    if (key === last) return;
+    var firstLoad = last === null;
+    last = key;
+    var rows = document.createDocumentFragment();
+    var totalA = 0;
+    var totalB = 0;
+    var played = 0;
+    (data.results || []).forEach(function (r) {
+      played = Math.max(played, r.number);
+      var tr = el("tr", "status-" + r.status);
+      tr.appendChild(el("td", "", r.number));
+      var status = el("td");
+      var confirmed = r.status === "confirmed";
+      status.appendChild(el("span", "badge" + (confirmed ? " done" : ""),
+        confirmed ? T.confirmed_status : T.submitted));
+      if (r.void) { status.appendChild(document.createTextNode(" ")); status.appendChild(el("span", "tag", T.void)); }
+      tr.appendChild(status);
+      tr.appendChild(el("td", "num", r.points_a));
+      tr.appendChild(el("td", "num", r.points_b));
+      var places = r.places || [];
+      tr.appendChild(el("td", "", LIVE.names[places.indexOf(1)] || ""));
+      tr.appendChild(el("td", "", LIVE.names[places.indexOf(6)] || ""));
+      if (confirmed) { totalA += r.points_a; totalB += r.points_b; }
+      if (!firstLoad) tr.classList.add("changed");
+      rows.appendChild(tr);
+    });
+    for (var n = played + 1; n <= LIVE.games_per_match; n++) {
+      var pending = el("tr", "pending");
+      pending.appendChild(el("td", "", n));
+      var cell = el("td", "muted", T.not_played || "…");
+      cell.colSpan = 5;
+      pending.appendChild(cell);
+      rows.appendChild(pending);
+    }
+    // the first answer may already differ from the page as served: render it too
+    tbody.replaceChildren(rows);
+    document.getElementById("total-a").textContent = totalA;
+    document.getElementById("total-b").textContent = totalB;
+  });
+}
+
+tablePage();

@@ -1,0 +1,21 @@
+"""The pages, at the site root (``config/urls.py`` includes them); their namespace is ``pages``."""
+
+from django.urls import path
+
+from web.views import public
+
+app_name = "pages"
+
+urlpatterns = [
+    path("", public.event_list, name="events"),
+    path("e/<slug:slug>/", public.event_detail, name="event"),
+    path("e/<slug:slug>/leaderboard/", public.leaderboard, name="leaderboard"),
+    path("e/<slug:slug>/seating/", public.seating, name="seating"),
+    path("e/<slug:slug>/rounds/<int:number>/", public.seating, name="round-seating"),
+    path("e/<slug:slug>/rounds/<int:number>/tables/<int:table>/", public.table_detail,
+         name="table"),
+    path("e/<slug:slug>/table/<int:table>/", public.table_current, name="table-current"),
+    path("e/<slug:slug>/projector/", public.projector, name="projector"),
+    path("e/<slug:slug>/qr/", public.qr_codes, name="qr"),
+    path("qr/", public.qr_codes, name="qr-many"),
+]

@@ -1,0 +1,1 @@
+"""Page views, one module per audience: ``public`` (anyone, published events only)."""
