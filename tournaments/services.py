@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, Model
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 import engine
 from tournaments import draw as draw_module
-from tournaments.errors import Conflict, ServiceError
+from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.models import (
     Bye,
     Entry,
@@ -37,7 +38,13 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
                  bye_points: int = 0, swiss_brackets: bool = False,
                  tie_breaks: list[str] | None = None, knockout_teams: int = 0,
                  move_seconds: int = 60, organizer=None) -> Event:
-    """Create an event after checking its rules with the engine."""
+    """Create an event after checking its rules with the engine and its settings against the
+    bounds on the model's fields (``tournaments.models``: games per match, rounds, move time,
+    bye score)."""
+    check_bounds(model=Event, code="bad_event", values={
+        "name": name, "slug": slug, "rounds_planned": rounds_planned,
+        "games_per_match": games_per_match, "bye_points": bye_points,
+        "move_seconds": move_seconds})
     rules = rules_check(rules=rules)
     if tie_breaks:
         from tournaments.models import TIE_BREAK_CHOICES
@@ -47,8 +54,6 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
             raise ServiceError("bad_tie_break", _("unknown tie-break %(name)s") % {"name": bad[0]})
     if format not in Event.Format.values:
         raise ServiceError("bad_format", _("unknown event format %(f)s") % {"f": format})
-    if games_per_match < 1 or rounds_planned < 1:
-        raise ServiceError("bad_event", _("an event needs at least one round and one game"))
     _check_knockout(format, knockout_teams)
     with transaction.atomic():
         if Event.objects.filter(slug=slug).exists():
@@ -61,6 +66,19 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
         if organizer is not None:
             event.organizers.add(organizer)
     return event
+
+
+def check_bounds(*, model: type[Model], code: str, values: dict) -> None:
+    """Refuse a value its model field's validators refuse (a length, a range: the bounds the
+    database or the game needs), naming the field in the message and in ``detail.field``."""
+    for name, value in values.items():
+        if value is None:
+            continue
+        try:
+            model._meta.get_field(name).run_validators(value)
+        except ValidationError as exc:
+            raise ServiceError(code, f"{name}: {exc.messages[0]}",
+                               detail={"field": name}) from None
 
 
 def _check_knockout(format: str, knockout_teams: int) -> None:
@@ -79,12 +97,15 @@ def rules_check(*, rules):
 
 
 def player_create(*, name: str, club: str = "", number: int | None = None, user=None) -> Player:
-    name = (name or "").strip()
+    name, club = (name or "").strip(), (club or "").strip()
     if not name:
-        raise ServiceError("bad_player", _("a player needs a name"))
+        raise ServiceError("bad_player", _("a player needs a name"), detail={"field": "name"})
+    check_bounds(model=Player, code="bad_player",
+                 values={"name": name, "club": club, "number": number})
     if number is not None and Player.objects.filter(number=number).exists():
-        raise Conflict("number_taken", _("player number %(n)s is taken") % {"n": number})
-    return Player.objects.create(name=name, club=club.strip(), number=number, user=user)
+        raise Conflict("number_taken", _("player number %(n)s is taken") % {"n": number},
+                       detail={"field": "number"})
+    return Player.objects.create(name=name, club=club, number=number, user=user)
 
 
 # ----------------------------------------------------------------------------- entries
@@ -581,6 +602,7 @@ def event_update(*, event: Event, **fields) -> Event:
     unknown = set(fields) - EDITABLE_ALWAYS - EDITABLE_BEFORE_ROUND_1
     if unknown:
         raise ServiceError("bad_field", _("%(f)s cannot be changed") % {"f": sorted(unknown)[0]})
+    check_bounds(model=Event, code="bad_event", values=fields)
     with transaction.atomic():
         event = Event.objects.select_for_update().get(pk=event.pk)
         started = event.rounds.exists()
