@@ -255,9 +255,14 @@ class EntryImportApi(APIView):
     throttle_scope = "writes"
 
     @extend_schema(request={"multipart/form-data": s.CsvImportSerializer},
-                   responses={201: OpenApiTypes.OBJECT, **ERRORS})
+                   responses={201: OpenApiTypes.OBJECT,
+                              409: OpenApiResponse(description="number_claimed: lines whose "
+                                                   "number a self-registered player holds"),
+                              **ERRORS})
     def post(self, request, slug):
-        """Import players and register them from a CSV (all rows or none)."""
+        """Import players and register them from a CSV (all rows or none). A bad value is a
+        400 naming the line and field; a number a self-registered player holds is a 409
+        ``number_claimed`` listing every such line (``detail.collisions``)."""
         event = _event(request, slug)
         _require(is_organizer(request.user, event), "only organizers import entries")
         ser = s.CsvImportSerializer(data=request.data)
@@ -274,7 +279,7 @@ class EntryImportApi(APIView):
         reader = csv.DictReader(io.StringIO(text))
         if not reader.fieldnames or "name" not in reader.fieldnames:
             raise ServiceError("bad_csv", "the CSV needs a header line with at least 'name'")
-        counts = services.entries_import(event=event, rows=list(reader))
+        counts = services.entries_import(event=event, rows=list(reader), organizer=request.user)
         return Response(counts, status=status.HTTP_201_CREATED)
 
 

@@ -651,36 +651,103 @@ def event_staff_add(*, event: Event, user, role: str) -> None:
         raise ServiceError("bad_role", _("role must be organizer or referee"))
 
 
-def entries_import(*, event: Event, rows: list[dict]) -> dict:
-    """Register players from rows ``{"name", "club", "number", "checked_in"}`` (a CSV import):
-    all rows or none. A row whose number matches an existing player registers that player."""
+def number_claimed_by(*, player: Player | None, organizer=None) -> bool:
+    """Whether ``player``'s number is *claimed by self-registration*: the player has a login
+    (``Player.user``) other than ``organizer``'s. An import or an organizer's player never has
+    one — a login is linked to a player only by its owner (``POST /players/me/``) or by a
+    superuser in the admin — so a number held by a player with a login was chosen by whoever
+    holds that login, and may be someone else's number."""
+    return (player is not None and player.user_id is not None
+            and (organizer is None or player.user_id != organizer.pk))
+
+
+def _import_row(i: int, row: dict) -> dict:
+    """One CSV row's values, checked against the database's bounds (400 ``bad_csv`` naming
+    the line and the field)."""
+    name = (row.get("name") or "").strip()
+    club = (row.get("club") or "").strip()
+    number_text = (row.get("number") or "").strip()
+    try:
+        number = int(number_text) if number_text else None
+    except ValueError:
+        raise ServiceError("bad_csv", _("line %(i)s: number %(n)s is not a whole number")
+                           % {"i": i, "n": number_text},
+                           detail={"line": i, "field": "number"}) from None
+    try:
+        check_bounds(model=Player, code="bad_csv",
+                     values={"name": name, "club": club, "number": number})
+    except ServiceError as exc:
+        raise ServiceError("bad_csv", _("line %(i)s: %(m)s") % {"i": i, "m": exc.message},
+                           detail={"line": i, **exc.detail}) from None
+    return {"name": name, "club": club, "number": number,
+            "checked_in": (row.get("checked_in") or "").strip().lower() in (
+                "1", "yes", "true", "y")}
+
+
+def _number_claim(i: int, number: int, name: str, player: Player) -> dict:
+    """An import line whose number a self-registered player holds: what the answer says."""
+    return {"line": i, "number": number, "name": name, "player": player.pk,
+            "message": _("line %(i)s: player number %(n)s was claimed by a self-registered "
+                         "player (%(p)s, with a login): not linked; check who holds the number "
+                         "and register them by hand") % {"i": i, "n": number, "p": player}}
+
+
+def _number_claims_refused(*, organizer, claims: list[dict], players: dict) -> Conflict:
+    """The import's refusal; each claim is written to the claimed player's history in the
+    admin (and the organizer's "recent actions"), so that the admin shows what was refused."""
+    from django.contrib.admin.models import CHANGE, LogEntry
+    from django.contrib.contenttypes.models import ContentType
+
+    if organizer is not None:
+        content_type = ContentType.objects.get_for_model(Player)
+        LogEntry.objects.bulk_create([LogEntry(
+            user_id=organizer.pk, content_type=content_type, object_id=str(c["player"]),
+            object_repr=str(players[c["number"]])[:200], action_flag=CHANGE,
+            change_message=c["message"]) for c in claims])
+    return Conflict("number_claimed", claims[0]["message"], detail={"collisions": claims})
+
+
+def entries_import(*, event: Event, rows: list[dict], organizer=None) -> dict:
+    """Register players from rows ``{"name", "club", "number", "checked_in"}`` (a CSV import
+    by ``organizer``): all rows or none.
+
+    Every value is checked against the database's bounds first (a name or club of at most 100
+    characters, a number from 0 to 2³¹−1): a bad row refuses the file with 400 ``bad_csv``
+    naming the line and the field (``detail.line``, ``detail.field``). A row whose number
+    matches an existing player registers that player — unless that number is claimed by
+    self-registration (:func:`number_claimed_by`: the player has someone else's login): then
+    the whole file is refused with 409 ``number_claimed``, ``detail.collisions`` lists every
+    such line (line, number, the row's name, the claimed player's id, why), and each one is
+    written to that player's history in the admin. Nothing is linked silently: the organizer
+    checks who holds the number and registers that player by hand, or corrects the file."""
     if event.format != Event.Format.INDIVIDUAL:
         raise ServiceError("wrong_format", _("only individual events import players"))
+    values = [(i, _import_row(i, row)) for i, row in enumerate(rows, start=2)]
+    known = {p.number: p for p in Player.objects.filter(
+        number__in={v["number"] for _i, v in values if v["number"] is not None})}
+    claims = [_number_claim(i, v["number"], v["name"], known[v["number"]]) for i, v in values
+              if number_claimed_by(player=known.get(v["number"]), organizer=organizer)]
+    if claims:
+        raise _number_claims_refused(organizer=organizer, claims=claims, players=known)
     created = registered = checked_in = 0
     with transaction.atomic():
-        for i, row in enumerate(rows, start=2):
-            name = (row.get("name") or "").strip()
-            number_text = (row.get("number") or "").strip()
+        for i, v in values:
+            player = Player.objects.filter(number=v["number"]).first() if v[
+                "number"] is not None else None
+            if number_claimed_by(player=player, organizer=organizer):  # claimed meanwhile
+                raise Conflict("number_claimed", _number_claim(i, v["number"], v["name"],
+                                                               player)["message"])
             try:
-                number = int(number_text) if number_text else None
-            except ValueError:
-                raise ServiceError("bad_csv", _("line %(i)s: number %(n)s is not a whole number")
-                                   % {"i": i, "n": number_text}) from None
-            player = Player.objects.filter(number=number).first() if number is not None else None
-            if player is None:
-                if not name:
-                    raise ServiceError("bad_csv", _("line %(i)s: a player needs a name") % {
-                        "i": i})
-                player = Player.objects.create(name=name, club=(row.get("club") or "").strip(),
-                                               number=number)
-                created += 1
-            try:
+                if player is None:
+                    player = player_create(name=v["name"], club=v["club"], number=v["number"])
+                    created += 1
                 entry = entry_register(event=event, player=player)
             except ServiceError as exc:
                 raise ServiceError(exc.code, _("line %(i)s: %(m)s") % {
-                    "i": i, "m": exc.message}, status=exc.status) from None
+                    "i": i, "m": exc.message}, detail={"line": i, **exc.detail},
+                    status=exc.status) from None
             registered += 1
-            if (row.get("checked_in") or "").strip().lower() in ("1", "yes", "true", "y"):
+            if v["checked_in"]:
                 entry_check_in(entry=entry)
                 checked_in += 1
     return {"players_created": created, "registered": registered, "checked_in": checked_in}
