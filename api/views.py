@@ -34,7 +34,17 @@ from games import services as game_services
 from games.models import GameResult, GameResultVersion
 from tournaments import services
 from tournaments.errors import ServiceError
-from tournaments.models import Entry, Event, Penalty, Player, Round, Seat, Standing, Table
+from tournaments.models import (
+    Entry,
+    Event,
+    Penalty,
+    Player,
+    Round,
+    Seat,
+    Standing,
+    Table,
+    TeamMember,
+)
 from tournaments.standings import standings_heal
 
 ERRORS = {400: OpenApiResponse(description="invalid request (error shape)"),
@@ -188,6 +198,55 @@ class PlayerMeApi(APIView):
         return Response(s.PlayerSerializer(player).data, status=status.HTTP_201_CREATED)
 
 
+class InvitationListApi(generics.ListAPIView):
+    """Your pending invitations to 联邦 teams (邀请): accept one to play for that team."""
+
+    serializer_class = s.InvitationSerializer
+    permission_classes = [IsAuthenticated]
+    pagination_class = None
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return TeamMember.objects.none()
+        return (TeamMember.objects.filter(player=player_of(self.request.user),
+                                          status=TeamMember.Status.INVITED)
+                .select_related("event", "team").prefetch_related("team__members__player")
+                .order_by("pk"))
+
+
+def _my_player(request) -> Player:
+    """The logged-in user's player profile (404 without one: they have no invitations)."""
+    me = player_of(request.user)
+    if me is None:
+        raise NotFound("no such invitation")
+    return me
+
+
+class InvitationAcceptApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+
+    @extend_schema(request=None, responses={200: s.EntrySerializer, **ERRORS})
+    def post(self, request, pk):
+        """Accept an invitation: you play for that team (its entry); your other invitations
+        in the event are declined (their teams are dissolved)."""
+        membership = services.team_invitation_accept(membership_id=pk,
+                                                     player=_my_player(request))
+        return Response(s.EntrySerializer(_entries(membership.event).get(
+            team_id=membership.team_id)).data)
+
+
+class InvitationDeclineApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+
+    @extend_schema(request=None, responses={204: None, **ERRORS})
+    def post(self, request, pk):
+        """Decline an invitation: the team that sent it is dissolved."""
+        services.team_invitation_decline(membership_id=pk, player=_my_player(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
 # ----------------------------------------------------------------------------- entries
 def _entries(event):
     return (Entry.objects.filter(event=event).select_related("player", "team")
@@ -233,7 +292,9 @@ class TeamCreateApi(APIView):
 
     @extend_schema(request=s.TeamCreateSerializer, responses={201: s.EntrySerializer, **ERRORS})
     def post(self, request, slug):
-        """Register a 联邦 team of three: an organizer, or one of the three players."""
+        """Register a 联邦 team of three: the event's organizers or referees (all three play
+        for it at once), or one of the three players — then the other two are invited, and
+        the team cannot check in until both accept (``/players/me/invitations/``)."""
         event = _event(request, slug)
         ser = s.TeamCreateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
@@ -242,10 +303,12 @@ class TeamCreateApi(APIView):
         if len(players) != len(set(ids)):
             raise ServiceError("bad_team", "a 联邦 team is three existing, different players")
         me = player_of(request.user)
-        _require(is_organizer(request.user, event) or (me is not None and me.pk in players),
-                 "only an organizer or one of the three players registers a team")
+        staff = is_referee(request.user, event)
+        _require(staff or (me is not None and me.pk in players),
+                 "only the event's staff or one of the three players registers a team")
         entry = services.team_register(event=event, name=ser.validated_data["name"],
-                                       players=[players[i] for i in ids])
+                                       players=[players[i] for i in ids],
+                                       registrant=None if staff else me)
         return Response(s.EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
 
 

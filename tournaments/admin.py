@@ -68,7 +68,7 @@ class TeamMemberInline(admin.TabularInline):
     model = TeamMember
     extra = 0
     raw_id_fields = ("player",)
-    fields = ("position", "player")
+    fields = ("position", "player", "status")
 
 
 @admin.register(Team)

@@ -167,12 +167,23 @@ class Team(models.Model):
 
 
 class TeamMember(models.Model):
-    """One of a 联邦 team's three players; a player is in at most one team per event."""
+    """One of a 联邦 team's three players; a player plays for at most one team per event.
+
+    A player named by another player is *invited* (邀请) until they accept: the team takes part
+    in nothing (no check-in, no draw) until all three have accepted, and an invitation does not
+    keep the invitee from accepting another team's or registering their own — only accepted
+    memberships are unique per event."""
+
+    class Status(models.TextChoices):
+        INVITED = "invited", _("invited")
+        ACCEPTED = "accepted", _("accepted")
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="members")
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="+")
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="memberships")
     position = models.PositiveSmallIntegerField(_("position"))
+    status = models.CharField(_("status"), max_length=10, choices=Status.choices,
+                              default=Status.ACCEPTED)
 
     class Meta:
         verbose_name = _("team member")
@@ -180,7 +191,9 @@ class TeamMember(models.Model):
         ordering = ["team", "position"]
         constraints = [
             models.UniqueConstraint(fields=["team", "position"], name="member_position_unique"),
-            models.UniqueConstraint(fields=["event", "player"], name="member_one_team_per_event"),
+            models.UniqueConstraint(fields=["team", "player"], name="member_once_per_team"),
+            models.UniqueConstraint(fields=["event", "player"], condition=Q(status="accepted"),
+                                    name="member_one_team_per_event"),
             models.CheckConstraint(condition=Q(position__lte=2), name="member_position_0_2"),
         ]
 
