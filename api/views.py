@@ -152,7 +152,10 @@ class EventStaffApi(APIView):
 
 # ----------------------------------------------------------------------------- players
 class PlayerListCreateApi(generics.ListCreateAPIView):
-    """Players (for organizers); ``/players/me/`` is a player's own profile."""
+    """Players, for the staff of events: an organizer or referee lists the players entered in
+    (or named in a 联邦 team of) the events they organize or referee; a superuser, or a user the
+    admin shows every player to (``tournaments.view_player``), lists all. ``/players/me/`` is a
+    player's own profile."""
 
     serializer_class = s.PlayerSerializer
     permission_classes = [IsAuthenticated]
@@ -167,7 +170,12 @@ class PlayerListCreateApi(generics.ListCreateAPIView):
         if getattr(self, "swagger_fake_view", False):
             return Player.objects.none()
         _require(self._staff(), "only organizers and referees list players")
-        return Player.objects.all()
+        user = self.request.user
+        if user.is_superuser or user.has_perm("tournaments.view_player"):
+            return Player.objects.all()
+        events = Event.objects.filter(Q(organizers=user) | Q(referees=user))
+        return Player.objects.filter(Q(entries__event__in=events)
+                                     | Q(memberships__event__in=events)).distinct()
 
     def perform_create(self, serializer):
         _require(self._staff(), "only organizers create players for others; use /players/me/")
@@ -357,7 +365,8 @@ class EntryActionApi(APIView):
         entry = get_object_or_404(Entry, pk=pk, event=event)
         me = player_of(request.user)
         own = me is not None and (entry.player_id == me.pk or (
-            entry.team_id and entry.team.members.filter(player=me).exists()))
+            entry.team_id and entry.team.members.filter(
+                player=me, status=TeamMember.Status.ACCEPTED).exists()))
         _require(is_referee(request.user, event) or own,
                  "only the event's staff or the entry's own player may")
         if self.action == "check_in":

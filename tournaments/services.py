@@ -624,12 +624,21 @@ def penalty_add(*, event: Event, entry: Entry, kind: str, reason: str, points: i
         raise ServiceError("bad_penalty", _("unknown penalty %(k)s") % {"k": kind})
     if entry.event_id != event.pk:
         raise ServiceError("wrong_event", _("the entry is not in this event"))
+    if entry.team_id and not team_complete(team_id=entry.team_id):
+        raise ServiceError("team_pending", _(
+            "%(e)s waits for its invited players to accept") % {"e": entry})
     if kind == Penalty.Kind.POINT_DEDUCTION and points < 1:
         raise ServiceError("bad_penalty", _("a point deduction needs points"))
     if kind != Penalty.Kind.POINT_DEDUCTION:
         points = 0
     if table is not None and table.round.event_id != event.pk:
         raise ServiceError("wrong_event", _("the table is not in this event"))
+    if round is not None and round.event_id != event.pk:
+        raise ServiceError("wrong_event", _("the round is not in this event"))
+    if player is not None and player.pk != entry.player_id and not TeamMember.objects.filter(
+            team_id=entry.team_id, player=player, status=TeamMember.Status.ACCEPTED).exists():
+        raise ServiceError("wrong_event", _("%(p)s does not play for %(e)s") % {
+            "p": player, "e": entry}, detail={"field": "player_id"})
     with transaction.atomic():
         if kind == Penalty.Kind.FORCED_LAST:
             _force_last(event=event, entry=entry, player=player, table=table,
