@@ -237,8 +237,8 @@ def team_invitation_decline(*, membership_id: int, player: Player) -> None:
     if membership.status == TeamMember.Status.ACCEPTED:
         raise ServiceError("already_accepted", _(
             "you play for %(t)s: withdraw the team instead") % {"t": membership.team})
-    with transaction.atomic():
-        _invitations_decline(event=membership.event, players=[player])
+    Team.objects.filter(pk=membership.team_id, members__pk=membership.pk,
+                        members__status=TeamMember.Status.INVITED).delete()
 
 
 def team_complete(*, team_id: int) -> bool:

@@ -96,6 +96,15 @@ def test_declining_dissolves_the_team(team_event, people):
     assert invitations(people[1]) == []
 
 
+def test_declining_one_invitation_keeps_the_others(team_event, people):
+    register(people[0].user, team_event, "First", people[:3])
+    register(people[3].user, team_event, "Second", [people[3], people[4], people[2]])
+    first, second = invitations(people[2])
+    assert answer(people[2], first["id"], "decline").status_code == 204
+    assert [i["team"]["name"] for i in invitations(people[2])] == ["Second"]
+    assert answer(people[2], second["id"], "accept").status_code == 200
+
+
 def test_accepting_one_invitation_declines_the_others(team_event, people):
     register(people[0].user, team_event, "First", people[:3])
     register(people[3].user, team_event, "Second", [people[3], people[4], people[2]])
