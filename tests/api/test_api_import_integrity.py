@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.admin.models import LogEntry
+from django.contrib.auth import get_user_model
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from tests.api.helpers import client_for, error_of
@@ -94,3 +95,12 @@ def test_self_registration_with_an_out_of_range_number_is_a_field_error(stranger
                                   format="json")
     assert "number" in error_of(r, 400)["fields"]
     assert not Player.objects.exists()
+
+
+def test_the_admin_lists_self_registered_players_apart(client, attacker):
+    services.player_create(name="Desk made", number=57)
+    client.force_login(get_user_model().objects.create_superuser(username="root", password="pw"))
+    for value, names in (("yes", ["Not Zhang"]), ("no", ["Desk made"])):
+        r = client.get("/admin/tournaments/player/", {"self_registered": value})
+        assert r.status_code == 200
+        assert [p.name for p in r.context["cl"].result_list] == names
