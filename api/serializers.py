@@ -15,6 +15,7 @@ from tournaments.models import (
     Seat,
     Standing,
     Table,
+    TeamMember,
 )
 
 
@@ -68,6 +69,14 @@ class TeamBriefSerializer(serializers.Serializer):
     players = PlayerBriefSerializer(many=True)
 
 
+def _team_data(team) -> dict:
+    """A 联邦 team: its players in position order; ``complete`` once all three accepted."""
+    members = sorted(team.members.all(), key=lambda m: m.position)
+    return {"id": team.pk, "name": team.name,
+            "players": PlayerBriefSerializer([m.player for m in members], many=True).data,
+            "complete": all(m.status == TeamMember.Status.ACCEPTED for m in members)}
+
+
 class EntrySerializer(serializers.ModelSerializer):
     player = PlayerBriefSerializer(read_only=True)
     team = serializers.SerializerMethodField()
@@ -80,9 +89,21 @@ class EntrySerializer(serializers.ModelSerializer):
     def get_team(self, obj) -> dict | None:
         if obj.team_id is None:
             return None
-        members = sorted(obj.team.members.all(), key=lambda m: m.position)
-        return {"id": obj.team_id, "name": obj.team.name,
-                "players": PlayerBriefSerializer([m.player for m in members], many=True).data}
+        return _team_data(obj.team)
+
+
+class InvitationSerializer(serializers.ModelSerializer):
+    """A pending invitation to a 联邦 team (its id is what you accept or decline)."""
+
+    event = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    team = serializers.SerializerMethodField()
+
+    class Meta:
+        model = TeamMember
+        fields = ["id", "event", "team"]
+
+    def get_team(self, obj) -> dict:
+        return _team_data(obj.team)
 
 
 class EntryCreateSerializer(serializers.Serializer):

@@ -34,7 +34,17 @@ from games import services as game_services
 from games.models import GameResult, GameResultVersion
 from tournaments import services
 from tournaments.errors import ServiceError
-from tournaments.models import Entry, Event, Penalty, Player, Round, Seat, Standing, Table
+from tournaments.models import (
+    Entry,
+    Event,
+    Penalty,
+    Player,
+    Round,
+    Seat,
+    Standing,
+    Table,
+    TeamMember,
+)
 from tournaments.standings import standings_heal
 
 ERRORS = {400: OpenApiResponse(description="invalid request (error shape)"),
@@ -142,7 +152,10 @@ class EventStaffApi(APIView):
 
 # ----------------------------------------------------------------------------- players
 class PlayerListCreateApi(generics.ListCreateAPIView):
-    """Players (for organizers); ``/players/me/`` is a player's own profile."""
+    """Players, for the staff of events: an organizer or referee lists the players entered in
+    (or named in a 联邦 team of) the events they organize or referee; a superuser, or a user the
+    admin shows every player to (``tournaments.view_player``), lists all. ``/players/me/`` is a
+    player's own profile."""
 
     serializer_class = s.PlayerSerializer
     permission_classes = [IsAuthenticated]
@@ -157,7 +170,12 @@ class PlayerListCreateApi(generics.ListCreateAPIView):
         if getattr(self, "swagger_fake_view", False):
             return Player.objects.none()
         _require(self._staff(), "only organizers and referees list players")
-        return Player.objects.all()
+        user = self.request.user
+        if user.is_superuser or user.has_perm("tournaments.view_player"):
+            return Player.objects.all()
+        events = Event.objects.filter(Q(organizers=user) | Q(referees=user))
+        return Player.objects.filter(Q(entries__event__in=events)
+                                     | Q(memberships__event__in=events)).distinct()
 
     def perform_create(self, serializer):
         _require(self._staff(), "only organizers create players for others; use /players/me/")
@@ -186,6 +204,55 @@ class PlayerMeApi(APIView):
         ser.is_valid(raise_exception=True)
         player = services.player_create(user=request.user, **ser.validated_data)
         return Response(s.PlayerSerializer(player).data, status=status.HTTP_201_CREATED)
+
+
+class InvitationListApi(generics.ListAPIView):
+    """Your pending invitations to 联邦 teams (邀请): accept one to play for that team."""
+
+    serializer_class = s.InvitationSerializer
+    permission_classes = [IsAuthenticated]
+    pagination_class = None
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):
+            return TeamMember.objects.none()
+        return (TeamMember.objects.filter(player=player_of(self.request.user),
+                                          status=TeamMember.Status.INVITED)
+                .select_related("event", "team").prefetch_related("team__members__player")
+                .order_by("pk"))
+
+
+def _my_player(request) -> Player:
+    """The logged-in user's player profile (404 without one: they have no invitations)."""
+    me = player_of(request.user)
+    if me is None:
+        raise NotFound("no such invitation")
+    return me
+
+
+class InvitationAcceptApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+
+    @extend_schema(request=None, responses={200: s.EntrySerializer, **ERRORS})
+    def post(self, request, pk):
+        """Accept an invitation: you play for that team (its entry); your other invitations
+        in the event are declined (their teams are dissolved)."""
+        membership = services.team_invitation_accept(membership_id=pk,
+                                                     player=_my_player(request))
+        return Response(s.EntrySerializer(_entries(membership.event).get(
+            team_id=membership.team_id)).data)
+
+
+class InvitationDeclineApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+
+    @extend_schema(request=None, responses={204: None, **ERRORS})
+    def post(self, request, pk):
+        """Decline an invitation: the team that sent it is dissolved."""
+        services.team_invitation_decline(membership_id=pk, player=_my_player(request))
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 # ----------------------------------------------------------------------------- entries
@@ -233,7 +300,9 @@ class TeamCreateApi(APIView):
 
     @extend_schema(request=s.TeamCreateSerializer, responses={201: s.EntrySerializer, **ERRORS})
     def post(self, request, slug):
-        """Register a 联邦 team of three: an organizer, or one of the three players."""
+        """Register a 联邦 team of three: the event's organizers or referees (all three play
+        for it at once), or one of the three players — then the other two are invited, and
+        the team cannot check in until both accept (``/players/me/invitations/``)."""
         event = _event(request, slug)
         ser = s.TeamCreateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
@@ -242,10 +311,12 @@ class TeamCreateApi(APIView):
         if len(players) != len(set(ids)):
             raise ServiceError("bad_team", "a 联邦 team is three existing, different players")
         me = player_of(request.user)
-        _require(is_organizer(request.user, event) or (me is not None and me.pk in players),
-                 "only an organizer or one of the three players registers a team")
+        staff = is_referee(request.user, event)
+        _require(staff or (me is not None and me.pk in players),
+                 "only the event's staff or one of the three players registers a team")
         entry = services.team_register(event=event, name=ser.validated_data["name"],
-                                       players=[players[i] for i in ids])
+                                       players=[players[i] for i in ids],
+                                       registrant=None if staff else me)
         return Response(s.EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
 
 
@@ -255,9 +326,14 @@ class EntryImportApi(APIView):
     throttle_scope = "writes"
 
     @extend_schema(request={"multipart/form-data": s.CsvImportSerializer},
-                   responses={201: OpenApiTypes.OBJECT, **ERRORS})
+                   responses={201: OpenApiTypes.OBJECT,
+                              409: OpenApiResponse(description="number_claimed: lines whose "
+                                                   "number a self-registered player holds"),
+                              **ERRORS})
     def post(self, request, slug):
-        """Import players and register them from a CSV (all rows or none)."""
+        """Import players and register them from a CSV (all rows or none). A bad value is a
+        400 naming the line and field; a number a self-registered player holds is a 409
+        ``number_claimed`` listing every such line (``detail.collisions``)."""
         event = _event(request, slug)
         _require(is_organizer(request.user, event), "only organizers import entries")
         ser = s.CsvImportSerializer(data=request.data)
@@ -274,7 +350,7 @@ class EntryImportApi(APIView):
         reader = csv.DictReader(io.StringIO(text))
         if not reader.fieldnames or "name" not in reader.fieldnames:
             raise ServiceError("bad_csv", "the CSV needs a header line with at least 'name'")
-        counts = services.entries_import(event=event, rows=list(reader))
+        counts = services.entries_import(event=event, rows=list(reader), organizer=request.user)
         return Response(counts, status=status.HTTP_201_CREATED)
 
 
@@ -289,7 +365,8 @@ class EntryActionApi(APIView):
         entry = get_object_or_404(Entry, pk=pk, event=event)
         me = player_of(request.user)
         own = me is not None and (entry.player_id == me.pk or (
-            entry.team_id and entry.team.members.filter(player=me).exists()))
+            entry.team_id and entry.team.members.filter(
+                player=me, status=TeamMember.Status.ACCEPTED).exists()))
         _require(is_referee(request.user, event) or own,
                  "only the event's staff or the entry's own player may")
         if self.action == "check_in":

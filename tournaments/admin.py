@@ -39,11 +39,28 @@ def _run(modeladmin, request, fn, done_message):
     modeladmin.message_user(request, done_message(n), messages.SUCCESS)
 
 
+class SelfRegisteredFilter(admin.SimpleListFilter):
+    """Players whose number was chosen by whoever holds their login (a CSV import never links
+    such a player: ``services.number_claimed_by``; each refused line is in the player's
+    history)."""
+
+    title = _("self-registered")
+    parameter_name = "self_registered"
+
+    def lookups(self, request, model_admin):
+        return [("yes", _("yes, with a login")), ("no", _("no, created by organizers"))]
+
+    def queryset(self, request, queryset):
+        if self.value() in ("yes", "no"):
+            return queryset.filter(user__isnull=self.value() == "no")
+        return queryset
+
+
 @admin.register(Player)
 class PlayerAdmin(admin.ModelAdmin):
     list_display = ("name", "number", "club", "user")
     search_fields = ("name", "club", "=number")
-    list_filter = ("club",)
+    list_filter = (SelfRegisteredFilter, "club")
     raw_id_fields = ("user",)
 
 
@@ -51,7 +68,7 @@ class TeamMemberInline(admin.TabularInline):
     model = TeamMember
     extra = 0
     raw_id_fields = ("player",)
-    fields = ("position", "player")
+    fields = ("position", "player", "status")
 
 
 @admin.register(Team)

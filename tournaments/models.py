@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
@@ -24,12 +25,29 @@ def default_rules():
     return "dagang"
 
 
+# Bounds of what a player or an event may be set to, in one place: the model fields below carry
+# them as validators, and the services, the API serializers (ModelSerializer copies a model
+# field's validators) and the admin forms all check them through those fields.
+#: a player number fits the database's 32-bit integer column
+PLAYER_NUMBER_MAX = 2**31 - 1
+#: a match of 1–24 games (局); knockout extra games (加赛) follow, and game numbers stop at 99
+GAMES_PER_MATCH_MAX = 24
+#: at most 50 Swiss rounds (a long weekend has 7–12)
+ROUNDS_PLANNED_MAX = 50
+#: a live seat has 1 s to an hour per move before the bot plays it (托管)
+MOVE_SECONDS_MIN, MOVE_SECONDS_MAX = 1, 3600
+#: a bye (轮空) scores at most what a round of games can: ±1000 points
+BYE_POINTS_MAX = 1000
+
+
 class Player(models.Model):
     """A person who plays; may be linked to a login for self-service."""
 
     name = models.CharField(_("name"), max_length=100)
     club = models.CharField(_("club"), max_length=100, blank=True)
-    number = models.PositiveIntegerField(_("player number"), unique=True, null=True, blank=True)
+    number = models.PositiveIntegerField(_("player number"), unique=True, null=True, blank=True,
+                                         validators=[MinValueValidator(0),
+                                                     MaxValueValidator(PLAYER_NUMBER_MAX)])
     user = models.OneToOneField(settings.AUTH_USER_MODEL, null=True, blank=True,
                                 on_delete=models.SET_NULL, related_name="player",
                                 verbose_name=_("login"))
@@ -64,10 +82,15 @@ class Event(models.Model):
                               default=Format.INDIVIDUAL)
     rules = models.JSONField(_("rules"), default=default_rules,
                              help_text=_("A preset name or {\"preset\": …, \"options\": {…}}"))
-    rounds_planned = models.PositiveSmallIntegerField(_("rounds"), default=7)
-    games_per_match = models.PositiveSmallIntegerField(_("games per match"), default=4)
-    bye_points = models.IntegerField(_("bye score"), default=0,
-                                     help_text=_("Points a bye earns for the round"))
+    rounds_planned = models.PositiveSmallIntegerField(
+        _("rounds"), default=7,
+        validators=[MinValueValidator(1), MaxValueValidator(ROUNDS_PLANNED_MAX)])
+    games_per_match = models.PositiveSmallIntegerField(
+        _("games per match"), default=4,
+        validators=[MinValueValidator(1), MaxValueValidator(GAMES_PER_MATCH_MAX)])
+    bye_points = models.IntegerField(
+        _("bye score"), default=0, help_text=_("Points a bye earns for the round"),
+        validators=[MinValueValidator(-BYE_POINTS_MAX), MaxValueValidator(BYE_POINTS_MAX)])
     knockout_teams = models.PositiveSmallIntegerField(
         _("knockout finals"), default=0,
         help_text=_("Team events: how many teams play the knockout finals after the Swiss "
@@ -75,6 +98,7 @@ class Event(models.Model):
                     "deciding extra game on a tie."))
     move_seconds = models.PositiveIntegerField(
         _("live move time limit (s)"), default=60,
+        validators=[MinValueValidator(MOVE_SECONDS_MIN), MaxValueValidator(MOVE_SECONDS_MAX)],
         help_text=_("A live-play seat that does not act in time is played by the bot (托管)"))
     swiss_brackets = models.BooleanField(
         _("seat by score after round 1"), default=False,
@@ -143,12 +167,23 @@ class Team(models.Model):
 
 
 class TeamMember(models.Model):
-    """One of a 联邦 team's three players; a player is in at most one team per event."""
+    """One of a 联邦 team's three players; a player plays for at most one team per event.
+
+    A player named by another player is *invited* (邀请) until they accept: the team takes part
+    in nothing (no check-in, no draw) until all three have accepted, and an invitation does not
+    keep the invitee from accepting another team's or registering their own — only accepted
+    memberships are unique per event."""
+
+    class Status(models.TextChoices):
+        INVITED = "invited", _("invited")
+        ACCEPTED = "accepted", _("accepted")
 
     team = models.ForeignKey(Team, on_delete=models.CASCADE, related_name="members")
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="+")
     player = models.ForeignKey(Player, on_delete=models.PROTECT, related_name="memberships")
     position = models.PositiveSmallIntegerField(_("position"))
+    status = models.CharField(_("status"), max_length=10, choices=Status.choices,
+                              default=Status.ACCEPTED)
 
     class Meta:
         verbose_name = _("team member")
@@ -156,7 +191,9 @@ class TeamMember(models.Model):
         ordering = ["team", "position"]
         constraints = [
             models.UniqueConstraint(fields=["team", "position"], name="member_position_unique"),
-            models.UniqueConstraint(fields=["event", "player"], name="member_one_team_per_event"),
+            models.UniqueConstraint(fields=["team", "player"], name="member_once_per_team"),
+            models.UniqueConstraint(fields=["event", "player"], condition=Q(status="accepted"),
+                                    name="member_one_team_per_event"),
             models.CheckConstraint(condition=Q(position__lte=2), name="member_position_0_2"),
         ]
 

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max
+from django.db.models import Max, Model
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 import engine
 from tournaments import draw as draw_module
-from tournaments.errors import Conflict, ServiceError
+from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.models import (
     Bye,
     Entry,
@@ -37,7 +38,13 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
                  bye_points: int = 0, swiss_brackets: bool = False,
                  tie_breaks: list[str] | None = None, knockout_teams: int = 0,
                  move_seconds: int = 60, organizer=None) -> Event:
-    """Create an event after checking its rules with the engine."""
+    """Create an event after checking its rules with the engine and its settings against the
+    bounds on the model's fields (``tournaments.models``: games per match, rounds, move time,
+    bye score)."""
+    check_bounds(model=Event, code="bad_event", values={
+        "name": name, "slug": slug, "rounds_planned": rounds_planned,
+        "games_per_match": games_per_match, "bye_points": bye_points,
+        "move_seconds": move_seconds})
     rules = rules_check(rules=rules)
     if tie_breaks:
         from tournaments.models import TIE_BREAK_CHOICES
@@ -47,8 +54,6 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
             raise ServiceError("bad_tie_break", _("unknown tie-break %(name)s") % {"name": bad[0]})
     if format not in Event.Format.values:
         raise ServiceError("bad_format", _("unknown event format %(f)s") % {"f": format})
-    if games_per_match < 1 or rounds_planned < 1:
-        raise ServiceError("bad_event", _("an event needs at least one round and one game"))
     _check_knockout(format, knockout_teams)
     with transaction.atomic():
         if Event.objects.filter(slug=slug).exists():
@@ -61,6 +66,19 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
         if organizer is not None:
             event.organizers.add(organizer)
     return event
+
+
+def check_bounds(*, model: type[Model], code: str, values: dict) -> None:
+    """Refuse a value its model field's validators refuse (a length, a range: the bounds the
+    database or the game needs), naming the field in the message and in ``detail.field``."""
+    for name, value in values.items():
+        if value is None:
+            continue
+        try:
+            model._meta.get_field(name).run_validators(value)
+        except ValidationError as exc:
+            raise ServiceError(code, f"{name}: {exc.messages[0]}",
+                               detail={"field": name}) from None
 
 
 def _check_knockout(format: str, knockout_teams: int) -> None:
@@ -79,12 +97,15 @@ def rules_check(*, rules):
 
 
 def player_create(*, name: str, club: str = "", number: int | None = None, user=None) -> Player:
-    name = (name or "").strip()
+    name, club = (name or "").strip(), (club or "").strip()
     if not name:
-        raise ServiceError("bad_player", _("a player needs a name"))
+        raise ServiceError("bad_player", _("a player needs a name"), detail={"field": "name"})
+    check_bounds(model=Player, code="bad_player",
+                 values={"name": name, "club": club, "number": number})
     if number is not None and Player.objects.filter(number=number).exists():
-        raise Conflict("number_taken", _("player number %(n)s is taken") % {"n": number})
-    return Player.objects.create(name=name, club=club.strip(), number=number, user=user)
+        raise Conflict("number_taken", _("player number %(n)s is taken") % {"n": number},
+                       detail={"field": "number"})
+    return Player.objects.create(name=name, club=club, number=number, user=user)
 
 
 # ----------------------------------------------------------------------------- entries
@@ -118,18 +139,34 @@ def entry_register(*, event: Event, player: Player) -> Entry:
                            _("%(p)s is already registered") % {"p": player}) from None
 
 
-def team_register(*, event: Event, name: str, players: list[Player]) -> Entry:
-    """Register a 联邦 team of three players in a team event."""
+def team_register(*, event: Event, name: str, players: list[Player],
+                  registrant: Player | None = None) -> Entry:
+    """Register a 联邦 team of three players in a team event.
+
+    ``registrant`` is a player registering their own team: they join it at once and the two
+    others are *invited* (邀请, ``TeamMember.Status.INVITED``): the team takes part in nothing
+    (no check-in, hence no draw) until both accept (:func:`team_invitation_accept`); one
+    declining dissolves it. Without ``registrant`` the event's staff (an organizer or referee,
+    the admin, a command) register the team and all three join at once — no consent needed.
+
+    A player plays for one team per event: naming a player who already plays for another team
+    is refused, an invitation is not (it binds nobody). Joining a team — registering it,
+    being registered by the staff, or accepting — declines the player's other invitations in
+    the event, which dissolves the teams that sent them (they can no longer be complete)."""
     if event.format != Event.Format.TEAM:
         raise ServiceError("wrong_format", _("only team events take 联邦 teams"))
     _check_open(event)
     if len(players) != 3 or len({p.pk for p in players}) != 3:
         raise ServiceError("bad_team", _("a 联邦 team is three different players"))
+    if registrant is not None and registrant.pk not in {p.pk for p in players}:
+        raise ServiceError("bad_team", _("you register a team you play in"))
     name = (name or "").strip()
     if not name:
         raise ServiceError("bad_team", _("a team needs a name"))
+    joining = [p for p in players if registrant is None or p.pk == registrant.pk]
     with transaction.atomic():
-        taken = TeamMember.objects.filter(event=event, player__in=players).select_related(
+        taken = TeamMember.objects.filter(
+            event=event, player__in=players, status=TeamMember.Status.ACCEPTED).select_related(
             "player", "team").first()
         if taken:
             raise Conflict("already_in_team", _("%(p)s already plays for %(t)s") % {
@@ -137,10 +174,77 @@ def team_register(*, event: Event, name: str, players: list[Player]) -> Entry:
         if Team.objects.filter(event=event, name=name).exists():
             raise Conflict("team_name_taken", _("a team named %(n)s exists") % {"n": name})
         team = Team.objects.create(event=event, name=name)
-        TeamMember.objects.bulk_create(
-            TeamMember(team=team, event=event, player=p, position=i) for i, p in enumerate(players))
+        try:
+            with transaction.atomic():
+                TeamMember.objects.bulk_create(TeamMember(
+                    team=team, event=event, player=p, position=i,
+                    status=(TeamMember.Status.ACCEPTED if p in joining
+                            else TeamMember.Status.INVITED)) for i, p in enumerate(players))
+        except IntegrityError:  # one of them joined another team meanwhile
+            raise Conflict("already_in_team", _("a player of this team joined another team")
+                           ) from None
+        _invitations_decline(event=event, players=joining, keep=team)
         nxt = _next_round_number(event)
         return Entry.objects.create(event=event, team=team, late=nxt > 1, first_round=nxt)
+
+
+def _invitations_decline(*, event: Event, players: list[Player], keep: Team | None = None):
+    """Decline the pending invitations of ``players`` in ``event`` (all but ``keep``'s): the
+    teams that sent them are dissolved (deleted with their entries; never drawn: incomplete
+    teams cannot check in)."""
+    teams = Team.objects.filter(event=event, members__player__in=players,
+                                members__status=TeamMember.Status.INVITED)
+    if keep is not None:
+        teams = teams.exclude(pk=keep.pk)
+    teams.delete()
+
+
+def _invitation(*, membership_id: int, player: Player) -> TeamMember:
+    membership = TeamMember.objects.select_related("team", "event").filter(
+        pk=membership_id, player=player).first()
+    if membership is None:
+        raise NotFound("no_invitation", _("no such invitation"))
+    return membership
+
+
+def team_invitation_accept(*, membership_id: int, player: Player) -> TeamMember:
+    """``player`` accepts their invitation to a 联邦 team (idempotent); their other
+    invitations in the event are declined. Refused if they already play for another team."""
+    membership = _invitation(membership_id=membership_id, player=player)
+    if membership.status == TeamMember.Status.ACCEPTED:
+        return membership
+    _check_open(membership.event)
+    with transaction.atomic():
+        try:
+            with transaction.atomic():
+                changed = TeamMember.objects.filter(
+                    pk=membership.pk, status=TeamMember.Status.INVITED).update(
+                    status=TeamMember.Status.ACCEPTED)
+        except IntegrityError:
+            raise Conflict("already_in_team", _("%(p)s already plays for another team") % {
+                "p": player}) from None
+        if not changed:  # the team was dissolved meanwhile
+            raise NotFound("no_invitation", _("no such invitation"))
+        _invitations_decline(event=membership.event, players=[player], keep=membership.team)
+    membership.status = TeamMember.Status.ACCEPTED
+    return membership
+
+
+def team_invitation_decline(*, membership_id: int, player: Player) -> None:
+    """``player`` declines their invitation: the team that sent it is dissolved (it cannot be
+    complete without them). A team they already joined is left with a withdrawal instead."""
+    membership = _invitation(membership_id=membership_id, player=player)
+    if membership.status == TeamMember.Status.ACCEPTED:
+        raise ServiceError("already_accepted", _(
+            "you play for %(t)s: withdraw the team instead") % {"t": membership.team})
+    Team.objects.filter(pk=membership.team_id, members__pk=membership.pk,
+                        members__status=TeamMember.Status.INVITED).delete()
+
+
+def team_complete(*, team_id: int) -> bool:
+    """Whether all three players of a 联邦 team have accepted."""
+    return not TeamMember.objects.filter(team_id=team_id,
+                                         status=TeamMember.Status.INVITED).exists()
 
 
 def entry_check_in(*, entry: Entry) -> Entry:
@@ -152,6 +256,9 @@ def entry_check_in(*, entry: Entry) -> Entry:
         if entry.status != Entry.Status.REGISTERED:
             raise ServiceError("cannot_check_in", _("%(e)s is %(s)s and cannot check in") % {
                 "e": entry, "s": entry.get_status_display()})
+        if entry.team_id and not team_complete(team_id=entry.team_id):
+            raise ServiceError("team_pending", _(
+                "%(e)s waits for its invited players to accept") % {"e": entry})
         _check_open(entry.event)
         entry.status = Entry.Status.CHECKED_IN
         entry.checked_in_at = timezone.now()
@@ -517,12 +624,21 @@ def penalty_add(*, event: Event, entry: Entry, kind: str, reason: str, points: i
         raise ServiceError("bad_penalty", _("unknown penalty %(k)s") % {"k": kind})
     if entry.event_id != event.pk:
         raise ServiceError("wrong_event", _("the entry is not in this event"))
+    if entry.team_id and not team_complete(team_id=entry.team_id):
+        raise ServiceError("team_pending", _(
+            "%(e)s waits for its invited players to accept") % {"e": entry})
     if kind == Penalty.Kind.POINT_DEDUCTION and points < 1:
         raise ServiceError("bad_penalty", _("a point deduction needs points"))
     if kind != Penalty.Kind.POINT_DEDUCTION:
         points = 0
     if table is not None and table.round.event_id != event.pk:
         raise ServiceError("wrong_event", _("the table is not in this event"))
+    if round is not None and round.event_id != event.pk:
+        raise ServiceError("wrong_event", _("the round is not in this event"))
+    if player is not None and player.pk != entry.player_id and not TeamMember.objects.filter(
+            team_id=entry.team_id, player=player, status=TeamMember.Status.ACCEPTED).exists():
+        raise ServiceError("wrong_event", _("%(p)s does not play for %(e)s") % {
+            "p": player, "e": entry}, detail={"field": "player_id"})
     with transaction.atomic():
         if kind == Penalty.Kind.FORCED_LAST:
             _force_last(event=event, entry=entry, player=player, table=table,
@@ -581,6 +697,7 @@ def event_update(*, event: Event, **fields) -> Event:
     unknown = set(fields) - EDITABLE_ALWAYS - EDITABLE_BEFORE_ROUND_1
     if unknown:
         raise ServiceError("bad_field", _("%(f)s cannot be changed") % {"f": sorted(unknown)[0]})
+    check_bounds(model=Event, code="bad_event", values=fields)
     with transaction.atomic():
         event = Event.objects.select_for_update().get(pk=event.pk)
         started = event.rounds.exists()
@@ -629,36 +746,103 @@ def event_staff_add(*, event: Event, user, role: str) -> None:
         raise ServiceError("bad_role", _("role must be organizer or referee"))
 
 
-def entries_import(*, event: Event, rows: list[dict]) -> dict:
-    """Register players from rows ``{"name", "club", "number", "checked_in"}`` (a CSV import):
-    all rows or none. A row whose number matches an existing player registers that player."""
+def number_claimed_by(*, player: Player | None, organizer=None) -> bool:
+    """Whether ``player``'s number is *claimed by self-registration*: the player has a login
+    (``Player.user``) other than ``organizer``'s. An import or an organizer's player never has
+    one — a login is linked to a player only by its owner (``POST /players/me/``) or by a
+    superuser in the admin — so a number held by a player with a login was chosen by whoever
+    holds that login, and may be someone else's number."""
+    return (player is not None and player.user_id is not None
+            and (organizer is None or player.user_id != organizer.pk))
+
+
+def _import_row(i: int, row: dict) -> dict:
+    """One CSV row's values, checked against the database's bounds (400 ``bad_csv`` naming
+    the line and the field)."""
+    name = (row.get("name") or "").strip()
+    club = (row.get("club") or "").strip()
+    number_text = (row.get("number") or "").strip()
+    try:
+        number = int(number_text) if number_text else None
+    except ValueError:
+        raise ServiceError("bad_csv", _("line %(i)s: number %(n)s is not a whole number")
+                           % {"i": i, "n": number_text},
+                           detail={"line": i, "field": "number"}) from None
+    try:
+        check_bounds(model=Player, code="bad_csv",
+                     values={"name": name, "club": club, "number": number})
+    except ServiceError as exc:
+        raise ServiceError("bad_csv", _("line %(i)s: %(m)s") % {"i": i, "m": exc.message},
+                           detail={"line": i, **exc.detail}) from None
+    return {"name": name, "club": club, "number": number,
+            "checked_in": (row.get("checked_in") or "").strip().lower() in (
+                "1", "yes", "true", "y")}
+
+
+def _number_claim(i: int, number: int, name: str, player: Player) -> dict:
+    """An import line whose number a self-registered player holds: what the answer says."""
+    return {"line": i, "number": number, "name": name, "player": player.pk,
+            "message": _("line %(i)s: player number %(n)s was claimed by a self-registered "
+                         "player (%(p)s, with a login): not linked; check who holds the number "
+                         "and register them by hand") % {"i": i, "n": number, "p": player}}
+
+
+def _number_claims_refused(*, organizer, claims: list[dict], players: dict) -> Conflict:
+    """The import's refusal; each claim is written to the claimed player's history in the
+    admin (and the organizer's "recent actions"), so that the admin shows what was refused."""
+    from django.contrib.admin.models import CHANGE, LogEntry
+    from django.contrib.contenttypes.models import ContentType
+
+    if organizer is not None:
+        content_type = ContentType.objects.get_for_model(Player)
+        LogEntry.objects.bulk_create([LogEntry(
+            user_id=organizer.pk, content_type=content_type, object_id=str(c["player"]),
+            object_repr=str(players[c["number"]])[:200], action_flag=CHANGE,
+            change_message=c["message"]) for c in claims])
+    return Conflict("number_claimed", claims[0]["message"], detail={"collisions": claims})
+
+
+def entries_import(*, event: Event, rows: list[dict], organizer=None) -> dict:
+    """Register players from rows ``{"name", "club", "number", "checked_in"}`` (a CSV import
+    by ``organizer``): all rows or none.
+
+    Every value is checked against the database's bounds first (a name or club of at most 100
+    characters, a number from 0 to 2³¹−1): a bad row refuses the file with 400 ``bad_csv``
+    naming the line and the field (``detail.line``, ``detail.field``). A row whose number
+    matches an existing player registers that player — unless that number is claimed by
+    self-registration (:func:`number_claimed_by`: the player has someone else's login): then
+    the whole file is refused with 409 ``number_claimed``, ``detail.collisions`` lists every
+    such line (line, number, the row's name, the claimed player's id, why), and each one is
+    written to that player's history in the admin. Nothing is linked silently: the organizer
+    checks who holds the number and registers that player by hand, or corrects the file."""
     if event.format != Event.Format.INDIVIDUAL:
         raise ServiceError("wrong_format", _("only individual events import players"))
+    values = [(i, _import_row(i, row)) for i, row in enumerate(rows, start=2)]
+    known = {p.number: p for p in Player.objects.filter(
+        number__in={v["number"] for _i, v in values if v["number"] is not None})}
+    claims = [_number_claim(i, v["number"], v["name"], known[v["number"]]) for i, v in values
+              if number_claimed_by(player=known.get(v["number"]), organizer=organizer)]
+    if claims:
+        raise _number_claims_refused(organizer=organizer, claims=claims, players=known)
     created = registered = checked_in = 0
     with transaction.atomic():
-        for i, row in enumerate(rows, start=2):
-            name = (row.get("name") or "").strip()
-            number_text = (row.get("number") or "").strip()
+        for i, v in values:
+            player = Player.objects.filter(number=v["number"]).first() if v[
+                "number"] is not None else None
+            if number_claimed_by(player=player, organizer=organizer):  # claimed meanwhile
+                raise Conflict("number_claimed", _number_claim(i, v["number"], v["name"],
+                                                               player)["message"])
             try:
-                number = int(number_text) if number_text else None
-            except ValueError:
-                raise ServiceError("bad_csv", _("line %(i)s: number %(n)s is not a whole number")
-                                   % {"i": i, "n": number_text}) from None
-            player = Player.objects.filter(number=number).first() if number is not None else None
-            if player is None:
-                if not name:
-                    raise ServiceError("bad_csv", _("line %(i)s: a player needs a name") % {
-                        "i": i})
-                player = Player.objects.create(name=name, club=(row.get("club") or "").strip(),
-                                               number=number)
-                created += 1
-            try:
+                if player is None:
+                    player = player_create(name=v["name"], club=v["club"], number=v["number"])
+                    created += 1
                 entry = entry_register(event=event, player=player)
             except ServiceError as exc:
                 raise ServiceError(exc.code, _("line %(i)s: %(m)s") % {
-                    "i": i, "m": exc.message}, status=exc.status) from None
+                    "i": i, "m": exc.message}, detail={"line": i, **exc.detail},
+                    status=exc.status) from None
             registered += 1
-            if (row.get("checked_in") or "").strip().lower() in ("1", "yes", "true", "y"):
+            if v["checked_in"]:
                 entry_check_in(entry=entry)
                 checked_in += 1
     return {"players_created": created, "registered": registered, "checked_in": checked_in}
