@@ -11,11 +11,10 @@ Both answer ``choose(game, seat)`` (the seat's act now) and ``burn(game, seat)``
 from __future__ import annotations
 
 import random
-from collections import Counter
 
 from .cards import BIG_ATTACHED, BJ, CARD_ORDER, CARD_RANK, RJ, SMALL_ATTACHED, TWO, beats, combo_of
 from .errors import IllegalAction
-from .game import Game, opp
+from .game import Game, legal_plays, opp
 
 
 class RandomBot:
@@ -100,10 +99,8 @@ class HeuristicBot:
         if game.owner % 2 == seat % 2 or game.count[seat] > 10:
             return None
         best, best_cost = None, None
-        for cards in game._plays(seat, game.top, burn=True):
-            rest = Counter(hand)
-            rest.subtract(cards)
-            if not game.burn_feasible(+rest):
+        for cards in legal_plays(game, seat, burn=True):
+            if not game.can_keep_burning(seat, cards):
                 continue
             combo = combo_of(cards)
             cost = combo.n_rj * 1000 + combo.n_bj * 300 + combo.n_two * 40 + combo.rank
@@ -117,10 +114,10 @@ class HeuristicBot:
             return None  # two base ranks: not one combo
         cards = [c for c, n in hand.items() for _ in range(n)]
         combo = combo_of(cards)
-        if top is not None and not beats(combo, top, game._rj_any):
+        if top is not None and not beats(combo, top, game.rules["rj_beats_any"]):
             return None
         try:
-            game._check_three_rule(seat, combo, cards)
+            game.check_three_rule(seat, combo)
         except IllegalAction:
             return None
         return cards
@@ -129,7 +126,7 @@ class HeuristicBot:
         whole = self._whole_hand(game, seat, hand, None)
         if whole:
             return whole
-        ranks, twos, bjs, rjs = _split(hand, game._bie3)
+        ranks, twos, bjs, rjs = _split(hand, game.rules["bie3"])
         burning = game.burner == seat
         if ranks:
             r = min(ranks)
@@ -152,11 +149,11 @@ class HeuristicBot:
         if top.kind == BIG_ATTACHED:
             return None
         size = top.size
-        ranks, twos, bjs, rjs = _split(hand, game._bie3)
+        ranks, twos, bjs, rjs = _split(hand, game.rules["bie3"])
         total = game.count[seat]
         low = total <= 8
         duel = top.gouji or low or game.phase2() or opp(seat) == game.owner
-        rj_any = game._rj_any
+        rj_any = game.rules["rj_beats_any"]
         need_rj = top.n_bj if top.kind == SMALL_ATTACHED else 0
         cands = []
         for r in sorted(ranks):
