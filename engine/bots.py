@@ -5,14 +5,26 @@
   对头, attaches jokers only when it must, never yields and burns only to go out.
 
 Both answer ``choose(game, seat)`` (the seat's act now) and ``burn(game, seat)`` (a burn or
-``None``); :func:`play_out` drives a live :class:`Game` to its end with six bots.
+``None``); :func:`play_out` drives a live :class:`Game` to its end with six bots, and
+:func:`play_match` plays a table's match of bot games (demos, simulations, benchmarks, tests).
 """
 
 from __future__ import annotations
 
 import random
 
-from .cards import BIG_ATTACHED, BJ, CARD_ORDER, CARD_RANK, RJ, SMALL_ATTACHED, TWO, beats, combo_of
+from .cards import (
+    BIG_ATTACHED,
+    BJ,
+    CARD_ORDER,
+    CARD_RANK,
+    RJ,
+    SMALL_ATTACHED,
+    TWO,
+    beats,
+    combo_of,
+    deal,
+)
 from .errors import IllegalAction
 from .game import Game, legal_plays, opp
 
@@ -228,11 +240,24 @@ def play_out(game: Game, bots, rng: random.Random | None = None, max_steps: int 
     return game
 
 
+def play_match(rules, games: int, rng: random.Random, *, bot: str = "heuristic",
+               opening_seat: int = 0) -> list[Game]:
+    """Bot-play ``games`` consecutive games at one table, a match (tributes and leaders carry
+    over); the deals and the bots' choices come from ``rng``."""
+    out: list[Game] = []
+    previous = None
+    bots = [make_bot(bot, random.Random(rng.random())) for _ in range(6)]
+    for k in range(games):
+        game = Game(rules, deal(rng), previous, opening_seat, first_game=(k == 0))
+        play_out(game, bots, rng)
+        out.append(game)
+        previous = game.result()
+    return out
+
+
 def bot_game(rules="dagang", seed: int = 0, bot: str = "heuristic", previous=None,
              opening_seat: int = 0, leader: int | None = None) -> Game:
     """Deal from ``random.Random(seed)`` and play one game with six bots of one kind."""
-    from .cards import deal
-
     rng = random.Random(seed)
     hands = deal(rng)
     bots = [make_bot(bot, random.Random(rng.random())) for _ in range(6)]

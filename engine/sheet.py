@@ -44,6 +44,14 @@ def score_sheet(sheet: dict) -> dict:
                                        "code": exc.code, "message": exc.message}}
 
 
+def sheet_of(result: dict, leader: int) -> dict:
+    """The sheet a referee would copy from a finished game's result (without ``format`` and
+    ``rules``, which the table's event gives)."""
+    return {"order": result["order"], "revolutions": result["revolutions"],
+            "eliminated": result["eliminated"], "kaidian": result["kaidian"],
+            "burns": result["burns"], "leader": leader}
+
+
 def _score(sheet) -> dict:
     if not isinstance(sheet, dict):
         return _err("a result sheet must be a JSON object")

@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engine import score_sheet
-from engine.cli import play_table
+from engine.bots import play_match
 
 
 def _sheet_from(result, rules, leader, men_by=None):
@@ -29,7 +29,7 @@ def test_sheet_of_a_played_game_scores_like_its_record(preset):
     places, team points, 串三户, 开点 and the tributes owed to the next game."""
     rng = random.Random(preset)
     for _ in range(60):
-        g = play_table(preset, rng, 1)[0]
+        g = play_match(preset, 1, rng)[0]
         res = g.result()
         if res["void"]:
             continue
