@@ -140,6 +140,9 @@ def _score(sheet) -> dict:
         for s in revs:
             if kd[s]:
                 return _err(f"seat {s} revolted and is 不开点")
+            if rules["revolution_kaidian"] == "auto" and not kd[opp(s)]:
+                return _err(f"seat {opp(s)} is the 对头 of seat {s}, which revolted: with "
+                            f"revolution_kaidian auto it 开点s automatically")
         g.kaidian = list(kd)
     elif kd is not None and any(k is not None for k in kd or []):
         return _err("kaidian must be null when 打点 (dadian) is off")

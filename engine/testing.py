@@ -46,7 +46,7 @@ def position(rules="dagang", hands: dict | None = None, leader: int = 0, *,
     for s in waived:
         g.waived[s] = True
     g.stage = ST_PLAY
-    g.grant_gousiji_rights()
+    g.settle_revolutions()
     for s in finished:
         g.deactivate(s)
         g.finish_order.append(s)

@@ -111,20 +111,27 @@ class PrePlay:
                 raise self._pre_error("two or more revolutions void the game (流局): nothing "
                                       "may follow them")
             if self.stage == ST_WAIVE:
-                self.grant_gousiji_rights()
+                self.settle_revolutions()
             if self.stage == ST_TRIBUTE:
                 self._check_tributes_done()
             if self.stage == ST_BUY3:
                 self._check_buys_done()
             self.stage += 1
 
-    def grant_gousiji_rights(self) -> None:
-        """The 对头 of each revolutionary gets its 够死级 rights, unless it waived them."""
+    def settle_revolutions(self) -> None:
+        """What each revolution gives its 对头 (RULES.md §6, §8): 够死级 rights unless it waived
+        them; with ``revolution_kaidian = auto`` (``003``: 革命算自動認點…對門"開點"), 开点 at
+        once, rights used or waived."""
         if self.rules["revolution"]:
+            auto = self._dadian and self.rules["revolution_kaidian"] == "auto"
             for rv in self.revolutionaries:
                 o = opp(rv)
-                if o not in self.revolutionaries and not self.waived[o]:
+                if o in self.revolutionaries:
+                    continue
+                if not self.waived[o]:
                     self.gousiji_rights[o] = self.rules["revolution_gousiji"]
+                if auto:
+                    self.kaidian[o] = True
 
     def _pre_declare(self, ev):
         s = ev["seat"]

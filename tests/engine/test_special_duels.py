@@ -853,6 +853,46 @@ def test_revolution_opposite_kaidians_by_using_all_rights():
     assert g.result()["kaidian"][4] is True
 
 
+AUTO = {"preset": "basic", "options": {"dadian": True, "revolution_kaidian": "auto"}}
+
+
+@pytest.mark.parametrize("waived", [(), (4,)])
+def test_revolution_opposite_kaidians_at_once_with_revolution_kaidian_auto(waived):
+    """开点 after 革命 (RULES.md §6, §8; revolution_kaidian = auto, 003: 革命算自動認點…對門
+    "開點"): the revolutionary's 对头 开点s at once, rights used or waived, and keeps it when 头科
+    finishes."""
+    g = position(AUTO, {0: "9S", 2: "4H 5H", 3: "4D 5D", 4: "5C 6C 7C", 5: "4C 6D"},
+                 leader=0, revolutionaries=[1], waived=waived)
+    assert g.result()["kaidian"][4] is True
+    play(g, 0, "9S")  # 头科: its pair is judged, seat 4 is not touched
+    for s in (2, 3, 4, 5):
+        pass_(g, s)
+    assert g.result()["kaidian"][4] is True
+    assert g.result()["kaidian"][1] is None
+    assert g.card_total() == 216
+
+
+def test_revolution_opposite_does_not_kaidian_at_once_with_revolution_kaidian_rights():
+    """开点 after 革命 (RULES.md §6; revolution_kaidian = rights, the default): nothing is
+    decided for the 对头 until its rights have lived."""
+    g = position(DADIAN, {0: "4S 5S", 2: "4H 5H", 3: "4D 5D", 4: "KS KH 9D", 5: "4C 6C"},
+                 leader=4, revolutionaries=[1])
+    assert g.result()["kaidian"][4] is None
+
+
+def test_revolution_kaidian_auto_in_a_record():
+    """开点 after 革命 (RULES.md §8): in a replayed record a revolution makes its 对头 开点 with
+    revolution_kaidian = auto; with rights it does not."""
+    deal = _deal_with_revolutionary(1, {}, seed=5)
+    pre = [{"type": "revolution", "seat": 1}]
+    auto, error = replay_game(record_for(AUTO, deal, [], leader=0, pre=pre))
+    assert error is None, error
+    rights, error = replay_game(record_for(DADIAN, deal, [], leader=0, pre=pre))
+    assert error is None, error
+    assert auto.result()["kaidian"][4] is True
+    assert rights.result()["kaidian"][4] is None
+
+
 def test_kaidian_null_without_dadian():
     """开点 (RULES.md §6; RECORD.md): with 打点 off, every kaidian entry is null, even after a
     living 够级 combo and at the end of the game."""
