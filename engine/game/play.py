@@ -369,7 +369,7 @@ class Play:
         c = opp(o)
         if (self.rules["closer_last"] and not self.closer_asked and self.closer_passed
                 and self.closer_waited and self.active[c] and not self.phase2()
-                and self._entitled(c)):
+                and not self.top.gouji and self._entitled(c)):  # never on a 够级 duel
             self.closer_asked = True
             self.turn = c
             return
