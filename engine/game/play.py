@@ -225,6 +225,8 @@ class Play:
     def _set_top(self, seat, combo, cards, restricted):
         prev_dipai = self.dipai_right
         phase1 = not self.phase2()
+        # the top is a finished seat's 底牌: its answer never 开点s (RULES.md §6)
+        self.top_answers_dipai = self.owner is not None and not self.active[self.owner]
         self._remove_played(seat, cards)
         self.top = combo
         self.owner = seat

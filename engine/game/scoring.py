@@ -26,7 +26,7 @@ class Scoring:
             return
         if opp(w) in self.revolutionaries:
             return
-        if self.top_gouji and self.top.n_rj == 0:
+        if self.top_gouji and self.top.n_rj == 0 and not self.top_answers_dipai:
             self.kaidian[w] = True
 
     def _judge_kaidian(self, s):

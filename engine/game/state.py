@@ -128,6 +128,7 @@ class GameState:
         self.top_gousiji_right = False  # the unbeatable came from a revolution right
         self.top_gouji = False  # 够级 and played in phase 1 (or a 够死级 answer)
         self.top_burning = False
+        self.top_answers_dipai = False  # played on a finished seat's last combo (底牌)
         self.passed = [False] * 6
         self.yielder = None
         self.yield_returned = False

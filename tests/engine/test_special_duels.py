@@ -822,6 +822,35 @@ def test_erkee_finish_makes_all_but_toukee_bukaidian():
     assert g.card_total() == 216
 
 
+def test_an_answer_to_a_toukee_s_last_combo_never_kaidians():
+    """开点 (RULES.md §6): the judgments are made the moment 头科 plays its 底牌, "so an answer to
+    a 底牌 never counts" — also a 够级 answer by a seat not judged yet that wins the round."""
+    g = position(DADIAN, {0: "KS", 1: "2S 5H", 2: "4S 5S", 3: "4D 5D", 4: "4C 5C",
+                          5: "4H 6H"}, leader=0)
+    play(g, 0, "KS")  # 头科
+    play(g, 1, "2S")  # a single 2 is 够级
+    for s in (3, 4):  # seat 3 is 无头, seat 4 is seat 1's 对头
+        pass_(g, s)
+    leads(g, 1)
+    assert g.result()["kaidian"][1] is None
+    assert g.card_total() == 216
+
+
+def test_a_gouji_win_after_the_answer_to_a_last_combo_still_kaidians():
+    """开点 (RULES.md §6): only the answer to the 底牌 is excluded; the next round's living 够级
+    combo counts."""
+    g = position(DADIAN, {0: "KS", 1: "2S AS AH 5H", 2: "4S 5S", 3: "4D 5D", 4: "4C 5C",
+                          5: "4H 6H"}, leader=0)
+    play(g, 0, "KS")
+    play(g, 1, "2S")
+    for s in (3, 4):
+        pass_(g, s)
+    play(g, 1, "AS AH")
+    for s in (3, 4):
+        pass_(g, s)
+    leads(g, 1)
+    assert g.result()["kaidian"][1] is True
+
 def test_no_kaidian_after_erkee_finishes_even_by_gousiji():
     """不开点 (RULES.md §6): when 二科 finishes every seat but 头科 that has not 开点ed is 不开点
     and "no one can 开点 after that"; only phase-1 plays count. 二科's 对头 answering the 底牌
