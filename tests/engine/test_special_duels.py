@@ -373,6 +373,18 @@ def test_revolution_gousiji_can_be_burned():
     assert g.card_total() == 216
 
 
+def test_a_no_head_seat_may_not_answer_a_burning_combo():
+    """无头 under a burn (RULES.md §6 烧牌): only the burner's 对头 may answer its combos — a 无头
+    seat may not either; it may only counter-burn."""
+    g = position(BASIC, {1: "AS AH 5S BJ", 2: "4H 5H", 3: "2S 2H 5D", 4: "4C 5C",
+                         5: "KS KH 6H"}, leader=5, finished=[0])
+    play(g, 5, "KS KH")
+    burn(g, 1, "AS AH")
+    assert turn(g) == 4  # seat 1's 对头; seat 3 (无头, seat 0 has finished) is skipped
+    assert g.legal_actions(3) == [{"act": "burn", "cards": ["2S", "2H"]}]
+    pass_(g, 4)
+    leads(g, 1)
+
 # ---------------------------------------------------------------------------- 烧牌
 # Seat 0 leads K K (够级); its 对头 is seat 3.
 def _burn_position(rules=BASIC, **hands):
