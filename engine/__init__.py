@@ -6,7 +6,7 @@ Public API (RULES.md, RECORD.md)::
     from engine import Game, deal, RandomBot, HeuristicBot, score_sheet
 """
 
-from .bots import HeuristicBot, RandomBot, bot_game, play_out
+from .bots import HeuristicBot, RandomBot, bot_game, play_match, play_out
 from .cards import (
     CardError,
     Combo,
@@ -42,6 +42,7 @@ __all__ = [
     "opp",
     "parse_cards",
     "parse_combo",
+    "play_match",
     "play_out",
     "replay",
     "replay_game",

@@ -5,17 +5,28 @@
   对头, attaches jokers only when it must, never yields and burns only to go out.
 
 Both answer ``choose(game, seat)`` (the seat's act now) and ``burn(game, seat)`` (a burn or
-``None``); :func:`play_out` drives a live :class:`Game` to its end with six bots.
+``None``); :func:`play_out` drives a live :class:`Game` to its end with six bots, and
+:func:`play_match` plays a table's match of bot games (demos, simulations, benchmarks, tests).
 """
 
 from __future__ import annotations
 
 import random
-from collections import Counter
 
-from .cards import BIG_ATTACHED, BJ, CARD_ORDER, CARD_RANK, RJ, SMALL_ATTACHED, TWO, beats, combo_of
+from .cards import (
+    BIG_ATTACHED,
+    BJ,
+    CARD_ORDER,
+    CARD_RANK,
+    RJ,
+    SMALL_ATTACHED,
+    TWO,
+    beats,
+    combo_of,
+    deal,
+)
 from .errors import IllegalAction
-from .game import Game, opp
+from .game import Game, legal_plays, opp
 
 
 class RandomBot:
@@ -100,10 +111,8 @@ class HeuristicBot:
         if game.owner % 2 == seat % 2 or game.count[seat] > 10:
             return None
         best, best_cost = None, None
-        for cards in game._plays(seat, game.top, burn=True):
-            rest = Counter(hand)
-            rest.subtract(cards)
-            if not game.burn_feasible(+rest):
+        for cards in legal_plays(game, seat, burn=True):
+            if not game.can_keep_burning(seat, cards):
                 continue
             combo = combo_of(cards)
             cost = combo.n_rj * 1000 + combo.n_bj * 300 + combo.n_two * 40 + combo.rank
@@ -117,10 +126,10 @@ class HeuristicBot:
             return None  # two base ranks: not one combo
         cards = [c for c, n in hand.items() for _ in range(n)]
         combo = combo_of(cards)
-        if top is not None and not beats(combo, top, game._rj_any):
+        if top is not None and not beats(combo, top, game.rules["rj_beats_any"]):
             return None
         try:
-            game._check_three_rule(seat, combo, cards)
+            game.check_three_rule(seat, combo)
         except IllegalAction:
             return None
         return cards
@@ -129,7 +138,7 @@ class HeuristicBot:
         whole = self._whole_hand(game, seat, hand, None)
         if whole:
             return whole
-        ranks, twos, bjs, rjs = _split(hand, game._bie3)
+        ranks, twos, bjs, rjs = _split(hand, game.rules["bie3"])
         burning = game.burner == seat
         if ranks:
             r = min(ranks)
@@ -152,11 +161,11 @@ class HeuristicBot:
         if top.kind == BIG_ATTACHED:
             return None
         size = top.size
-        ranks, twos, bjs, rjs = _split(hand, game._bie3)
+        ranks, twos, bjs, rjs = _split(hand, game.rules["bie3"])
         total = game.count[seat]
         low = total <= 8
         duel = top.gouji or low or game.phase2() or opp(seat) == game.owner
-        rj_any = game._rj_any
+        rj_any = game.rules["rj_beats_any"]
         need_rj = top.n_bj if top.kind == SMALL_ATTACHED else 0
         cands = []
         for r in sorted(ranks):
@@ -231,11 +240,24 @@ def play_out(game: Game, bots, rng: random.Random | None = None, max_steps: int 
     return game
 
 
+def play_match(rules, games: int, rng: random.Random, *, bot: str = "heuristic",
+               opening_seat: int = 0) -> list[Game]:
+    """Bot-play ``games`` consecutive games at one table, a match (tributes and leaders carry
+    over); the deals and the bots' choices come from ``rng``."""
+    out: list[Game] = []
+    previous = None
+    bots = [make_bot(bot, random.Random(rng.random())) for _ in range(6)]
+    for k in range(games):
+        game = Game(rules, deal(rng), previous, opening_seat, first_game=(k == 0))
+        play_out(game, bots, rng)
+        out.append(game)
+        previous = game.result()
+    return out
+
+
 def bot_game(rules="dagang", seed: int = 0, bot: str = "heuristic", previous=None,
              opening_seat: int = 0, leader: int | None = None) -> Game:
     """Deal from ``random.Random(seed)`` and play one game with six bots of one kind."""
-    from .cards import deal
-
     rng = random.Random(seed)
     hands = deal(rng)
     bots = [make_bot(bot, random.Random(rng.random())) for _ in range(6)]

@@ -252,6 +252,21 @@ def beats(play: Combo, top: Combo, rj_beats_any: bool = False) -> bool:
     return True
 
 
+def beat_hint(play: Combo, top: Combo) -> str:
+    """Why ``play`` does not beat ``top``, as a clause for an error message ("" if no reason
+    beyond the rule itself)."""
+    if play.size != top.size:
+        return f" (it must have {top.size} cards, not {play.size})"
+    if top.kind == BIG_ATTACHED:
+        return " (nothing beats a combo with a 大王 attached)"
+    if play.rank <= top.rank:
+        return " (its rank must be higher)"
+    if top.kind == SMALL_ATTACHED:
+        return (f" (a combo with 小王 attached is beaten only with 大王 attached, at least "
+                f"{top.n_bj} of them)")
+    return ""
+
+
 def is_gouji(combo) -> bool:
     """Is the combo a 够级 combo (够级牌, RULES.md §3)?"""
     if not isinstance(combo, Combo):

@@ -19,8 +19,7 @@ import sys
 import time
 from collections import Counter
 
-from .bots import make_bot, play_out
-from .cards import deal
+from .bots import play_match
 from .game import Game
 from .record import replay, replay_match
 from .rules import PRESETS, Rules, RulesError
@@ -60,20 +59,6 @@ def cmd_replay(args) -> int:
     return 0 if result.get("ok") else 1
 
 
-def play_table(rules, rng: random.Random, games: int, bot: str = "heuristic",
-               opening_seat: int = 0) -> list[Game]:
-    """Play ``games`` consecutive bot games at one table (tributes and leaders carry over)."""
-    out: list[Game] = []
-    previous = None
-    bots = [make_bot(bot, random.Random(rng.random())) for _ in range(6)]
-    for k in range(games):
-        g = Game(rules, deal(rng), previous, opening_seat, first_game=(k == 0))
-        play_out(g, bots, rng)
-        out.append(g)
-        previous = g.result()
-    return out
-
-
 def match_record(games: list[Game]) -> dict:
     first = games[0]
     recs = []
@@ -105,7 +90,7 @@ def cmd_simulate(args) -> int:
     table = 0
     while played < args.games:
         n = min(args.per_table, args.games - played)
-        games = play_table(rules, rng, n, args.bot)
+        games = play_match(rules, n, rng, bot=args.bot)
         for g in games:
             res = g.result()
             actions.append(len(g.actions))
@@ -164,7 +149,7 @@ def cmd_bench(args) -> int:
         t0 = time.perf_counter()
         n_sim = 0
         while time.perf_counter() - t0 < args.seconds or n_sim < 20:
-            g = play_table(preset, rng, 1)[0]
+            g = play_match(preset, 1, rng)[0]
             n_sim += 1
             if len(records) < args.games:
                 records.append(g.record())

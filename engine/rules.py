@@ -16,6 +16,7 @@ OPTION_CHOICES: dict[str, tuple] = {
     "first_lead": ("loser", "rotate"),
     "revolution": (True, False),  # 革命
     "revolution_gousiji": None,  # int >= 0
+    "revolution_kaidian": ("rights", "auto"),  # the revolutionary's 对头: 开点 by rights, or at once
     "tribute": (True, False),  # 进贡
     "tribute_within_team": (True, False),
     "strict_burn": (True, False),  # 烧牌
@@ -34,6 +35,7 @@ DEFAULTS: dict[str, object] = {
     "first_lead": "rotate",
     "revolution": True,
     "revolution_gousiji": 3,
+    "revolution_kaidian": "rights",
     "tribute": True,
     "tribute_within_team": False,
     "strict_burn": True,
@@ -58,6 +60,7 @@ PRESETS: dict[str, dict[str, object]] = {
         "strict_burn": False,
         "end_when_one_team_left": False,
         "closer_last": True,
+        "revolution_kaidian": "auto",
         "show_counts": "always",
     },
 }

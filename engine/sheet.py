@@ -22,7 +22,8 @@ import random
 
 from .cards import deal
 from .errors import IllegalAction
-from .game import Game, opp
+from .game import PLACE_WORD, Game, opp
+from .game.state import is_seat
 from .rules import Rules, RulesError
 
 SHEET_KEYS = {"format", "rules", "leader", "order", "revolutions", "eliminated", "kaidian",
@@ -34,10 +35,6 @@ def _err(message: str) -> dict:
                                    "code": "bad_format", "message": message}}
 
 
-def _is_seat(x) -> bool:
-    return type(x) is int and 0 <= x <= 5
-
-
 def score_sheet(sheet: dict) -> dict:
     """Validate and score a result sheet; returns a RECORD.md result object or an error."""
     try:
@@ -45,6 +42,14 @@ def score_sheet(sheet: dict) -> dict:
     except IllegalAction as exc:
         return {"ok": False, "error": {"where": "sheet", "index": None, "seat": exc.seat,
                                        "code": exc.code, "message": exc.message}}
+
+
+def sheet_of(result: dict, leader: int) -> dict:
+    """The sheet a referee would copy from a finished game's result (without ``format`` and
+    ``rules``, which the table's event gives)."""
+    return {"order": result["order"], "revolutions": result["revolutions"],
+            "eliminated": result["eliminated"], "kaidian": result["kaidian"],
+            "burns": result["burns"], "leader": leader}
 
 
 def _score(sheet) -> dict:
@@ -60,7 +65,7 @@ def _score(sheet) -> dict:
     except RulesError as exc:
         return _err(str(exc))
     revs = sheet.get("revolutions", [])
-    if not isinstance(revs, list) or not all(_is_seat(s) for s in revs) or len(set(revs)) != len(
+    if not isinstance(revs, list) or not all(is_seat(s) for s in revs) or len(set(revs)) != len(
             revs):
         return _err("revolutions must be a list of distinct seats")
     if revs and not rules["revolution"]:
@@ -73,7 +78,7 @@ def _score(sheet) -> dict:
     if void and len(revs) < 2:
         return _err("a game is void (流局) only after two or more revolutions")
     leader = sheet.get("leader", 0)
-    if not _is_seat(leader):
+    if not is_seat(leader):
         return _err("leader must be a seat 0 to 5")
     if leader in revs and not void:
         return _err(f"seat {leader} revolted and cannot have led")
@@ -81,21 +86,21 @@ def _score(sheet) -> dict:
     g.leader = leader
     for s in revs:
         g.revolutionaries.append(s)
-        g._deactivate(s)
+        g.deactivate(s)
     if void:
         g.void = True
         g.state = "over"
         return g.result()
     order = sheet.get("order")
     if not isinstance(order, list) or sorted(order) != list(range(6)) or not all(
-            _is_seat(s) for s in order):
+            is_seat(s) for s in order):
         return _err("order must list the six seats once each, from 头科 to 大落")
     elim = sheet.get("eliminated", [])
     if not isinstance(elim, list):
         return _err("eliminated must be a list")
     elim_seats = []
     for e in elim:
-        if not isinstance(e, dict) or set(e) != {"seat", "reason"} or not _is_seat(e["seat"]) \
+        if not isinstance(e, dict) or set(e) != {"seat", "reason"} or not is_seat(e["seat"]) \
                 or e["reason"] not in ("failed_burn", "smothered"):
             return _err("each eliminated entry is {\"seat\": s, \"reason\": \"failed_burn\" | "
                         "\"smothered\"}")
@@ -106,11 +111,11 @@ def _score(sheet) -> dict:
             return _err(f"seat {e['seat']} cannot be eliminated here")
         g.eliminated.append((e["seat"], e["reason"]))
         elim_seats.append(e["seat"])
-        g._deactivate(e["seat"])
+        g.deactivate(e["seat"])
     finishers = [s for s in order if s not in revs and s not in elim_seats]
     g.finish_order = finishers
     for s in finishers:
-        g._deactivate(s)
+        g.deactivate(s)
     g.state = "over"
     places = g.places()
     want = [0] * 6
@@ -135,6 +140,9 @@ def _score(sheet) -> dict:
         for s in revs:
             if kd[s]:
                 return _err(f"seat {s} revolted and is 不开点")
+            if rules["revolution_kaidian"] == "auto" and not kd[opp(s)]:
+                return _err(f"seat {opp(s)} is the 对头 of seat {s}, which revolted: with "
+                            f"revolution_kaidian auto it 开点s automatically")
         g.kaidian = list(kd)
     elif kd is not None and any(k is not None for k in kd or []):
         return _err("kaidian must be null when 打点 (dadian) is off")
@@ -150,8 +158,8 @@ def _score(sheet) -> dict:
     if not isinstance(burns, list):
         return _err("burns must be a list")
     for b in burns:
-        if not isinstance(b, dict) or set(b) != {"burner", "burned", "counter"} or not _is_seat(
-                b["burner"]) or not _is_seat(b["burned"]) or type(b["counter"]) is not bool:
+        if not isinstance(b, dict) or set(b) != {"burner", "burned", "counter"} or not is_seat(
+                b["burner"]) or not is_seat(b["burned"]) or type(b["counter"]) is not bool:
             return _err("each burn is {\"burner\": s, \"burned\": t, \"counter\": bool}")
         if b["burner"] in (b["burned"], opp(b["burned"])):
             return _err(f"seat {b['burner']} cannot burn seat {b['burned']} (itself or its 对头)")
@@ -160,8 +168,8 @@ def _score(sheet) -> dict:
     if not isinstance(smothers, list):
         return _err("smothers must be a list")
     for m in smothers:
-        if not isinstance(m, dict) or set(m) != {"seat", "by"} or not _is_seat(m["seat"]) or \
-                not _is_seat(m["by"]) or m["seat"] == m["by"]:
+        if not isinstance(m, dict) or set(m) != {"seat", "by"} or not is_seat(m["seat"]) or \
+                not is_seat(m["by"]) or m["seat"] == m["by"]:
             return _err("each smother is {\"seat\": s, \"by\": t}")
         if not rules["bie3"]:
             return _err("smothers (闷) happen only under 憋3")
@@ -175,4 +183,4 @@ def _score(sheet) -> dict:
 
 
 def _place(p: int) -> str:
-    return {1: "头科", 2: "二科", 3: "三科", 4: "四科", 5: "二落", 6: "大落"}.get(p, str(p))
+    return PLACE_WORD.get(p, str(p))

@@ -13,6 +13,7 @@ from collections import Counter
 
 from .cards import deal, full_set, parse_cards, sort_cards
 from .game import Game
+from .game.state import ST_PLAY
 
 
 def position(rules="dagang", hands: dict | None = None, leader: int = 0, *,
@@ -41,17 +42,17 @@ def position(rules="dagang", hands: dict | None = None, leader: int = 0, *,
     g.out = +rest
     for s in revolutionaries:
         g.revolutionaries.append(s)
-        g._deactivate(s)
+        g.deactivate(s)
     for s in waived:
         g.waived[s] = True
-    g.stage = 7
-    g._grant_rights()
+    g.stage = ST_PLAY
+    g.settle_revolutions()
     for s in finished:
-        g._deactivate(s)
+        g.deactivate(s)
         g.finish_order.append(s)
         g.last_out = s
     for s, reason in eliminated:
-        g._deactivate(s)
+        g.deactivate(s)
         g.eliminated.append((s, reason))
     if kaidian:
         for s, v in kaidian.items():
@@ -61,7 +62,7 @@ def position(rules="dagang", hands: dict | None = None, leader: int = 0, *,
     g.smothers.extend(smothered)
     g.leader = leader
     g.state = "play"
-    g._reset_round(leader)
+    g.start_round(leader)
     return g
 
 

@@ -13,9 +13,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.throttling import SimpleRateThrottle
 
 import engine
+from engine.bots import play_match
 from games.models import GameResult
 from tests.api.helpers import client_for, error_of, seats_of, sheet
-from tournaments.management.commands.demo_event import play_match
 from tournaments.models import Entry
 
 pytestmark = pytest.mark.django_db
@@ -26,7 +26,7 @@ VALIDATE = "/api/v1/engine/validate"
 @pytest.fixture(scope="module")
 def match():
     """A real two-game match played by the engine's bots: [(record, result), …]."""
-    return play_match("dagang", 2, random.Random(11))
+    return [(g.record(), g.result()) for g in play_match("dagang", 2, random.Random(11))]
 
 
 # ----------------------------------------------------------------------------- engine/validate

@@ -11,10 +11,11 @@ import random
 
 import pytest
 
+from engine.bots import play_match
+from engine.sheet import sheet_of
 from tests.api.helpers import client_for
 from tests.factories import UserFactory
 from tournaments import standings
-from tournaments.management.commands.demo_event import play_match, sheet_of
 from tournaments.models import Event, Round
 
 pytestmark = pytest.mark.django_db
@@ -65,7 +66,8 @@ def play_round(slug: str, number: int, people: dict, rng: random.Random) -> list
         submit_seat = table["number"] % 2
         submitter = table["seats"][submit_seat]["client"]
         confirmer = table["seats"][(submit_seat + 3) % 6]["client"]
-        for game, (record, result) in enumerate(play_match("dagang", GAMES, rng), start=1):
+        for game, played in enumerate(play_match("dagang", GAMES, rng), start=1):
+            record, result = played.record(), played.result()
             if table["number"] % 2:
                 body = {"number": game, "record": record}
             else:

@@ -10,10 +10,10 @@ import random
 
 import pytest
 
+from engine.bots import play_match
 from engine.game import RESULT_KEYS
 from games.models import GameResult, GameResultVersion
 from tests.api.helpers import client_for, error_of, seats_of, sheet
-from tournaments.management.commands.demo_event import play_match
 from tournaments.models import Penalty, Standing
 
 pytestmark = pytest.mark.django_db
@@ -51,7 +51,7 @@ def elsewhere(other_table):
 @pytest.fixture
 def match():
     """A real two-game match (full records and results) played by the engine's bots."""
-    return play_match("dagang", 2, random.Random(7))
+    return [(g.record(), g.result()) for g in play_match("dagang", 2, random.Random(7))]
 
 
 @pytest.fixture

@@ -132,10 +132,11 @@ def api_world(transactional_db, no_throttling, fast_passwords):
     a token) also plays at table 2. Returns what the path parameters are pinned to."""
     from django.db import transaction
 
+    from engine.bots import play_match
+    from engine.sheet import sheet_of
     from games import services as game_services
     from tests.factories import EventFactory, PlayerFactory, UserFactory
     from tournaments import services
-    from tournaments.management.commands.demo_event import play_match, sheet_of
     from tournaments.models import Round
 
     organizer = UserFactory(username="organizer", is_staff=True)
@@ -160,7 +161,8 @@ def api_world(transactional_db, no_throttling, fast_passwords):
     seated.user = organizer
     seated.save(update_fields=["user"])
 
-    (record, result), = play_match(event.rules, 1, random.Random(7))
+    game, = play_match(event.rules, 1, random.Random(7))
+    record, result = game.record(), game.result()
     submitted = game_services.result_submit(table=tables[0], number=1, record=record,
                                             by=organizer)
     confirmed = game_services.result_submit(table=tables[1], number=1,

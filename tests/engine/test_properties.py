@@ -12,9 +12,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Game, IllegalAction, deal, replay, replay_match
-from engine.bots import HeuristicBot, RandomBot, play_out
+from engine.bots import HeuristicBot, RandomBot, play_match, play_out
 from engine.cards import CARD_RANK, combo_of
-from engine.cli import match_record, play_table
+from engine.cli import match_record
 from engine.game import PLACE_POINTS
 
 PRESETS = ["dagang", "basic", "online"]
@@ -53,7 +53,7 @@ def test_many_bot_matches_replay_to_the_same_result(preset, bot):
     n_games = 400 if bot == "heuristic" else 150
     played = 0
     while played < n_games:
-        games = play_table(preset, rng, 4, bot)
+        games = play_match(preset, 4, rng, bot=bot)
         for g in games:
             res = g.result()
             assert g.card_total() == 216

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import CODES, Game, replay, replay_match
+from engine import CODES, Game, Rules, RulesError, replay, replay_match
 from engine.bots import HeuristicBot, bot_game, next_act
 from engine.cards import ALL_CARDS, deal, parse_cards
 from engine.testing import make_deal, record_for
@@ -577,6 +577,25 @@ def test_rules_refuses_unknown_presets_and_options(rules):
     d = make_deal({s: f"3{'SHDC'[s % 4]}" for s in range(6)}, 4)
     e = err(replay(record_for(rules, d, [], leader=0)))
     assert e["code"] == "bad_format"
+
+
+@pytest.mark.parametrize(("preset", "value"), [("dagang", "rights"), ("basic", "rights"),
+                                               ("online", "auto")])
+def test_revolution_kaidian_default_per_preset(preset, value):
+    """revolution_kaidian (RULES.md §13): rights by default, auto in the online preset; set one
+    by one it survives the spec round trip."""
+    assert Rules(preset)["revolution_kaidian"] == value
+    other = "auto" if value == "rights" else "rights"
+    spec = {"preset": preset, "options": {"revolution_kaidian": other}}
+    rules = Rules.from_spec(spec)
+    assert rules["revolution_kaidian"] == other
+    assert Rules.from_spec(rules.spec()) == rules
+
+
+def test_revolution_kaidian_refuses_other_values():
+    """revolution_kaidian (RULES.md §13): only rights or auto; the error names the option."""
+    with pytest.raises(RulesError, match="revolution_kaidian"):
+        Rules.from_spec({"preset": "online", "options": {"revolution_kaidian": "yes"}})
 
 
 def test_rules_options_take_effect():

@@ -708,6 +708,20 @@ def test_closer_last_not_asked_again_when_it_was_the_last_to_act():
     assert_turn(g, 2, leading=True)
 
 
+
+@pytest.mark.parametrize("rules", [ONLINE, DAGANG_CLOSER_LAST], ids=["online", "dagang+option"])
+def test_closer_last_never_on_a_gouji_top_even_when_a_no_head_seat_passed(rules):
+    """closer_last/够级 (RULES.md §5: "never on a 够级 duel"): on a 够级 top the 对头 is not asked
+    again, also when a 无头 seat acted on that top after the 对头's pass."""
+    g = position(rules, {1: "4H 5H", 2: "KS KH 6S", 3: "4D 5D 6D", 4: "4C 5C",
+                         5: "AS AH 6H"}, leader=5, finished=[0])
+    do(g, 5, "play", "AS AH")
+    assert_turn(g, 2)  # seat 5's 对头
+    do(g, 2, "pass")
+    assert_turn(g, 3)  # 无头: seat 0, its 对头, has finished
+    do(g, 3, "pass")
+    assert_turn(g, 5, leading=True)
+
 # --------------------------------------------------------------------------- 四户乱缠
 
 

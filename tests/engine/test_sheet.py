@@ -7,7 +7,7 @@ import random
 import pytest
 
 from engine import score_sheet
-from engine.cli import play_table
+from engine.bots import play_match
 
 
 def _sheet_from(result, rules, leader, men_by=None):
@@ -29,7 +29,7 @@ def test_sheet_of_a_played_game_scores_like_its_record(preset):
     places, team points, 串三户, 开点 and the tributes owed to the next game."""
     rng = random.Random(preset)
     for _ in range(60):
-        g = play_table(preset, rng, 1)[0]
+        g = play_match(preset, 1, rng)[0]
         res = g.result()
         if res["void"]:
             continue
@@ -80,6 +80,20 @@ def test_revolutionary_cannot_kaidian_on_a_sheet():
                             kaidian=[True] * 6))
     assert not res["ok"] and "seat 5" in res["error"]["message"]
 
+
+
+def test_revolutionary_s_opposite_kaidians_on_an_online_sheet():
+    """revolution_kaidian = auto (RULES.md §6, §13: the online preset): a sheet must show the
+    revolutionary's 对头 开点; with rights (dagang) it may be 不开点."""
+    kaidian = [True, True, False, True, True, False]  # seat 2, 对头 of revolutionary 5: 不开点
+    bad = score_sheet(_base(rules="online", order=[0, 1, 2, 5, 4, 3], revolutions=[5],
+                            kaidian=kaidian))
+    assert not bad["ok"] and "seat 2" in bad["error"]["message"]
+    assert "revolution_kaidian" in bad["error"]["message"]
+    assert score_sheet(_base(order=[0, 1, 2, 5, 4, 3], revolutions=[5], kaidian=kaidian))["ok"]
+    good = score_sheet(_base(rules="online", order=[0, 1, 2, 5, 4, 3], revolutions=[5],
+                             kaidian=[True, True, True, True, True, False]))
+    assert good["ok"], good
 
 def test_eliminated_seats_take_the_last_places_failed_burn_lowest():
     """诈烧 ranks below 闷 (000): the failed burner is 大落, the smothered seat 二落."""

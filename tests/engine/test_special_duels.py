@@ -373,6 +373,18 @@ def test_revolution_gousiji_can_be_burned():
     assert g.card_total() == 216
 
 
+def test_a_no_head_seat_may_not_answer_a_burning_combo():
+    """无头 under a burn (RULES.md §6 烧牌): only the burner's 对头 may answer its combos — a 无头
+    seat may not either; it may only counter-burn."""
+    g = position(BASIC, {1: "AS AH 5S BJ", 2: "4H 5H", 3: "2S 2H 5D", 4: "4C 5C",
+                         5: "KS KH 6H"}, leader=5, finished=[0])
+    play(g, 5, "KS KH")
+    burn(g, 1, "AS AH")
+    assert turn(g) == 4  # seat 1's 对头; seat 3 (无头, seat 0 has finished) is skipped
+    assert g.legal_actions(3) == [{"act": "burn", "cards": ["2S", "2H"]}]
+    pass_(g, 4)
+    leads(g, 1)
+
 # ---------------------------------------------------------------------------- 烧牌
 # Seat 0 leads K K (够级); its 对头 is seat 3.
 def _burn_position(rules=BASIC, **hands):
@@ -822,6 +834,35 @@ def test_erkee_finish_makes_all_but_toukee_bukaidian():
     assert g.card_total() == 216
 
 
+def test_an_answer_to_a_toukee_s_last_combo_never_kaidians():
+    """开点 (RULES.md §6): the judgments are made the moment 头科 plays its 底牌, "so an answer to
+    a 底牌 never counts" — also a 够级 answer by a seat not judged yet that wins the round."""
+    g = position(DADIAN, {0: "KS", 1: "2S 5H", 2: "4S 5S", 3: "4D 5D", 4: "4C 5C",
+                          5: "4H 6H"}, leader=0)
+    play(g, 0, "KS")  # 头科
+    play(g, 1, "2S")  # a single 2 is 够级
+    for s in (3, 4):  # seat 3 is 无头, seat 4 is seat 1's 对头
+        pass_(g, s)
+    leads(g, 1)
+    assert g.result()["kaidian"][1] is None
+    assert g.card_total() == 216
+
+
+def test_a_gouji_win_after_the_answer_to_a_last_combo_still_kaidians():
+    """开点 (RULES.md §6): only the answer to the 底牌 is excluded; the next round's living 够级
+    combo counts."""
+    g = position(DADIAN, {0: "KS", 1: "2S AS AH 5H", 2: "4S 5S", 3: "4D 5D", 4: "4C 5C",
+                          5: "4H 6H"}, leader=0)
+    play(g, 0, "KS")
+    play(g, 1, "2S")
+    for s in (3, 4):
+        pass_(g, s)
+    play(g, 1, "AS AH")
+    for s in (3, 4):
+        pass_(g, s)
+    leads(g, 1)
+    assert g.result()["kaidian"][1] is True
+
 def test_no_kaidian_after_erkee_finishes_even_by_gousiji():
     """不开点 (RULES.md §6): when 二科 finishes every seat but 头科 that has not 开点ed is 不开点
     and "no one can 开点 after that"; only phase-1 plays count. 二科's 对头 answering the 底牌
@@ -851,6 +892,46 @@ def test_revolution_opposite_kaidians_by_using_all_rights():
     leads(g, 4)
     play(g, 4, "9D")  # ends the third 够死级 round
     assert g.result()["kaidian"][4] is True
+
+
+AUTO = {"preset": "basic", "options": {"dadian": True, "revolution_kaidian": "auto"}}
+
+
+@pytest.mark.parametrize("waived", [(), (4,)])
+def test_revolution_opposite_kaidians_at_once_with_revolution_kaidian_auto(waived):
+    """开点 after 革命 (RULES.md §6, §8; revolution_kaidian = auto, 003: 革命算自動認點…對門
+    "開點"): the revolutionary's 对头 开点s at once, rights used or waived, and keeps it when 头科
+    finishes."""
+    g = position(AUTO, {0: "9S", 2: "4H 5H", 3: "4D 5D", 4: "5C 6C 7C", 5: "4C 6D"},
+                 leader=0, revolutionaries=[1], waived=waived)
+    assert g.result()["kaidian"][4] is True
+    play(g, 0, "9S")  # 头科: its pair is judged, seat 4 is not touched
+    for s in (2, 3, 4, 5):
+        pass_(g, s)
+    assert g.result()["kaidian"][4] is True
+    assert g.result()["kaidian"][1] is None
+    assert g.card_total() == 216
+
+
+def test_revolution_opposite_does_not_kaidian_at_once_with_revolution_kaidian_rights():
+    """开点 after 革命 (RULES.md §6; revolution_kaidian = rights, the default): nothing is
+    decided for the 对头 until its rights have lived."""
+    g = position(DADIAN, {0: "4S 5S", 2: "4H 5H", 3: "4D 5D", 4: "KS KH 9D", 5: "4C 6C"},
+                 leader=4, revolutionaries=[1])
+    assert g.result()["kaidian"][4] is None
+
+
+def test_revolution_kaidian_auto_in_a_record():
+    """开点 after 革命 (RULES.md §8): in a replayed record a revolution makes its 对头 开点 with
+    revolution_kaidian = auto; with rights it does not."""
+    deal = _deal_with_revolutionary(1, {}, seed=5)
+    pre = [{"type": "revolution", "seat": 1}]
+    auto, error = replay_game(record_for(AUTO, deal, [], leader=0, pre=pre))
+    assert error is None, error
+    rights, error = replay_game(record_for(DADIAN, deal, [], leader=0, pre=pre))
+    assert error is None, error
+    assert auto.result()["kaidian"][4] is True
+    assert rights.result()["kaidian"][4] is None
 
 
 def test_kaidian_null_without_dadian():

@@ -522,7 +522,7 @@ def _build_main(tables: int, out: str) -> None:
 
     import engine
     from benchmarks.builders import published_round
-    from tournaments.management.commands.demo_event import play_match
+    from engine.bots import play_match
 
     t0 = time.monotonic()
     call_command("migrate", interactive=False, verbosity=0)
@@ -535,7 +535,7 @@ def _build_main(tables: int, out: str) -> None:
     rng = random.Random(20240611)
     jobs = []
     for table_id in sorted(tokens):
-        games = play_match(rnd.event.rules, 2, rng)
+        games = [(g.record(), g.result()) for g in play_match(rnd.event.rules, 2, rng)]
         for number, (record, _result) in enumerate(games, 1):
             expected = dict(record, rules=rules)  # what result_validate stores: the event's
             if number > 1:  # rules, and the stored result of the game before

@@ -27,13 +27,13 @@ from django.db import connection, connections, transaction
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
+from engine.bots import play_match
 from engine.game import RESULT_KEYS
 from games import services as game_services
 from games.models import GameResult, GameResultVersion
 from tests.api import conftest as api_fixtures
 from tests.api.helpers import client_for, error_of, seats_of, sheet
 from tests.pg import backends_waiting_on_locks
-from tournaments.management.commands.demo_event import play_match
 from tournaments.models import Event, Standing, Table
 
 pytestmark = pytest.mark.django_db
@@ -79,13 +79,13 @@ def seated(table):
 @pytest.fixture(scope="module")
 def match():
     """A real two-game match (records and results) played by the engine's bots."""
-    return play_match("dagang", 2, random.Random(7))
+    return [(g.record(), g.result()) for g in play_match("dagang", 2, random.Random(7))]
 
 
 @pytest.fixture(scope="module")
 def other_match():
     """Another match: its game 2 follows a game 1 this table never played."""
-    return play_match("dagang", 2, random.Random(8))
+    return [(g.record(), g.result()) for g in play_match("dagang", 2, random.Random(8))]
 
 
 def results_url(table):

@@ -11,6 +11,7 @@ import pytest
 from django.forms.models import model_to_dict
 
 import engine
+from engine.bots import play_match
 from engine.cards import full_set
 from engine.game import RESULT_KEYS
 from games.models import GameResult, GameResultVersion
@@ -18,7 +19,6 @@ from games.services import result_confirm, result_correct, result_submit
 from tests.factories import UserFactory
 from tournaments import services
 from tournaments.errors import Conflict, Forbidden, ServiceError
-from tournaments.management.commands.demo_event import play_match
 from tournaments.models import Seat, Table
 
 pytestmark = pytest.mark.django_db
@@ -76,7 +76,7 @@ def seats(table):
 def match():
     """A real two-game match of one table, bot-played: [(record, result), (record, result)];
     game 2 starts with the tributes (进贡) and returns that game 1 left owing."""
-    games = play_match("dagang", 2, random.Random(1))
+    games = [(g.record(), g.result()) for g in play_match("dagang", 2, random.Random(1))]
     (_, first), (second_record, _) = games
     assert first["owed_tributes"], "the seed must give game 2 tributes to check"
     assert any(e["type"] == "tribute" for e in second_record["pre"])

@@ -7,10 +7,11 @@ import random
 
 from django.db import transaction
 
+from engine.bots import play_match
+from engine.sheet import sheet_of
 from games import services as game_services
 from games.models import GameResult
 from tournaments import services
-from tournaments.management.commands.demo_event import play_match, sheet_of
 from tournaments.models import Event, Round, Table
 
 # distinct names: no one's name is part of another's, so a search finds one player
@@ -23,7 +24,8 @@ def play_table(*, table: Table, referee, seed: int = 1, confirm: bool = True) ->
     the referee confirm them. Standings follow on commit (or call ``standings_recompute``)."""
     event = table.round.event
     rng = random.Random(seed * 1000 + table.pk)
-    for k, (record, result) in enumerate(play_match(event.rules, event.games_per_match, rng)):
+    for k, game in enumerate(play_match(event.rules, event.games_per_match, rng)):
+        record, result = game.record(), game.result()
         game_services.result_submit(table=table, number=k + 1,
                                     sheet=sheet_of(result, record["leader"]), by=referee)
     if confirm:

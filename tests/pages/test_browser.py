@@ -25,10 +25,11 @@ from django.db import transaction
 from django.test import Client
 from django.urls import reverse
 
+from engine.bots import play_match
+from engine.sheet import sheet_of
 from games import services as game_services
 from games.models import GameResult
 from tournaments import services
-from tournaments.management.commands.demo_event import play_match, sheet_of
 from tournaments.models import Event, Round, Seat, Standing
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
@@ -102,7 +103,8 @@ def confirm_table(event: Event, round_number: int, table_number: int) -> None:
     """Bot-play a table's match, submit and confirm its games (standings follow on commit)."""
     table = Round.objects.get(event=event, number=round_number).tables.get(number=table_number)
     rng = random.Random(table.pk)
-    for k, (record, result) in enumerate(play_match(event.rules, event.games_per_match, rng)):
+    for k, game in enumerate(play_match(event.rules, event.games_per_match, rng)):
+        record, result = game.record(), game.result()
         game_services.result_submit(table=table, number=k + 1,
                                     sheet=sheet_of(result, record["leader"]), by=referee())
     game_services.results_confirm(results=GameResult.objects.filter(table=table), by=referee())

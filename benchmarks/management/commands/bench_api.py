@@ -10,7 +10,7 @@ What it does:
 2. builds an event of ``6 × tables`` checked-in players and draws round 1 through the services
    (the same ``round_create`` / ``round_draw`` / ``round_publish`` the API uses), then gives one
    seated player per table a login and an API token;
-3. bot-plays games 1 and 2 of every table (``demo_event.play_match``): a full record each;
+3. bot-plays games 1 and 2 of every table (``engine.bots.play_match``): a full record each;
 4. starts gunicorn (sync workers, one per core by default) on a free port of 127.0.0.1 with the
    throttles raised; clients POST over keep-alive connections (``http.client``);
 5. pass 1, the goal's scenario: game 1 of every table arrives at random times (a Poisson
@@ -41,8 +41,8 @@ from benchmarks.builders import published_round
 from benchmarks.figures import percentile
 from benchmarks.loadclient import Request, run_requests
 from benchmarks.servers import Gunicorn, ensure_database, loadavg
+from engine.bots import play_match
 from games.models import GameResult, GameResultVersion
-from tournaments.management.commands.demo_event import play_match
 from tournaments.models import Entry
 
 GOAL_SECONDS = 60
@@ -146,7 +146,8 @@ class Command(BaseCommand):
         for table_id in sorted(tokens):
             headers = {"Authorization": f"Token {tokens[table_id]}",
                        "Content-Type": "application/json", "Accept": "application/json"}
-            for number, (record, _result) in enumerate(play_match(rnd.event.rules, 2, rng), 1):
+            for number, game in enumerate(play_match(rnd.event.rules, 2, rng), 1):
+                record = game.record()
                 body = json.dumps({"number": number, "record": record},
                                   separators=(",", ":")).encode()
                 games[number - 1].append(Request("POST", f"/api/v1/tables/{table_id}/results/",

@@ -89,9 +89,9 @@ def random_sheet(rng: random.Random) -> dict:
 def _play_matches(args) -> list:
     """Bot-play matches in a worker process (records for the record-submitting tables)."""
     rules, games, seeds = args
-    from tournaments.management.commands.demo_event import play_match
+    from engine.bots import play_match
 
-    return [[record for record, _result in play_match(rules, games, random.Random(seed))]
+    return [[game.record() for game in play_match(rules, games, random.Random(seed))]
             for seed in seeds]
 
 

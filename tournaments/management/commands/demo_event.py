@@ -10,32 +10,12 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-import engine
-from engine.bots import HeuristicBot, play_out
+from engine.bots import play_match
+from engine.sheet import sheet_of
 from games import services as game_services
 from games.models import GameResult
 from tournaments import services
 from tournaments.models import Event, Round, Standing
-
-
-def play_match(rules, games: int, rng: random.Random):
-    """Bot-play one table's match; returns each game's record and result."""
-    out = []
-    previous = None
-    bots = [HeuristicBot(random.Random(rng.random())) for _ in range(6)]
-    for k in range(games):
-        game = engine.Game(rules, engine.deal(rng), previous, first_game=(k == 0))
-        play_out(game, bots, rng)
-        out.append((game.record(), game.result()))
-        previous = game.result()
-    return out
-
-
-def sheet_of(result: dict, leader: int) -> dict:
-    """The result sheet a referee would copy from a finished game."""
-    return {"order": result["order"], "revolutions": result["revolutions"],
-            "eliminated": result["eliminated"], "kaidian": result["kaidian"],
-            "burns": result["burns"], "leader": leader}
 
 
 class Command(BaseCommand):
@@ -84,7 +64,8 @@ class Command(BaseCommand):
             services.round_publish(round=rnd)
             submitted = 0
             for table in rnd.tables.order_by("number"):
-                for k, (record, result) in enumerate(play_match(event.rules, games, rng)):
+                for k, game in enumerate(play_match(event.rules, games, rng)):
+                    record, result = game.record(), game.result()
                     if table.number % 2:
                         res = game_services.result_submit(table=table, number=k + 1,
                                                           record=record, by=referee)

@@ -1,0 +1,118 @@
+"""Views (RULES.md §7.3 报牌; RECORD.md): what a seat or a spectator may see, the record of the
+game so far, and the state a live game is stored as. No hidden card of another seat is shown.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from ..cards import sort_cards
+
+if TYPE_CHECKING:
+    from . import Game
+
+
+def public_event(ev: dict) -> dict:
+    """Pre-play events as everyone sees them: tribute cards are shown at the table (003: 所有
+    玩家吃的贡牌和还的牌都要显示出来), so they are public."""
+    return dict(ev)
+
+
+class Views:
+    """A seat's view, the record, the stored state."""
+
+    def view(self, seat: int | None) -> dict:
+        """What ``seat`` may see (``None``: a spectator): its own cards, others' counts per
+        ``show_counts`` (报牌), the table, whose turn, its legal acts."""
+        le10 = self.rules["show_counts"] == "le10"
+        counts = []
+        for s in range(6):
+            n = self.count[s]
+            counts.append("10+" if le10 and n > 10 and s != seat else n)
+        v = {
+            "seat": seat,
+            "state": self.state,
+            "version": self.version,
+            "rules": self.rules.spec(),
+            "counts": counts,
+            "top": None if self.top is None else {"seat": self.owner, "cards": list(self.top.cards)},
+            "to_act": self._public_to_act(),
+            "burn_window": bool(self.state == "play" and self.burn_window and not self.phase2()),
+            "leader": self.leader,
+            "finished": list(self.finish_order) if self.state != "over" else None,
+            "revolutions": list(self.revolutionaries),
+            "declared": list(self.declared),
+            "public_pre": [public_event(e) for e in self.pre_events],
+            "actions": list(self.actions),
+        }
+        if seat is not None:
+            v["hand"] = sort_cards(c for c, n in self.hands[seat].items() for _ in range(n))
+            v["legal"] = self.legal_actions(seat)
+        if self.state == "over":
+            v["result"] = self.result()
+        return v
+
+    def _public_to_act(self) -> dict | None:
+        """Whose turn and which kinds of act, without ``burners`` (who could burn depends on
+        hidden cards; a seat sees its own burns in its legal acts)."""
+        to_act = self.to_act()
+        if to_act is not None:
+            to_act.pop("burners", None)
+        return to_act
+
+    def record(self) -> dict:
+        """The game record so far (RECORD.md ``gouji-record/1``)."""
+        rec = {
+            "format": "gouji-record/1",
+            "rules": self.rules.spec(),
+            "opening_seat": self.opening_seat,
+            "previous": self.previous,
+            "deal": [list(h) for h in self.deal],
+            "pre": [dict(e) for e in self.pre_events],
+            "leader": self.leader,
+            "actions": [dict(a) for a in self.actions],
+        }
+        if self.agreed is not None:
+            rec["agreed"] = list(self.agreed)
+        return rec
+
+    def to_state(self) -> dict:
+        """A JSON-serialisable state; :meth:`from_state` rebuilds the same game exactly."""
+        return {
+            "format": "gouji-state/1",
+            "record": self.record(),
+            "live": self.live,
+            "first_game": self.first_game,
+            "requested_leader": self.requested_leader,
+            "pre_decided": sorted([list(x) for x in self.pre_decided]),
+            "auto_seats": sorted(self.auto_seats),
+            "auto_tributes_paid": self.auto_tributes_paid,
+            "version": self.version,
+        }
+
+    @classmethod
+    def from_state(cls, state: dict) -> Game:
+        """Rebuild a game from :meth:`to_state` output by replaying its record."""
+        if isinstance(state, str):
+            state = json.loads(state)
+        rec = state["record"]
+        g = cls(rec["rules"], rec["deal"], rec.get("previous"), rec.get("opening_seat", 0),
+                state.get("requested_leader"), first_game=state.get("first_game"), live=False)
+        for ev in rec["pre"]:
+            g.apply_pre_event(ev)
+        g.auto_tributes_paid = state.get("auto_tributes_paid", False)
+        g.pre_decided = {tuple(x) for x in state.get("pre_decided", [])}
+        if rec.get("agreed") is not None:
+            g.agreed = list(rec["agreed"])
+        if rec.get("leader") is not None and g.state == "pre":
+            g.begin_play(rec["leader"])
+        for a in rec["actions"]:
+            g.act(a["seat"], a)
+        g.live = state.get("live", True)
+        if g.live and g.state == "pre":
+            g.pre_prompt()  # close the stages already answered, as the live game had
+        g.auto_seats = set(state.get("auto_seats", []))
+        g.version = state.get("version", g.version)
+        return g
+
