@@ -48,6 +48,7 @@ RULE_LABELS = {
     "first_lead": _("first lead of a later game"),
     "revolution": _("革命 (revolution)"),
     "revolution_gousiji": _("够死级 rights after a 革命"),
+    "revolution_kaidian": _("开点 of a revolutionary's 对头"),
     "tribute": _("进贡 (tributes)"),
     "tribute_within_team": _("落贡 between teammates"),
     "strict_burn": _("烧牌 refused unless it can succeed"),
@@ -67,6 +68,8 @@ RULE_VALUES = {
     "rotate": _("rotates"),
     "always": _("always"),
     "le10": _("at 10 cards or fewer"),
+    "rights": _("through its 够死级 rights"),
+    "auto": _("automatic (对门开点)"),
 }
 PRESET_LABELS = {
     "dagang": _("大纲: the Qingdao competition outline"),
