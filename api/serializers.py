@@ -195,7 +195,8 @@ class VersionSerializer(serializers.ModelSerializer):
 class ProposalSerializer(serializers.ModelSerializer):
     """A proposed correction (更正提议) awaiting the other 联邦 or a referee."""
 
-    proposed_by = serializers.CharField(source="proposed_by.username", default=None)
+    proposed_by = serializers.CharField(source="proposed_by.username", default=None,
+                                        allow_null=True)
     places = serializers.ListField(child=serializers.IntegerField(),
                                    source="engine_result.places")
 

@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class GameResult(models.Model):
@@ -100,11 +101,11 @@ class ResultProposal(models.Model):
     declined by them or withdrawn by its proposer. At most one is open per result."""
 
     class Status(models.TextChoices):
-        OPEN = "open", _("open, awaiting the other 联邦 or a referee")
-        ACCEPTED = "accepted", _("accepted")
-        DECLINED = "declined", _("declined")
-        WITHDRAWN = "withdrawn", _("withdrawn")
-        SUPERSEDED = "superseded", _("closed by a referee's correction")
+        OPEN = "open", pgettext_lazy("proposal", "open, awaiting the other 联邦 or a referee")
+        ACCEPTED = "accepted", pgettext_lazy("proposal", "accepted")
+        DECLINED = "declined", pgettext_lazy("proposal", "declined")
+        WITHDRAWN = "withdrawn", pgettext_lazy("proposal", "withdrawn")
+        SUPERSEDED = "superseded", pgettext_lazy("proposal", "closed by a referee's correction")
 
     result = models.ForeignKey(GameResult, on_delete=models.CASCADE, related_name="proposals",
                                verbose_name=_("result"))
