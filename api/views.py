@@ -645,19 +645,23 @@ class ResultCorrectApi(APIView):
 
 
 class ResultProposalApi(APIView):
-    """Close a proposed correction of a result: each subclass's ``close`` calls its service
-    (accept, decline, withdraw)."""
+    """Close a proposed correction of a result with a subclass's ``service`` (accept, decline:
+    also as a referee; withdraw: its proposer only)."""
 
     permission_classes = [IsAuthenticated]
     throttle_scope = "results"
     request_serializer = s.ProposalDecisionSerializer
+    by_referee = True  # whether a referee of the event may do it as a referee
 
     def post(self, request, pk, proposal):
         result = _result(request, pk)
         found = get_object_or_404(ResultProposal, pk=proposal, result=result)
         ser = self.request_serializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        result = self.close(request, found, result, ser.validated_data.get("reason", ""))
+        extra = {"as_referee": is_referee(request.user, result.table.round.event)} if (
+            self.by_referee) else {}
+        result = self.service(proposal=found, by=request.user,
+                              reason=ser.validated_data.get("reason", ""), **extra)
         return Response(_result_data(result))
 
 
@@ -669,6 +673,8 @@ PROPOSAL_RESPONSES = {
 
 
 class ResultProposalAcceptApi(ResultProposalApi):
+    service = staticmethod(game_services.result_proposal_accept)
+
     @extend_schema(request=s.ProposalDecisionSerializer, responses={
         **PROPOSAL_RESPONSES,
         422: OpenApiResponse(description="the engine refuses it now (the previous game was "
@@ -679,13 +685,9 @@ class ResultProposalAcceptApi(ResultProposalApi):
         confirmed. Accepting it again changes nothing."""
         return super().post(request, pk, proposal)
 
-    def close(self, request, proposal, result, reason) -> GameResult:
-        return game_services.result_proposal_accept(
-            proposal=proposal, by=request.user, reason=reason,
-            as_referee=is_referee(request.user, result.table.round.event))
-
 
 class ResultProposalDeclineApi(ResultProposalApi):
+    service = staticmethod(game_services.result_proposal_decline)
     request_serializer = s.ProposalDeclineSerializer
 
     @extend_schema(request=s.ProposalDeclineSerializer, responses=PROPOSAL_RESPONSES)
@@ -694,22 +696,16 @@ class ResultProposalDeclineApi(ResultProposalApi):
         referee. The result stays as it is."""
         return super().post(request, pk, proposal)
 
-    def close(self, request, proposal, result, reason) -> GameResult:
-        return game_services.result_proposal_decline(
-            proposal=proposal, by=request.user, reason=reason,
-            as_referee=is_referee(request.user, result.table.round.event))
-
 
 class ResultProposalWithdrawApi(ResultProposalApi):
+    service = staticmethod(game_services.result_proposal_withdraw)
+    by_referee = False
+
     @extend_schema(request=s.ProposalDecisionSerializer, responses=PROPOSAL_RESPONSES)
     def post(self, request, pk, proposal):
         """Withdraw your proposed correction (its proposer only). The result stays as it
         is."""
         return super().post(request, pk, proposal)
-
-    def close(self, request, proposal, result, reason) -> GameResult:
-        return game_services.result_proposal_withdraw(proposal=proposal, by=request.user,
-                                                      reason=reason)
 
 
 # ----------------------------------------------------------------------------- penalties

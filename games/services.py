@@ -3,7 +3,8 @@
 The engine decides: a result sheet goes through :func:`engine.score_sheet`, a full record
 through :func:`engine.replay` with the table's previous game as ``previous``. Nothing the engine
 refuses is stored. Each change is a new :class:`GameResultVersion`; standings are recomputed on
-commit from confirmed results only.
+commit from confirmed results only. A player's correction of a confirmed result is a
+:class:`ResultProposal` until the other 联邦 or a referee accepts it (issue 15).
 """
 
 from __future__ import annotations

@@ -6,7 +6,6 @@ accepting twice — one after the other or at the same moment — applies it onc
 from __future__ import annotations
 
 import threading
-import time
 
 import pytest
 from django.db import IntegrityError, connection, connections, transaction
@@ -20,7 +19,7 @@ from games.services import (
     result_submit,
 )
 from tests.games import test_services as base
-from tests.pg import backends_waiting_on_locks
+from tests.pg import start_behind_a_lock
 from tournaments.errors import ServiceError
 from tournaments.locks import lock_table
 
@@ -104,12 +103,7 @@ def together(table_id: int, calls) -> list:
     threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
     with transaction.atomic():
         lock_table(table_id)
-        for t in threads:
-            t.start()
-        deadline = time.monotonic() + 10
-        while backends_waiting_on_locks() < len(calls):
-            assert time.monotonic() < deadline, "the calls did not reach the table's lock"
-            time.sleep(0.02)
+        start_behind_a_lock(threads)
     for t in threads:
         t.join(20)
     return out
