@@ -163,6 +163,10 @@ def test_accepting_again_applies_it_once(seated, referee_user, round_confirmed, 
         assert (r.json()["version"], r.json()["confirmed_by"]) == (2, seated[0].username)
     assert GameResultVersion.objects.filter(result=round_confirmed).count() == 2
     assert [s for s, _ in steps(r.json())] == ["submitted", "proposed", "accepted"]
+    # the proposer's correction sent again once it is the result: nothing to propose
+    r = correct(seated[5], round_confirmed, reason="I went out first", sheet=SEAT_5_FIRST)
+    assert (r.status_code, r.json()["version"], r.json()["proposal"]) == (200, 2, None)
+    assert ResultProposal.objects.count() == 1
 
 
 def test_the_other_federation_declines_with_a_reason(seated, round_confirmed, proposed):
