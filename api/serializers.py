@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from games.models import GameResult, GameResultVersion
+from games.models import GameResult, GameResultVersion, ResultProposal
+from games.selectors import result_history, result_open_proposal
 from tournaments.models import (
     TIE_BREAK_CHOICES,
     Entry,
@@ -211,16 +213,56 @@ class VersionSerializer(serializers.ModelSerializer):
                   "reason", "engine_result", "payload"]
 
 
+class ProposalSerializer(serializers.ModelSerializer):
+    """A proposed correction (更正提议) awaiting the other 联邦 or a referee."""
+
+    proposed_by = serializers.CharField(source="proposed_by.username", default=None,
+                                        allow_null=True)
+    places = serializers.ListField(child=serializers.IntegerField(),
+                                   source="engine_result.places")
+
+    class Meta:
+        model = ResultProposal
+        fields = ["id", "status", "base_version", "kind", "points_a", "points_b", "places",
+                  "reason", "proposed_by", "proposed_at", "engine_result", "submission"]
+
+
+class HistoryStepSerializer(serializers.Serializer):
+    step = serializers.ChoiceField(choices=[
+        "submitted", "recorded", "corrected", "proposed", "accepted", "declined", "withdrawn",
+        "superseded"])
+    by = serializers.CharField(allow_null=True, help_text="username; null for the server")
+    at = serializers.DateTimeField()
+    reason = serializers.CharField(allow_blank=True)
+    version = serializers.IntegerField(allow_null=True, help_text=(
+        "the version this step made (submitted, corrected, accepted)"))
+    proposal = serializers.IntegerField(allow_null=True, help_text="the proposal's id")
+
+
 class ResultSerializer(serializers.ModelSerializer):
     table = serializers.IntegerField(source="table_id")
     confirmed_by = serializers.CharField(source="confirmed_by.username", default=None)
     versions = VersionSerializer(many=True, read_only=True)
+    proposal = serializers.SerializerMethodField(help_text=(
+        "a player's proposed correction of this confirmed result, open until the other 联邦 "
+        "or a referee accepts or declines it or its proposer withdraws it; the result counts "
+        "as it is meanwhile"))
+    history = serializers.SerializerMethodField(help_text="every step: who, when, why")
 
     class Meta:
         model = GameResult
         fields = ["id", "table", "number", "status", "version", "points_a", "points_b", "places",
                   "void", "system_recorded", "confirmed_by", "confirmed_at", "engine_result",
-                  "versions"]
+                  "versions", "proposal", "history"]
+
+    @extend_schema_field(ProposalSerializer(allow_null=True))
+    def get_proposal(self, obj) -> dict | None:
+        proposal = result_open_proposal(obj)
+        return None if proposal is None else ProposalSerializer(proposal).data
+
+    @extend_schema_field(HistoryStepSerializer(many=True))
+    def get_history(self, obj) -> list[dict]:
+        return HistoryStepSerializer(result_history(obj), many=True).data
 
 
 class ResultSubmitSerializer(serializers.Serializer):
@@ -251,6 +293,16 @@ class ResultCorrectSerializer(serializers.Serializer):
         if ("sheet" in data) == ("record" in data):
             raise serializers.ValidationError("send either a result sheet or a full record")
         return data
+
+
+class ProposalDecisionSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000, required=False, allow_blank=True,
+                                   help_text="why (kept in the result's history)")
+
+
+class ProposalDeclineSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000, help_text=(
+        "why it is declined (kept in the result's history)"))
 
 
 class PenaltySerializer(serializers.ModelSerializer):

@@ -55,4 +55,10 @@ urlpatterns = [
     path("results/<int:pk>/", v.ResultDetailApi.as_view(), name="result-detail"),
     path("results/<int:pk>/confirm/", v.ResultConfirmApi.as_view(), name="result-confirm"),
     path("results/<int:pk>/correct/", v.ResultCorrectApi.as_view(), name="result-correct"),
+    path("results/<int:pk>/proposals/<int:proposal>/accept/",
+         v.ResultProposalAcceptApi.as_view(), name="result-proposal-accept"),
+    path("results/<int:pk>/proposals/<int:proposal>/decline/",
+         v.ResultProposalDeclineApi.as_view(), name="result-proposal-decline"),
+    path("results/<int:pk>/proposals/<int:proposal>/withdraw/",
+         v.ResultProposalWithdrawApi.as_view(), name="result-proposal-withdraw"),
 ]

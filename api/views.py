@@ -31,7 +31,7 @@ from api.permissions import (
     seat_of,
 )
 from games import services as game_services
-from games.models import GameResult, GameResultVersion
+from games.models import GameResult, GameResultVersion, ResultProposal
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import (
@@ -576,7 +576,7 @@ class TableResultsApi(generics.ListAPIView):
             return GameResult.objects.none()
         table = _table(self.request, self.kwargs["pk"])
         return GameResult.objects.filter(table=table).prefetch_related(
-            "versions__submitted_by").select_related("confirmed_by").order_by("number")
+            *RESULT_PREFETCH).select_related("confirmed_by").order_by("number")
 
     @extend_schema(request=s.ResultSubmitSerializer,
                    parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
@@ -604,10 +604,16 @@ class TableResultsApi(generics.ListAPIView):
         return Response(_result_data(result), status=code)
 
 
+#: a result's versions and proposed corrections with their users, one query each
+RESULT_PREFETCH = (
+    Prefetch("versions", queryset=GameResultVersion.objects.select_related("submitted_by")),
+    Prefetch("proposals", queryset=ResultProposal.objects.select_related("proposed_by",
+                                                                         "decided_by")))
+
+
 def _result_data(result: GameResult) -> dict:
-    """A result with its versions, fetched in one query (versions and their submitters)."""
-    prefetch_related_objects([result], Prefetch(
-        "versions", queryset=GameResultVersion.objects.select_related("submitted_by")))
+    """A result with its versions, proposals and history, one query each."""
+    prefetch_related_objects([result], *RESULT_PREFETCH)
     return s.ResultSerializer(result).data
 
 
@@ -618,13 +624,16 @@ def _result(request, pk) -> GameResult:
 
 
 class ResultDetailApi(generics.RetrieveAPIView):
-    """A result with every version (who, when, why)."""
+    """A result with every version, its open proposed correction and its history (who, when,
+    why)."""
 
     serializer_class = s.ResultSerializer
     permission_classes = [AllowAny]
 
     def get_object(self):
-        return _result(self.request, self.kwargs["pk"])
+        result = _result(self.request, self.kwargs["pk"])
+        prefetch_related_objects([result], *RESULT_PREFETCH)
+        return result
 
 
 class ResultConfirmApi(APIView):
@@ -682,10 +691,21 @@ class ResultCorrectApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "results"
 
-    @extend_schema(request=s.ResultCorrectSerializer, responses={200: s.ResultSerializer,
-                                                                 **ERRORS})
+    @extend_schema(request=s.ResultCorrectSerializer, responses={
+        200: s.ResultSerializer,
+        202: OpenApiResponse(s.ResultSerializer, description=(
+            "a player's correction of a confirmed result: stored as the open `proposal`, the "
+            "result unchanged until the other 联邦 or a referee accepts it")),
+        409: OpenApiResponse(description="proposal_open: another correction is proposed "
+                                         "(detail.proposal is its id)"),
+        422: OpenApiResponse(description="the engine refused it"),
+        **ERRORS})
     def post(self, request, pk):
-        """Correct a result: a new version with the reason; a referee's stands confirmed."""
+        """Correct a result, with the reason. A referee's correction applies at once and
+        stands confirmed; a player's correction of a result awaiting confirmation adds a
+        version to confirm. A player's correction of a confirmed result is a proposal (202):
+        it counts only once the other 联邦 or a referee accepts it. A live game's result is
+        corrected by a referee only (403 ``live_result_referee_only``)."""
         result = _result(request, pk)
         referee = is_referee(request.user, result.table.round.event)
         if not referee and seat_of(request.user, result.table) is None:
@@ -696,7 +716,73 @@ class ResultCorrectApi(APIView):
             result=result, reason=ser.validated_data["reason"],
             sheet=ser.validated_data.get("sheet"), record=ser.validated_data.get("record"),
             by=request.user, as_referee=referee)
+        proposed = getattr(result, "proposal", None) is not None
+        return Response(_result_data(result),
+                        status=status.HTTP_202_ACCEPTED if proposed else status.HTTP_200_OK)
+
+
+class ResultProposalApi(APIView):
+    """Close a proposed correction of a result with a subclass's ``service`` (accept, decline:
+    also as a referee; withdraw: its proposer only)."""
+
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "results"
+    request_serializer = s.ProposalDecisionSerializer
+    by_referee = True  # whether a referee of the event may do it as a referee
+
+    def post(self, request, pk, proposal):
+        result = _result(request, pk)
+        found = get_object_or_404(ResultProposal, pk=proposal, result=result)
+        ser = self.request_serializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        extra = {"as_referee": is_referee(request.user, result.table.round.event)} if (
+            self.by_referee) else {}
+        result = self.service(proposal=found, by=request.user,
+                              reason=ser.validated_data.get("reason", ""), **extra)
         return Response(_result_data(result))
+
+
+PROPOSAL_RESPONSES = {
+    200: s.ResultSerializer,
+    409: OpenApiResponse(description="proposal_closed: it was closed otherwise meanwhile "
+                                     "(detail.status says how)"),
+    **ERRORS}
+
+
+class ResultProposalAcceptApi(ResultProposalApi):
+    service = staticmethod(game_services.result_proposal_accept)
+
+    @extend_schema(request=s.ProposalDecisionSerializer, responses={
+        **PROPOSAL_RESPONSES,
+        422: OpenApiResponse(description="the engine refuses it now (the previous game was "
+                                         "corrected since): nothing changes")})
+    def post(self, request, pk, proposal):
+        """Accept a proposed correction: the other 联邦 at the table, or a referee. The engine
+        checks it again against the table as it is now; it becomes the result's new version,
+        confirmed. Accepting it again changes nothing."""
+        return super().post(request, pk, proposal)
+
+
+class ResultProposalDeclineApi(ResultProposalApi):
+    service = staticmethod(game_services.result_proposal_decline)
+    request_serializer = s.ProposalDeclineSerializer
+
+    @extend_schema(request=s.ProposalDeclineSerializer, responses=PROPOSAL_RESPONSES)
+    def post(self, request, pk, proposal):
+        """Decline a proposed correction, with the reason: the other 联邦 at the table, or a
+        referee. The result stays as it is."""
+        return super().post(request, pk, proposal)
+
+
+class ResultProposalWithdrawApi(ResultProposalApi):
+    service = staticmethod(game_services.result_proposal_withdraw)
+    by_referee = False
+
+    @extend_schema(request=s.ProposalDecisionSerializer, responses=PROPOSAL_RESPONSES)
+    def post(self, request, pk, proposal):
+        """Withdraw your proposed correction (its proposer only). The result stays as it
+        is."""
+        return super().post(request, pk, proposal)
 
 
 # ----------------------------------------------------------------------------- penalties

@@ -200,6 +200,8 @@ SPECTACULAR_SETTINGS = {
         "EntryStatusEnum": "tournaments.models.Entry.Status",
         "RoundStatusEnum": "tournaments.models.Round.Status",
         "ResultStatusEnum": "games.models.GameResult.Status",
+        "ResultKindEnum": "games.models.GameResultVersion.Kind",
+        "ProposalStatusEnum": "games.models.ResultProposal.Status",
     },
 }
 

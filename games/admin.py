@@ -3,7 +3,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from games import services
-from games.models import GameResult, GameResultVersion
+from games.models import GameResult, GameResultVersion, ResultProposal
 from tournaments.errors import ServiceError
 
 
@@ -15,13 +15,28 @@ class VersionInline(admin.TabularInline):
     can_delete = False
 
 
+class ProposalInline(admin.TabularInline):
+    """Players' proposed corrections and how each was closed (read only: they are accepted,
+    declined or withdrawn through the API, which checks who may)."""
+
+    model = ResultProposal
+    extra = 0
+    fields = ("status", "base_version", "points_a", "points_b", "reason", "proposed_by",
+              "proposed_at", "decided_by", "decided_at", "decision_reason", "version")
+    readonly_fields = fields
+    can_delete = False
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(GameResult)
 class GameResultAdmin(admin.ModelAdmin):
     list_display = ("__str__", "status", "version", "points_a", "points_b", "system_recorded")
     list_filter = ("status", "table__round__event", "table__round__number", "system_recorded")
     search_fields = ("=table__number", "table__seats__player__name")
     readonly_fields = [f.name for f in GameResult._meta.fields]
-    inlines = [VersionInline]
+    inlines = [VersionInline, ProposalInline]
     actions = ["confirm"]
 
     @admin.action(description=_("Confirm as referee"))

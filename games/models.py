@@ -6,6 +6,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 
 class GameResult(models.Model):
@@ -91,6 +92,63 @@ class GameResultVersion(models.Model):
         # an Idempotency-Key names one submission of its user (games.services.result_submit)
         indexes = [models.Index(fields=["submitted_by", "idempotency_key"],
                                 name="version_key_of_user")]
+
+
+class ResultProposal(models.Model):
+    """A player's correction (更正) of a confirmed result, proposed: the result stays confirmed
+    and counted as it is until the other 联邦 at the table or a referee accepts it
+    (``games.services.result_proposal_accept``, which adds it as a new version); it may be
+    declined by them or withdrawn by its proposer. At most one is open per result."""
+
+    class Status(models.TextChoices):
+        OPEN = "open", pgettext_lazy("proposal", "open, awaiting the other 联邦 or a referee")
+        ACCEPTED = "accepted", pgettext_lazy("proposal", "accepted")
+        DECLINED = "declined", pgettext_lazy("proposal", "declined")
+        WITHDRAWN = "withdrawn", pgettext_lazy("proposal", "withdrawn")
+        SUPERSEDED = "superseded", pgettext_lazy("proposal", "closed by a referee's correction")
+
+    result = models.ForeignKey(GameResult, on_delete=models.CASCADE, related_name="proposals",
+                               verbose_name=_("result"))
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices,
+                              default=Status.OPEN)
+    base_version = models.PositiveIntegerField(_("proposed against version"))
+    kind = models.CharField(_("kind"), max_length=10, choices=GameResultVersion.Kind.choices)
+    #: the sheet or record as sent: checked again by the engine when it is accepted
+    submission = models.JSONField(_("as submitted"))
+    submission_digest = models.CharField(_("submission digest"), max_length=64, blank=True,
+                                         default="")
+    engine_result = models.JSONField(_("engine result when proposed"))
+    points_a = models.IntegerField(_("points of 联邦 0"))
+    points_b = models.IntegerField(_("points of 联邦 1"))
+    reason = models.TextField(_("reason"))
+    proposed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                    on_delete=models.SET_NULL, related_name="+",
+                                    verbose_name=_("proposed by"))
+    proposed_at = models.DateTimeField(_("proposed at"), auto_now_add=True)
+    decided_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+",
+                                   verbose_name=_("closed by"))
+    decided_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+    decision_reason = models.TextField(_("reason for closing"), blank=True)
+    #: the result's version it became when accepted
+    version = models.PositiveIntegerField(_("version when accepted"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("proposed correction")
+        verbose_name_plural = _("proposed corrections")
+        ordering = ["result", "proposed_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["result"], condition=Q(status="open"),
+                                    name="proposal_one_open_per_result"),
+            models.CheckConstraint(condition=~Q(reason=""), name="proposal_has_reason"),
+            models.CheckConstraint(
+                condition=Q(status="open", decided_at__isnull=True)
+                | (~Q(status="open") & Q(decided_at__isnull=False)),
+                name="proposal_closed_has_time"),
+            models.CheckConstraint(
+                condition=~Q(status="accepted") | Q(version__isnull=False),
+                name="proposal_accepted_has_version"),
+        ]
 
 
 class LiveGame(models.Model):

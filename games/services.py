@@ -3,7 +3,8 @@
 The engine decides: a result sheet goes through :func:`engine.score_sheet`, a full record
 through :func:`engine.replay` with the table's previous game as ``previous``. Nothing the engine
 refuses is stored. Each change is a new :class:`GameResultVersion`; standings are recomputed on
-commit from confirmed results only.
+commit from confirmed results only. A player's correction of a confirmed result is a
+:class:`ResultProposal` until the other 联邦 or a referee accepts it (issue 15).
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from django.utils.translation import gettext as _
 
 import engine
 from engine.game import RESULT_KEYS
-from games.models import GameResult, GameResultVersion, LiveGame
+from games.models import GameResult, GameResultVersion, LiveGame, ResultProposal
 from tournaments.errors import Conflict, Forbidden, ServiceError
+from tournaments.locks import lock_table
 from tournaments.models import Event, Round, Seat, Table
 
 MAX_RECORD_ACTIONS = 2000
@@ -382,44 +384,184 @@ def results_confirm(*, results, by, as_referee: bool = True) -> int:
 
 def result_correct(*, result: GameResult, reason: str, sheet=None, record=None, by=None,
                    as_referee: bool = False) -> GameResult:
-    """Replace a result with a new version, keeping every earlier one with who, when and why.
-    A referee's correction stands confirmed; a player's needs confirming again."""
+    """Correct a result, keeping every earlier version with who, when and why.
+
+    A referee's (or organizer's) correction applies at once and stands confirmed; it closes an
+    open proposal as superseded. A player's correction of a result still awaiting confirmation
+    adds a version that the other side confirms. A player's correction of a *confirmed* result
+    changes nothing yet: it is stored as a :class:`ResultProposal` (``result.proposal``), for
+    the other 联邦 or a referee to accept (:func:`result_proposal_accept`) — the result stays
+    confirmed and counted as it is meanwhile. A live game's result, recorded by the server, is
+    corrected by a referee only. One proposal is open at a time: another is refused (409
+    ``proposal_open``) until it is accepted, declined or withdrawn; the same proposal sent
+    again by its proposer is answered with the result as it is."""
     reason = (reason or "").strip()
     if not reason:
         raise ServiceError("reason_required", _("a correction needs a reason"))
     table = result.table
     event = table.round.event
-    if not as_referee and _seat_of(by, table) is None:
-        raise Forbidden("not_at_table", _("only a referee or a player of this table may "
-                                          "correct its result"))
+    if not as_referee:
+        if _seat_of(by, table) is None:
+            raise Forbidden("not_at_table", _("only a referee or a player of this table may "
+                                              "correct its result"))
+        if result.system_recorded:
+            raise Forbidden("live_result_referee_only", _(
+                "this result was recorded by the server as the game was played live; only a "
+                "referee may correct it"))
     kind, payload, res = result_validate(event=event, table=table, number=result.number,
                                          sheet=sheet, record=record)
+    digest = submission_digest(number=result.number, sheet=sheet, record=record)
     with transaction.atomic():
-        _lock_table(table.pk)
+        lock_table(table.pk)
         result = GameResult.objects.get(pk=result.pk)
         kind, payload, res = _checked_against_stored_previous(
             (kind, payload, res), event=event, table=table, number=result.number, record=record)
-        version = result.version + 1
-        GameResultVersion.objects.create(
-            result=result, version=version, kind=kind, payload=payload, engine_result=res,
-            points_a=res["team_points"][0], points_b=res["team_points"][1], submitted_by=by,
-            reason=reason,
-            submission_digest=submission_digest(number=result.number, sheet=sheet,
-                                                record=record))
-        result.version = version
-        result.points_a, result.points_b = res["team_points"]
-        result.places = res["places"]
-        result.void = res["void"]
-        result.engine_result = res
-        now = timezone.now()
+        if not as_referee and result.status == GameResult.Status.CONFIRMED:
+            result.proposal = _proposal_create(result=result, kind=kind, res=res, digest=digest,
+                                               sheet=sheet, record=record, by=by, reason=reason)
+            return result
+        _version_add(result=result, kind=kind, payload=payload, res=res, by=by, reason=reason,
+                     digest=digest, confirmed_by=by if as_referee else None)
         if as_referee:
-            result.status = GameResult.Status.CONFIRMED
-            result.confirmed_by = by
-            result.confirmed_at = now
-        else:
-            result.status = GameResult.Status.SUBMITTED
-            result.confirmed_by = None
-            result.confirmed_at = None
-        result.save()
-        _standings_on_commit(event.pk)
+            result.proposals.filter(status=ResultProposal.Status.OPEN).update(
+                status=ResultProposal.Status.SUPERSEDED, decided_by=by,
+                decided_at=result.confirmed_at, decision_reason=reason)
     return result
+
+
+def _version_add(*, result: GameResult, kind, payload, res: dict, by, reason: str, digest: str,
+                 confirmed_by) -> None:
+    """Make a new version current (under the table's lock): confirmed by ``confirmed_by``, or
+    awaiting confirmation again when that is ``None``; the standings follow on commit."""
+    version = result.version + 1
+    GameResultVersion.objects.create(
+        result=result, version=version, kind=kind, payload=payload, engine_result=res,
+        points_a=res["team_points"][0], points_b=res["team_points"][1], submitted_by=by,
+        reason=reason, submission_digest=digest)
+    result.version = version
+    result.points_a, result.points_b = res["team_points"]
+    result.places = res["places"]
+    result.void = res["void"]
+    result.engine_result = res
+    if confirmed_by is not None:
+        result.status = GameResult.Status.CONFIRMED
+        result.confirmed_by = confirmed_by
+        result.confirmed_at = timezone.now()
+    else:
+        result.status = GameResult.Status.SUBMITTED
+        result.confirmed_by = None
+        result.confirmed_at = None
+    result.save()
+    _standings_on_commit(result.table.round.event_id)
+
+
+def _proposal_create(*, result: GameResult, kind, res: dict, digest: str, sheet, record, by,
+                     reason: str) -> ResultProposal | None:
+    """Store a player's correction of a confirmed result as an open proposal (under the
+    table's lock); the result itself does not change. ``None`` when what was sent is the
+    result's current version already (a retry after its proposal was accepted)."""
+    if digest and result.versions.filter(version=result.version,
+                                         submission_digest=digest).exists():
+        return None
+    open_one = result.proposals.filter(status=ResultProposal.Status.OPEN).first()
+    if open_one is not None:
+        if (open_one.proposed_by_id == getattr(by, "pk", None) and digest
+                and open_one.submission_digest == digest and open_one.reason == reason):
+            return open_one  # the same proposal sent again
+        raise Conflict("proposal_open", _(
+            "a correction of this result is already proposed; it must be accepted, declined "
+            "or withdrawn before another is proposed"), detail={"proposal": open_one.pk})
+    return ResultProposal.objects.create(
+        result=result, base_version=result.version, kind=kind,
+        submission=sheet if sheet is not None else record, submission_digest=digest,
+        engine_result=res, points_a=res["team_points"][0], points_b=res["team_points"][1],
+        reason=reason, proposed_by=by)
+
+
+def result_proposal_accept(*, proposal: ResultProposal, by, as_referee: bool = False,
+                           reason: str = "") -> GameResult:
+    """Accept a proposed correction: the other 联邦 at the table or a referee. The engine
+    checks it again, under the table's lock, against the table's previous game as it is now
+    (it may have been corrected since); then it becomes the result's new version, confirmed
+    by ``by``. Accepting an accepted proposal again changes nothing."""
+    return _proposal_close(proposal=proposal, by=by, as_referee=as_referee, reason=reason,
+                           outcome=ResultProposal.Status.ACCEPTED)
+
+
+def result_proposal_decline(*, proposal: ResultProposal, by, reason: str,
+                            as_referee: bool = False) -> GameResult:
+    """Decline a proposed correction, with a reason: the other 联邦 at the table or a referee.
+    The result stays as it is."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ServiceError("reason_required", _("declining a proposed correction needs a "
+                                                "reason"))
+    return _proposal_close(proposal=proposal, by=by, as_referee=as_referee, reason=reason,
+                           outcome=ResultProposal.Status.DECLINED)
+
+
+def result_proposal_withdraw(*, proposal: ResultProposal, by, reason: str = "") -> GameResult:
+    """Withdraw a proposed correction: its proposer only. The result stays as it is."""
+    return _proposal_close(proposal=proposal, by=by, as_referee=False, reason=reason,
+                           outcome=ResultProposal.Status.WITHDRAWN)
+
+
+def _proposal_close(*, proposal: ResultProposal, by, as_referee: bool, reason: str,
+                    outcome: str) -> GameResult:
+    """Close an open proposal with ``outcome`` under the table's lock and record who, when and
+    why. The same outcome again (a retry) returns the result unchanged; a proposal closed
+    otherwise is refused (409 ``proposal_closed``)."""
+    reason = (reason or "").strip()
+    with transaction.atomic():
+        table = lock_table(proposal.result.table_id)
+        proposal = ResultProposal.objects.select_related("result").get(pk=proposal.pk)
+        result = proposal.result
+        result.table = table
+        _proposal_check_who(proposal=proposal, table=table, by=by, as_referee=as_referee,
+                            outcome=outcome)
+        if proposal.status == outcome:
+            return result
+        if proposal.status != ResultProposal.Status.OPEN:
+            raise Conflict("proposal_closed", _("this proposed correction is %(status)s") % {
+                "status": proposal.get_status_display()}, detail={"status": proposal.status})
+        if outcome == ResultProposal.Status.ACCEPTED:
+            submission = proposal.submission
+            is_sheet = proposal.kind == GameResultVersion.Kind.SHEET
+            kind, payload, res = result_validate(
+                event=table.round.event, table=table, number=result.number,
+                sheet=submission if is_sheet else None,
+                record=None if is_sheet else submission)
+            _version_add(result=result, kind=kind, payload=payload, res=res,
+                         by=proposal.proposed_by, reason=proposal.reason,
+                         digest=proposal.submission_digest, confirmed_by=by)
+            proposal.version = result.version
+        proposal.status = outcome
+        proposal.decided_by = by
+        proposal.decided_at = timezone.now()
+        proposal.decision_reason = reason
+        proposal.save(update_fields=["status", "decided_by", "decided_at", "decision_reason",
+                                     "version"])
+    return result
+
+
+def _proposal_check_who(*, proposal: ResultProposal, table: Table, by, as_referee: bool,
+                        outcome: str) -> None:
+    """Its proposer withdraws a proposal; the other 联邦 at the table, or a referee, accepts
+    or declines it — never the proposer's own 联邦."""
+    if outcome == ResultProposal.Status.WITHDRAWN:
+        if getattr(by, "pk", None) is None or by.pk != proposal.proposed_by_id:
+            raise Forbidden("not_proposer", _("only its proposer may withdraw a proposed "
+                                              "correction"))
+        return
+    if as_referee:
+        return
+    seat = _seat_of(by, table)
+    if seat is None:
+        raise Forbidden("not_at_table", _("only a referee or a player of this table may accept "
+                                          "or decline a proposed correction"))
+    proposer_seat = _seat_of(proposal.proposed_by, table)
+    if by.pk == proposal.proposed_by_id or (
+            proposer_seat is not None and proposer_seat.side == seat.side):
+        raise Forbidden("same_side", _(
+            "a player of the other 联邦 or a referee must accept or decline this proposed "
+            "correction"))

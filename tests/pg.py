@@ -5,6 +5,8 @@ sees the present."""
 
 from __future__ import annotations
 
+import time
+
 from django.db import connection
 
 
@@ -24,3 +26,15 @@ def backends_waiting_on_locks() -> int:
 def backends() -> int:
     """Connections to the test database, this one included."""
     return _count("")
+
+
+def start_behind_a_lock(threads, timeout: float = 10) -> None:
+    """Start ``threads`` (each on its own connection) while this connection holds a lock they
+    all need, and return once every one of them waits for it: releasing it lets them go at
+    the same moment."""
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + timeout
+    while backends_waiting_on_locks() < len(threads):
+        assert time.monotonic() < deadline, "the threads did not reach the lock"
+        time.sleep(0.02)

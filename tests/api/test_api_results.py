@@ -320,8 +320,9 @@ def correct(user, result, **body):
     return client_for(user).post(f"/api/v1/results/{result.pk}/correct/", body, format="json")
 
 
-def test_a_players_correction_adds_a_version_to_confirm_again(seated, submitted):
-    confirm(seated[1], submitted)
+def test_a_players_correction_of_an_unconfirmed_result_adds_a_version_to_confirm(
+        seated, submitted):
+    # (of a confirmed result it is a proposal: tests/api/test_api_result_proposals.py)
     r = correct(seated[1], submitted, reason="seats 0 and 1 swapped", sheet=SECOND)
     assert r.status_code == 200, r.content
     body = r.json()

@@ -553,11 +553,12 @@ def test_result_points_follow_the_current_version(submitted, referee):
     assert result.engine_result == expected
 
 
-def test_players_correction_needs_confirming_again(submitted, seats):
-    """A player's correction goes back to "submitted"; the other 联邦 confirms it again."""
+def test_players_correction_of_an_unconfirmed_result_awaits_confirmation(submitted, seats):
+    """A player's correction of a result awaiting confirmation adds a version that stays
+    "submitted"; the other 联邦 than the corrector's confirms it. (Of a confirmed result it is a
+    proposal: tests/games/test_result_proposals.py.)"""
     result, submitter = submitted
     opponent = login_for(seats[1])
-    result_confirm(result=result, by=opponent)
 
     corrected = result_correct(result=result, sheet=sheet([1, 3, 5, 0, 2, 4]),
                                reason="we misread the order", by=opponent)

@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from games import services as game_services
-from games.models import GameResult
+from games.models import GameResult, ResultProposal
 from tests.factories import EventFactory, PlayerFactory
 from tournaments import services, standings
 from tournaments.models import (
@@ -289,6 +289,25 @@ def test_game_result_confirm_action_confirms_as_referee(admin_client, running_ev
     assert result.status == GameResult.Status.CONFIRMED
     assert result.confirmed_by == superuser and result.confirmed_at is not None
     assert not GameResult.objects.filter(status=GameResult.Status.SUBMITTED).exists()
+
+
+def test_a_results_proposed_corrections_show_read_only(admin_client, running_event):
+    """A player's proposed correction is listed on its result's page; the admin cannot add
+    one (the API checks who may propose, accept or decline)."""
+    result = GameResult.objects.filter(status=GameResult.Status.CONFIRMED).first()
+    player = Seat.objects.filter(table=result.table).first().player
+    player.user = get_user_model().objects.create_user(username="seat-player")
+    player.save(update_fields=["user"])
+    game_services.result_correct(result=result, sheet=sheet([5, 4, 3, 2, 1, 0]),
+                                 reason="we wrote the order backwards", by=player.user)
+
+    response = admin_client.get(_admin_url(GameResult, "change", result.pk))
+
+    assert response.status_code == 200
+    assert "we wrote the order backwards" in response.content.decode()
+    inline, = [f for f in response.context["inline_admin_formsets"]
+               if f.opts.model is ResultProposal]
+    assert not inline.has_add_permission and not inline.formset.can_delete
 
 
 def test_fixture_covers_byes_and_team_members(running_event):

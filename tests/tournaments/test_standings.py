@@ -274,10 +274,11 @@ def test_only_confirmed_results_count(event, e, referee):
     assert (rows[7].points, rows[8].points) == (2, 6)
 
 
-def test_a_players_correction_leaves_the_standings_until_confirmed(event, e, round_1,
-                                                                   referee):
-    """A correction back in "submitted" takes the game out of the standings until confirmed."""
-    from games.services import result_correct
+def test_a_players_correction_leaves_the_standings_until_it_is_accepted(event, e, round_1,
+                                                                       referee):
+    """A player's correction of a confirmed result is a proposal: the game counts as it was
+    confirmed until a referee (or the other 联邦) accepts it (issue 15, finding 2)."""
+    from games.services import result_correct, result_proposal_accept
     from tests.factories import UserFactory
 
     result = GameResult.objects.get(table=round_1[0], number=1)
@@ -285,11 +286,12 @@ def test_a_players_correction_leaves_the_standings_until_confirmed(event, e, rou
     e[2].player.user = user
     e[2].player.save(update_fields=["user"])
 
-    result_correct(result=result, sheet=sheet(SWEEP_1), reason="order reversed", by=user)
+    proposal = result_correct(result=result, sheet=sheet(SWEEP_1), reason="order reversed",
+                              by=user).proposal
 
     rows = rows_by_number(event, e)
-    assert (rows[1].points, rows[2].points) == (0, 2)
-    result_confirm(result=result, by=referee, as_referee=True)
+    assert (rows[1].points, rows[2].points) == (12, 2)
+    result_proposal_accept(proposal=proposal, by=referee, as_referee=True)
     rows = rows_by_number(event, e)
     assert (rows[1].points, rows[2].points) == (0, 14)
 
