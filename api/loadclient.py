@@ -14,6 +14,7 @@ import math
 import multiprocessing
 import os
 import random
+import secrets
 import signal
 import socket
 import subprocess
@@ -250,6 +251,7 @@ class Gunicorn:
         self.env = dict(os.environ)
         self.env.update({name: HIGH_RATE for name in THROTTLE_ENV})
         self.env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        self.env.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))  # (config/wsgi.py)
         self.env.setdefault("LOG_LEVEL", "ERROR")  # not one warning line per 4xx
         self.env["DATABASE_URL"] = database_url()
         self.env.update(env or {})
