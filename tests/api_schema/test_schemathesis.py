@@ -40,57 +40,6 @@ CHECKS = [not_a_server_error, status_code_conformance, response_schema_conforman
           content_type_conformance]
 MAX_LONG_POLL = 0.2  # seconds: GET /live/{id}/?wait= may otherwise hold a request for 25 s
 
-# The test runs against the schema as served: api/schema.py documents the one error shape
-# ({"error": {"code", "message", ...}}) on every operation and the nullable fields this test
-# found. SCHEMATHESIS_AMEND=1 applies the test's own amendments below instead (they were the
-# gaps before api/schema.py; kept to compare).
-GENERIC_ERRORS = (400, 401, 403, 404, 405, 406, 415, 429)
-KNOWN_UNDOCUMENTED_STATUS = {  # domain conflicts (409) that the schema does not list
-    ("post", "/api/v1/events/"): (409,),  # slug_taken
-    ("post", "/api/v1/events/{slug}/entries/"): (409,),  # already_registered
-    ("post", "/api/v1/players/me/"): (409,),  # already_registered
-    ("post", "/api/v1/tables/{id}/live/"): (409,),  # already_started / match_over
-}
-KNOWN_NULLABLE = {  # component: fields answered as null but typed as plain strings
-    "Result": ("confirmed_by",),
-    "Table": ("team_a", "team_b"),
-    "Version": ("submitted_by",),
-}
-ERROR_SHAPE = {
-    "type": "object",
-    "required": ["error"],
-    "properties": {"error": {
-        "type": "object",
-        "required": ["code", "message"],
-        "properties": {"code": {"type": "string"}, "message": {"type": "string"},
-                       "detail": {}, "fields": {"type": "object"}},
-    }},
-}
-METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-
-
-def _amend(raw: dict) -> None:
-    """Amend the loaded schema as described above (in place)."""
-    error_response = {"content": {"application/json": {"schema": ERROR_SHAPE}}}
-    for path, item in raw["paths"].items():
-        for method, operation in item.items():
-            if method not in METHODS:
-                continue
-            responses = operation.setdefault("responses", {})
-            extra = GENERIC_ERRORS + KNOWN_UNDOCUMENTED_STATUS.get((method, path), ())
-            for code in extra:
-                responses.setdefault(str(code), {"description": "amended by the test"})
-            for code, response in responses.items():
-                if code.startswith("4") and "content" not in response and "$ref" not in response:
-                    response.update(error_response)
-    components = raw.get("components", {}).get("schemas", {})
-    for name, fields in KNOWN_NULLABLE.items():
-        for field in fields:
-            prop = components.get(name, {}).get("properties", {}).get(field)
-            if prop is not None and "$ref" not in prop:
-                prop["nullable"] = True
-
-
 # `from_wsgi` loads the schema once, at collection (STYLE.md: its pytest fixture loader may not
 # work with pytest 9.2). The schema view reads no database table.
 # The coverage phase (boundary values, unexpected methods) is not bounded by max_examples and
@@ -98,8 +47,6 @@ def _amend(raw: dict) -> None:
 CONFIG = schemathesis.Config.from_dict({"phases": {"coverage": {
     "enabled": bool(os.environ.get("SCHEMATHESIS_COVERAGE"))}}})
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema/", application, config=CONFIG)
-if os.environ.get("SCHEMATHESIS_AMEND"):  # the served schema documents errors (api/schema.py)
-    _amend(schema.raw_schema)
 
 
 @pytest.fixture
