@@ -12,7 +12,8 @@ Schemathesis reports each operation as a subtest of one pytest test, so the fixt
 and the operations share (and change) its data, in a fixed order.
 
 Bounded for CI: ``SCHEMATHESIS_MAX_EXAMPLES`` (25) examples per operation, derandomized, no
-deadline, no example database; throttles raised; the live long-poll capped.
+deadline, no example database; throttles raised; the live long-poll capped. A second test
+follows the links between operations (stateful, ``SCHEMATHESIS_SCENARIOS``).
 """
 
 from __future__ import annotations
@@ -133,6 +134,17 @@ def api_world(transactional_db, no_throttling, fast_passwords):
     }
 
 
+def _cap(case) -> None:
+    """Cap the live long-poll and the event stream (they would hold a request for minutes)."""
+    if case.query and "wait" in case.query:
+        try:
+            case.query["wait"] = min(float(case.query["wait"]), MAX_LONG_POLL)
+        except (TypeError, ValueError):
+            pass
+    if case.operation.path.endswith("/events/"):  # a stream stays open for its seconds
+        case.query = {**(case.query or {}), "seconds": MAX_LONG_POLL}
+
+
 def _pin(case, world) -> None:
     """Point the path at the fixture's objects; cap the live long-poll and event stream."""
     path = case.operation.path
@@ -147,13 +159,7 @@ def _pin(case, world) -> None:
         key = next((v for prefix, v in kind.items() if path.startswith(prefix)), None)
         if key and world.get(key) is not None:
             params["id"] = world[key]
-    if case.query and "wait" in case.query:
-        try:
-            case.query["wait"] = min(float(case.query["wait"]), MAX_LONG_POLL)
-        except (TypeError, ValueError):
-            pass
-    if path.endswith("/events/"):  # a stream stays open for its seconds (default 300)
-        case.query = {**(case.query or {}), "seconds": MAX_LONG_POLL}
+    _cap(case)
 
 
 @schema.parametrize()
@@ -166,3 +172,41 @@ def test_api_conforms_to_its_schema(case, api_world):
     # when an operation is called with generated input
     # then no 5xx, and status code, content type and body are as documented
     case.call_and_validate(headers=api_world["headers"], checks=CHECKS)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_api_workflows_conform_to_its_schema(api_world):
+    """Stateful: sequences of calls along the links Schemathesis infers from the schema (an
+    event created, then read, patched, published; an entry registered, then checked in or
+    withdrawn; a round opened, then published; a result read, then confirmed or corrected),
+    each call's input taken from an earlier answer. Bounded by ``SCHEMATHESIS_SCENARIOS``
+    scenarios (40) of at most 10 steps."""
+
+    from django.core.cache import cache
+    from django.db import transaction
+
+    class Workflow(schema.as_state_machine()):
+        """Each scenario starts from the same world: it runs in a transaction rolled back at
+        its end (Hypothesis replays scenarios and needs the same answers to the same calls)."""
+
+        def setup(self):
+            self.scenario = transaction.atomic()
+            self.scenario.__enter__()
+
+        def teardown(self):
+            transaction.set_rollback(True)
+            self.scenario.__exit__(None, None, None)
+            cache.clear()
+
+        def before_call(self, case):
+            _cap(case)
+
+        def get_call_kwargs(self, case):
+            return {"headers": api_world["headers"]}
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            case.validate_response(response, checks=CHECKS, transport_kwargs=kwargs or None)
+
+    Workflow.run(settings=hypothesis_settings(
+        max_examples=int(os.environ.get("SCHEMATHESIS_SCENARIOS", "40")), stateful_step_count=10,
+        deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)))
