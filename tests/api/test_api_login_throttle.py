@@ -93,6 +93,17 @@ def test_token_logins_are_throttled_per_address_before_any_password_is_checked(v
     assert error_of(guess(anon, "-", "x", username="u9"), 429)["code"] == "throttled"
 
 
+def test_a_new_x_forwarded_for_does_not_reset_the_anonymous_limit(monkeypatch):
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES",
+                        {**SimpleRateThrottle.THROTTLE_RATES, "anon": "5/hour"})
+    monkeypatch.setattr(throttling.time, "time", lambda: 3_000_000.0)
+    cache.clear()
+    anon = client_for(None)
+    codes = [anon.post("/api/v1/engine/validate", {}, format="json",
+                       HTTP_X_FORWARDED_FOR=f"198.51.100.{i}").status_code for i in range(10)]
+    assert codes == [400] * 5 + [429] * 5
+
+
 @pytest.mark.parametrize(("proxies", "forwarded", "address"), [
     (0, "1.1.1.1", "10.0.0.9"),  # no trusted proxy: the header is the client's word, ignored
     (1, "1.1.1.1, 192.0.2.5", "192.0.2.5"),  # nginx appended the real one; 1.1.1.1 is forged
