@@ -16,10 +16,12 @@ from __future__ import annotations
 import logging
 import sys
 
+from django.conf import settings
 from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
 from django.core.exceptions import RequestDataTooBig
 from django.db import InterfaceError, OperationalError
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
+from django.utils.translation import gettext as _
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_handler
@@ -146,3 +148,18 @@ def json_400(request, exception=None):
 
 def json_403(request, exception=None):
     return JsonResponse(error_body("forbidden", "forbidden"), status=403)
+
+
+def login_locked_out(request, response=None, credentials=None):
+    """django-axes' answer once a username or an address is locked out of logging in: the
+    API's error shape under /api/, a short page elsewhere (the admin's login)."""
+    minutes = round(settings.AXES_COOLOFF_TIME * 60)
+    message = _("Too many failed logins: try again in %(minutes)s minutes.") % {
+        "minutes": minutes}
+    if request.path.startswith("/api/"):
+        response = JsonResponse(error_body("locked_out", message,
+                                           detail={"retry_after": minutes * 60}), status=429)
+    else:
+        response = HttpResponse(message, status=429, content_type="text/plain; charset=utf-8")
+    response["Retry-After"] = str(minutes * 60)
+    return response

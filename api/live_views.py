@@ -243,6 +243,13 @@ class LiveEventsApi(APIView):
     throttle_scope = "live"
     renderer_classes = [EventStreamRenderer, JSONRenderer]
 
+    def handle_exception(self, exc):
+        # an error (no such game, throttled) is the API's JSON error, whatever the client
+        # accepts: an EventSource asks for text/event-stream only
+        self.request.accepted_renderer = JSONRenderer()
+        self.request.accepted_media_type = JSONRenderer.media_type
+        return super().handle_exception(exc)
+
     @extend_schema(parameters=[
         OpenApiParameter("since", int, description="send views of versions above this "
                                                    "(default: the current view at once)"),

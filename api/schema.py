@@ -1,7 +1,25 @@
 """OpenAPI post-processing: document the API's one error shape on every operation, with the
-errors any request may answer (4xx, and 503 ``database_unavailable``) and a write's 409/422."""
+errors any request may answer (4xx, and 503 ``database_unavailable``) and a write's 409/422;
+and bodies that take exactly one of two fields as a ``oneOf``."""
 
 from __future__ import annotations
+
+from drf_spectacular.extensions import OpenApiSerializerExtension
+
+
+class ExactlyOneOfExtension(OpenApiSerializerExtension):
+    """A serializer with ``exactly_one_of`` (api.serializers.ExactlyOneOf): its fields as
+    inferred, and a ``oneOf`` of one ``required`` list per field — a body with both, or with
+    neither, matches no branch or two, and is refused, as the serializer refuses it."""
+
+    target_class = "api.serializers.ExactlyOneOf"
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema, direction):
+        schema = auto_schema._map_serializer(self.target, direction, bypass_extensions=True)
+        if direction == "request":
+            schema["oneOf"] = [{"required": [name]} for name in self.target.exactly_one_of]
+        return schema
 
 ERROR_SCHEMA = {
     "type": "object",

@@ -265,15 +265,23 @@ class ResultSerializer(serializers.ModelSerializer):
         return HistoryStepSerializer(result_history(obj), many=True).data
 
 
-class ResultSubmitSerializer(serializers.Serializer):
+# A body that takes exactly one of the fields ``exactly_one_of`` names (a result sheet or a full
+# record). The schema says so with a ``oneOf`` (api/schema.py, ExactlyOneOfExtension). (A
+# comment, not a docstring: the schema would show a docstring as each body's description.)
+class ExactlyOneOf:
+    exactly_one_of: tuple[str, ...] = ("sheet", "record")
+    exactly_one_message = "send either a result sheet or a full record"
+
+    def validate(self, data):
+        if sum(name in data for name in self.exactly_one_of) != 1:
+            raise serializers.ValidationError(self.exactly_one_message)
+        return data
+
+
+class ResultSubmitSerializer(ExactlyOneOf, serializers.Serializer):
     number = serializers.IntegerField(min_value=1, max_value=99, help_text="game number (局)")
     sheet = serializers.JSONField(required=False, help_text="a gouji-sheet/1 result sheet")
     record = serializers.JSONField(required=False, help_text="a gouji-record/1 full record")
-
-    def validate(self, data):
-        if ("sheet" in data) == ("record" in data):
-            raise serializers.ValidationError("send either a result sheet or a full record")
-        return data
 
 
 class ResultConfirmSerializer(serializers.Serializer):
@@ -284,15 +292,10 @@ class ResultConfirmSerializer(serializers.Serializer):
                   "current version. Optional: without it the current version is confirmed")
 
 
-class ResultCorrectSerializer(serializers.Serializer):
+class ResultCorrectSerializer(ExactlyOneOf, serializers.Serializer):
     reason = serializers.CharField(max_length=2000)
     sheet = serializers.JSONField(required=False)
     record = serializers.JSONField(required=False)
-
-    def validate(self, data):
-        if ("sheet" in data) == ("record" in data):
-            raise serializers.ValidationError("send either a result sheet or a full record")
-        return data
 
 
 class ProposalDecisionSerializer(serializers.Serializer):
@@ -339,11 +342,7 @@ class StandingSerializer(serializers.ModelSerializer):
         return None if obj.previous_rank is None else obj.previous_rank - obj.rank
 
 
-class EngineValidateSerializer(serializers.Serializer):
+class EngineValidateSerializer(ExactlyOneOf, serializers.Serializer):
     record = serializers.JSONField(required=False, help_text="gouji-record/1 or gouji-match/1")
     sheet = serializers.JSONField(required=False, help_text="gouji-sheet/1")
-
-    def validate(self, data):
-        if ("sheet" in data) == ("record" in data):
-            raise serializers.ValidationError("send either a record or a sheet")
-        return data
+    exactly_one_message = "send either a record or a sheet"

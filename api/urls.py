@@ -1,9 +1,9 @@
 from django.urls import path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
-from rest_framework.authtoken.views import obtain_auth_token
 
 from api import live_views as lv
 from api import views as v
+from api.auth_views import TokenObtainApi
 
 app_name = "api"
 
@@ -11,7 +11,7 @@ urlpatterns = [
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="api:schema"), name="docs"),
     path("redoc/", SpectacularRedocView.as_view(url_name="api:schema"), name="redoc"),
-    path("auth/token/", obtain_auth_token, name="token"),
+    path("auth/token/", TokenObtainApi.as_view(), name="token"),
     path("engine/validate", v.EngineValidateApi.as_view(), name="engine-validate"),
     path("players/", v.PlayerListCreateApi.as_view(), name="players"),
     path("players/me/", v.PlayerMeApi.as_view(), name="player-me"),

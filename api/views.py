@@ -8,7 +8,6 @@ import io
 from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.db.models import Prefetch, Q, prefetch_related_objects
-from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -22,6 +21,7 @@ from rest_framework.views import APIView
 
 import engine
 from api import serializers as s
+from api.csv_export import csv_response
 from api.permissions import (
     ReadOnlyOrAuthenticated,
     can_see_event,
@@ -62,16 +62,6 @@ def _event(request, slug) -> Event:
 def _require(ok: bool, message: str):
     if not ok:
         raise PermissionDenied(message)
-
-
-def _csv_response(filename: str, header: list[str], rows) -> HttpResponse:
-    buf = io.StringIO()
-    writer = csv.writer(buf)
-    writer.writerow(header)
-    writer.writerows(rows)
-    resp = HttpResponse(buf.getvalue().encode("utf-8-sig"), content_type="text/csv; charset=utf-8")
-    resp["Content-Disposition"] = f'attachment; filename="{filename}"'
-    return resp
 
 
 # ----------------------------------------------------------------------------- events
@@ -397,7 +387,7 @@ class EntriesCsvApi(APIView):
         event = _event(request, slug)
         rows = [(e.pk, str(e), e.player.number if e.player_id else "", e.status, e.late,
                  e.first_round) for e in _entries(event)]
-        return _csv_response(f"{event.slug}-entries.csv",
+        return csv_response(f"{event.slug}-entries.csv",
                              ["entry", "name", "number", "status", "late", "first_round"], rows)
 
 
@@ -509,7 +499,7 @@ class SeatingCsvApi(APIView):
             raise NotFound("the seating of this round is not published yet")
         rows = [(t.number, seat.seat, seat.side, seat.player.name, seat.player.number or "")
                 for t in _tables(rnd) for seat in t.seats.all()]
-        return _csv_response(f"{rnd.event.slug}-round-{rnd.number}.csv",
+        return csv_response(f"{rnd.event.slug}-round-{rnd.number}.csv",
                              ["table", "seat", "side", "player", "number"], rows)
 
 
@@ -855,7 +845,7 @@ class StandingsCsvApi(APIView):
         rows = [(st.rank, str(st.entry), st.points, st.match_points, st.game_wins,
                  st.head_count, st.opponents_points, st.games_played, st.byes,
                  st.penalty_points, st.previous_rank or "") for st in _standings(event)]
-        return _csv_response(f"{event.slug}-standings.csv",
+        return csv_response(f"{event.slug}-standings.csv",
                              ["rank", "name", "points", "match_points", "game_wins", "head_count",
                               "opponents_points", "games", "byes", "penalty_points",
                               "previous_rank"], rows)

@@ -8,6 +8,7 @@ Every server listens on 127.0.0.1 only.
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import subprocess
 import sys
@@ -75,6 +76,7 @@ class Gunicorn:
         self.env = dict(os.environ)
         self.env.update({name: HIGH_RATE for name in THROTTLE_ENV})
         self.env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+        self.env.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))  # (config/wsgi.py)
         self.env.setdefault("LOG_LEVEL", "ERROR")  # not one warning line per 4xx
         self.env["DATABASE_URL"] = database_url()
         self.env.update(env or {})

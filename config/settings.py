@@ -2,13 +2,20 @@
 
 - ``DATABASE_URL``: SQLite file ``db.sqlite3`` by default; ``postgres://…`` in production.
 - ``CELERY_BROKER_URL``: none → Celery tasks run in-process; ``redis://…`` in production.
-- ``DJANGO_SECRET_KEY``, ``DJANGO_DEBUG``, ``DJANGO_ALLOWED_HOSTS``.
+- ``DJANGO_SECRET_KEY``, ``DJANGO_DEBUG``, ``DJANGO_ALLOWED_HOSTS``: the web server refuses to
+  start without a key unless ``DJANGO_DEBUG`` is on (config/wsgi.py).
+- ``DJANGO_HTTPS``, ``DJANGO_HSTS_SECONDS``, ``TRUSTED_PROXY_COUNT``: serving behind TLS and
+  proxies (secure cookies, HSTS, the client's address and scheme from the proxies' headers).
+- ``LOGIN_FAILURE_LIMIT``, ``LOGIN_COOLOFF_MINUTES``: login lockout (django-axes).
 - ``DJANGO_STATIC_ROOT``: where ``collectstatic`` gathers the static files (default ``staticfiles/``
   beside ``manage.py``; set it when the service is installed as a package).
 - ``DB_POOL_MAX_SIZE`` (a psycopg pool per process), ``DB_CONNECT_TIMEOUT``, ``DB_CONN_MAX_AGE``.
 - ``LIVE_PUBSUB_URL``: Redis that wakes live-play waiters (default: the broker when Redis).
 - ``CELERY_VISIBILITY_TIMEOUT``: when Redis redelivers a task whose worker died.
-- ``THROTTLE_*``: request rates (anonymous, user, writes, results, engine, live).
+- ``THROTTLE_*``: request rates (anonymous, user, writes, results, engine, live, login): ``20``
+  (a minute) or ``20/min``, ``/s``, ``/hour``, ``/day``.
+
+A value that cannot be read stops the process at start with a message naming the variable.
 """
 
 from __future__ import annotations
@@ -17,13 +24,50 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.translation import gettext_lazy as _
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
-DEBUG = os.environ.get("DJANGO_DEBUG", "0").lower() in ("1", "true", "yes")
-# The fallback key is for the demo and tests only; production sets DJANGO_SECRET_KEY.
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "dev-only-insecure-key-set-DJANGO_SECRET_KEY")
+
+def _flag(name: str, default: str = "0") -> bool:
+    return os.environ.get(name, default).lower() in ("1", "true", "yes", "on")
+
+
+def _whole(name: str, default: int, minimum: int = 0) -> int:
+    """A whole-number variable, or a stop at start naming it."""
+    value = os.environ.get(name, "").strip() or str(default)
+    try:
+        number = int(value)
+    except ValueError:
+        number = None
+    if number is None or number < minimum:
+        raise ImproperlyConfigured(f"{name}={value!r}: expected a whole number >= {minimum}")
+    return number
+
+
+_RATE_PERIODS = {"s": "s", "sec": "s", "second": "s", "m": "min", "min": "min",
+                 "minute": "min", "h": "hour", "hour": "hour", "d": "day", "day": "day"}
+
+
+def _rate(name: str, default: str) -> str:
+    """A request rate: ``20`` (a minute) or ``20/min`` (also ``/s``, ``/hour``, ``/day``), as
+    DRF reads it; anything else stops the process at start, naming the variable."""
+    value = os.environ.get(name, "").strip() or default
+    count, _slash, period = value.partition("/")
+    period = _RATE_PERIODS.get((period or "min").strip().lower())
+    if not count.strip().isdigit() or int(count) < 1 or period is None:
+        raise ImproperlyConfigured(
+            f"{name}={value!r}: expected a number of requests a minute (20) or a rate such as "
+            "20/min, 5/s, 1000/hour, 10000/day")
+    return f"{int(count)}/{period}"
+
+
+DEBUG = _flag("DJANGO_DEBUG")
+#: Used by management commands, the worker and the tests when DJANGO_SECRET_KEY is unset; the
+#: web server (config/wsgi.py) refuses to start on it unless DEBUG is on.
+DEVELOPMENT_SECRET_KEY = "dev-only-insecure-key-set-DJANGO_SECRET_KEY"
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or DEVELOPMENT_SECRET_KEY
 ALLOWED_HOSTS = [h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1,testserver"
                                            ).split(",") if h]
 
@@ -38,6 +82,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "axes",
     "tournaments",
     "games",
     "api",
@@ -54,7 +99,57 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]
+
+# ----------------------------------------------------------------------------- behind TLS
+# TRUSTED_PROXY_COUNT: how many proxies of ours stand in front of the server, each adding the
+# address it saw to X-Forwarded-For. 0 (the default): the client's address is REMOTE_ADDR and
+# the forwarded headers are ignored (a client could write them). 1 behind one nginx: the last
+# address of X-Forwarded-For, and X-Forwarded-Proto tells HTTPS (SECURE_PROXY_SSL_HEADER).
+# Throttles and login lockouts use that address (api/throttling.py, client_address).
+TRUSTED_PROXY_COUNT = _whole("TRUSTED_PROXY_COUNT", 0)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if TRUSTED_PROXY_COUNT else None
+# DJANGO_HTTPS=1: the site is served over TLS only: cookies are sent over HTTPS only, plain
+# HTTP is redirected, and browsers are told to keep to HTTPS (HSTS) for DJANGO_HSTS_SECONDS
+# (default a year, on every subdomain, preload-ready; 0 turns HSTS off).
+HTTPS = _flag("DJANGO_HTTPS")
+SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT = HTTPS
+SECURE_HSTS_SECONDS = _whole("DJANGO_HSTS_SECONDS", 31_536_000) if HTTPS else 0
+SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
+SESSION_COOKIE_HTTPONLY = True
+
+# Content-Security-Policy (django-csp) on every page: scripts, styles, images and requests from
+# this site only; no inline script or style, no plugin, no framing. The API (JSON, and the
+# browsable API and Swagger/ReDoc pages of DRF and drf-spectacular, which use inline code and a
+# CDN) is left out.
+_SELF, _NONE = "'self'", "'none'"
+CONTENT_SECURITY_POLICY = {
+    "EXCLUDE_URL_PREFIXES": ["/api/"],
+    "DIRECTIVES": {
+        "default-src": [_SELF], "script-src": [_SELF], "style-src": [_SELF],
+        "img-src": [_SELF, "data:"], "connect-src": [_SELF], "font-src": [_SELF],
+        "object-src": [_NONE], "base-uri": [_SELF], "form-action": [_SELF],
+        "frame-ancestors": [_NONE],
+    },
+}
+
+# ----------------------------------------------------------------------------- logins
+# django-axes locks a username, and separately a client address, out of logging in after
+# LOGIN_FAILURE_LIMIT failures for LOGIN_COOLOFF_MINUTES: the admin's login and the API's
+# token view (api/auth_views.py). Failures are counted in the database (one locked row per
+# username or address, so parallel attempts cannot pass) and listed in the admin ("Access
+# attempts"), where staff can lift a lockout. A success clears the failures.
+AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend",
+                           "django.contrib.auth.backends.ModelBackend"]
+AXES_FAILURE_LIMIT = _whole("LOGIN_FAILURE_LIMIT", 10, minimum=1)
+AXES_COOLOFF_TIME = _whole("LOGIN_COOLOFF_MINUTES", 15, minimum=1) / 60  # hours
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "api.throttling.client_address"
+AXES_LOCKOUT_CALLABLE = "api.errors.login_locked_out"
+AXES_VERBOSE = False
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -77,7 +172,7 @@ TEMPLATES = [
 DATABASES = {
     "default": dj_database_url.parse(
         os.environ.get("DATABASE_URL", f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
-        conn_max_age=int(os.environ.get("DB_CONN_MAX_AGE", "60")),
+        conn_max_age=_whole("DB_CONN_MAX_AGE", 60),
         # A persistent connection may have died with a database restart while the worker was
         # idle: check it (one round trip) before its first use in a request instead of failing
         # that request (tests/faults/test_db_restart.py).
@@ -89,14 +184,14 @@ DATABASES = {
 # A ``?connect_timeout=`` in DATABASE_URL wins. (libpq counts it per host; 2 s at the least.)
 if DATABASES["default"]["ENGINE"].endswith(("postgresql", "postgis")):
     DATABASES["default"].setdefault("OPTIONS", {}).setdefault(
-        "connect_timeout", int(os.environ.get("DB_CONNECT_TIMEOUT", "5")))
+        "connect_timeout", _whole("DB_CONNECT_TIMEOUT", 5))
 # DB_POOL_MAX_SIZE: a psycopg connection pool per process (PostgreSQL), shared by its threads:
 # with gunicorn's gthread workers and long-polling live clients, hundreds of threads then need
 # no more connections than the pool (instead of one persistent connection each).
 if os.environ.get("DB_POOL_MAX_SIZE") and DATABASES["default"]["ENGINE"].endswith("postgresql"):
     DATABASES["default"]["CONN_MAX_AGE"] = 0  # Django requires it with a pool
     DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
-        "min_size": 1, "max_size": int(os.environ["DB_POOL_MAX_SIZE"]), "timeout": 20}
+        "min_size": 1, "max_size": _whole("DB_POOL_MAX_SIZE", 1, minimum=1), "timeout": 20}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
 
@@ -140,7 +235,7 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # move_seconds), or a message still running or waiting for its countdown is delivered twice.
 # Tasks are idempotent, so an early redelivery is harmless; the fault tests set a few seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
-    "visibility_timeout": int(os.environ.get("CELERY_VISIBILITY_TIMEOUT", "3600")),
+    "visibility_timeout": _whole("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
 }
 # `celery -A config beat`: re-queue the standings of any event whose recompute message was lost
 # (tournaments/standings.py, standings_sweep); an event with fresh standings costs one query.
@@ -151,7 +246,7 @@ CELERY_BEAT_SCHEDULE = {
 }
 
 # Request size caps: a full game record is ~6 KB; refuse what no client should send.
-DATA_UPLOAD_MAX_MEMORY_SIZE = int(os.environ.get("MAX_REQUEST_BYTES", 1_000_000))
+DATA_UPLOAD_MAX_MEMORY_SIZE = _whole("MAX_REQUEST_BYTES", 1_000_000, minimum=1)
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2_500_000
 
 REST_FRAMEWORK = {
@@ -170,19 +265,25 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "api.pagination.Pagination",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    # Fixed windows counted with atomic increments on the cache (api/throttling.py): requests
+    # sent at the same moment cannot pass a limit together. Share the cache (CACHE_URL) between
+    # processes for the limits to hold across them.
     "DEFAULT_THROTTLE_CLASSES": [
-        "rest_framework.throttling.AnonRateThrottle",
-        "rest_framework.throttling.UserRateThrottle",
-        "rest_framework.throttling.ScopedRateThrottle",
+        "api.throttling.AnonRateThrottle",
+        "api.throttling.UserRateThrottle",
+        "api.throttling.ScopedRateThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
-        "anon": os.environ.get("THROTTLE_ANON", "300/min"),
-        "user": os.environ.get("THROTTLE_USER", "3000/min"),
-        "writes": os.environ.get("THROTTLE_WRITES", "600/min"),
-        "results": os.environ.get("THROTTLE_RESULTS", "600/min"),
-        "engine": os.environ.get("THROTTLE_ENGINE", "120/min"),
-        "live": os.environ.get("THROTTLE_LIVE", "1200/min"),
+        "anon": _rate("THROTTLE_ANON", "300/min"),
+        "user": _rate("THROTTLE_USER", "3000/min"),
+        "writes": _rate("THROTTLE_WRITES", "600/min"),
+        "results": _rate("THROTTLE_RESULTS", "600/min"),
+        "engine": _rate("THROTTLE_ENGINE", "120/min"),
+        "live": _rate("THROTTLE_LIVE", "1200/min"),
+        # token logins, per client address and per username (api/auth_views.py)
+        "login": _rate("THROTTLE_LOGIN", "20/min"),
     },
+    "NUM_PROXIES": TRUSTED_PROXY_COUNT,
 }
 
 SPECTACULAR_SETTINGS = {

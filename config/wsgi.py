@@ -2,9 +2,27 @@ import gc
 import os
 from importlib import import_module
 
+from django.core.exceptions import ImproperlyConfigured
 from django.core.wsgi import get_wsgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+
+def _refuse_the_development_key() -> None:
+    """The development key is public (it is in this repository): a server that signed sessions
+    and CSRF tokens with it would let anyone forge them. Without DJANGO_DEBUG, the server does
+    not start on it."""
+    from django.conf import settings
+
+    key = os.environ.get("DJANGO_SECRET_KEY") or settings.DEVELOPMENT_SECRET_KEY
+    if not settings.DEBUG and key == settings.DEVELOPMENT_SECRET_KEY:
+        raise ImproperlyConfigured(
+            "DJANGO_SECRET_KEY is not set: the server will not start on the public development "
+            "key. Set DJANGO_SECRET_KEY to a long random secret (python -c \"import secrets; "
+            "print(secrets.token_urlsafe(50))\"), or DJANGO_DEBUG=1 while developing.")
+
+
+_refuse_the_development_key()
 application = get_wsgi_application()
 
 

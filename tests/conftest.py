@@ -5,9 +5,14 @@ Select one with the HYPOTHESIS_PROFILE environment variable (default ``dev``);
 """
 
 import os
+import secrets
 
 import pytest
 from hypothesis import settings
+
+# The web server refuses the public development key unless DJANGO_DEBUG is on (config/wsgi.py):
+# config.wsgi imported by a test, and the servers tests start, get a key of their own.
+os.environ.setdefault("DJANGO_SECRET_KEY", "tests-only-" + secrets.token_urlsafe(40))
 
 settings.register_profile("dev", max_examples=50, deadline=None)
 settings.register_profile(

@@ -15,7 +15,8 @@ def test_loading_the_app_freezes_what_it_made_out_of_the_garbage_collector():
         [sys.executable, "-c", "import gc, sys, config.wsgi; "
                                "print(gc.get_freeze_count(), 'api.views' in sys.modules)"],
         cwd=settings.BASE_DIR, capture_output=True, text=True, timeout=120,
-        env={"DJANGO_SETTINGS_MODULE": "config.settings", "PATH": "/usr/bin:/bin"})
+        env={"DJANGO_SETTINGS_MODULE": "config.settings", "PATH": "/usr/bin:/bin",
+             "DJANGO_SECRET_KEY": "a-test-key-" + "x" * 50})
     assert out.returncode == 0, out.stderr[-2000:]
     frozen, views_loaded = out.stdout.split()
     # the views are imported (not on the first request) and frozen with the rest of the app

@@ -12,7 +12,8 @@ Schemathesis reports each operation as a subtest of one pytest test, so the fixt
 and the operations share (and change) its data, in a fixed order.
 
 Bounded for CI: ``SCHEMATHESIS_MAX_EXAMPLES`` (25) examples per operation, derandomized, no
-deadline, no example database; throttles raised; the live long-poll capped.
+deadline, no example database; throttles raised; the live long-poll capped. A second test
+follows the links between operations (stateful, ``SCHEMATHESIS_SCENARIOS``).
 """
 
 from __future__ import annotations
@@ -40,57 +41,6 @@ CHECKS = [not_a_server_error, status_code_conformance, response_schema_conforman
           content_type_conformance]
 MAX_LONG_POLL = 0.2  # seconds: GET /live/{id}/?wait= may otherwise hold a request for 25 s
 
-# The test runs against the schema as served: api/schema.py documents the one error shape
-# ({"error": {"code", "message", ...}}) on every operation and the nullable fields this test
-# found. SCHEMATHESIS_AMEND=1 applies the test's own amendments below instead (they were the
-# gaps before api/schema.py; kept to compare).
-GENERIC_ERRORS = (400, 401, 403, 404, 405, 406, 415, 429)
-KNOWN_UNDOCUMENTED_STATUS = {  # domain conflicts (409) that the schema does not list
-    ("post", "/api/v1/events/"): (409,),  # slug_taken
-    ("post", "/api/v1/events/{slug}/entries/"): (409,),  # already_registered
-    ("post", "/api/v1/players/me/"): (409,),  # already_registered
-    ("post", "/api/v1/tables/{id}/live/"): (409,),  # already_started / match_over
-}
-KNOWN_NULLABLE = {  # component: fields answered as null but typed as plain strings
-    "Result": ("confirmed_by",),
-    "Table": ("team_a", "team_b"),
-    "Version": ("submitted_by",),
-}
-ERROR_SHAPE = {
-    "type": "object",
-    "required": ["error"],
-    "properties": {"error": {
-        "type": "object",
-        "required": ["code", "message"],
-        "properties": {"code": {"type": "string"}, "message": {"type": "string"},
-                       "detail": {}, "fields": {"type": "object"}},
-    }},
-}
-METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
-
-
-def _amend(raw: dict) -> None:
-    """Amend the loaded schema as described above (in place)."""
-    error_response = {"content": {"application/json": {"schema": ERROR_SHAPE}}}
-    for path, item in raw["paths"].items():
-        for method, operation in item.items():
-            if method not in METHODS:
-                continue
-            responses = operation.setdefault("responses", {})
-            extra = GENERIC_ERRORS + KNOWN_UNDOCUMENTED_STATUS.get((method, path), ())
-            for code in extra:
-                responses.setdefault(str(code), {"description": "amended by the test"})
-            for code, response in responses.items():
-                if code.startswith("4") and "content" not in response and "$ref" not in response:
-                    response.update(error_response)
-    components = raw.get("components", {}).get("schemas", {})
-    for name, fields in KNOWN_NULLABLE.items():
-        for field in fields:
-            prop = components.get(name, {}).get("properties", {}).get(field)
-            if prop is not None and "$ref" not in prop:
-                prop["nullable"] = True
-
-
 # `from_wsgi` loads the schema once, at collection (STYLE.md: its pytest fixture loader may not
 # work with pytest 9.2). The schema view reads no database table.
 # The coverage phase (boundary values, unexpected methods) is not bounded by max_examples and
@@ -98,8 +48,6 @@ def _amend(raw: dict) -> None:
 CONFIG = schemathesis.Config.from_dict({"phases": {"coverage": {
     "enabled": bool(os.environ.get("SCHEMATHESIS_COVERAGE"))}}})
 schema = schemathesis.openapi.from_wsgi("/api/v1/schema/", application, config=CONFIG)
-if os.environ.get("SCHEMATHESIS_AMEND"):  # the served schema documents errors (api/schema.py)
-    _amend(schema.raw_schema)
 
 
 @pytest.fixture
@@ -188,6 +136,17 @@ def api_world(transactional_db, no_throttling, fast_passwords):
     }
 
 
+def _cap(case) -> None:
+    """Cap the live long-poll and the event stream (they would hold a request for minutes)."""
+    if case.query and "wait" in case.query:
+        try:
+            case.query["wait"] = min(float(case.query["wait"]), MAX_LONG_POLL)
+        except (TypeError, ValueError):
+            pass
+    if case.operation.path.endswith("/events/"):  # a stream stays open for its seconds
+        case.query = {**(case.query or {}), "seconds": MAX_LONG_POLL}
+
+
 def _pin(case, world) -> None:
     """Point the path at the fixture's objects; cap the live long-poll and event stream."""
     path = case.operation.path
@@ -202,13 +161,7 @@ def _pin(case, world) -> None:
         key = next((v for prefix, v in kind.items() if path.startswith(prefix)), None)
         if key and world.get(key) is not None:
             params["id"] = world[key]
-    if case.query and "wait" in case.query:
-        try:
-            case.query["wait"] = min(float(case.query["wait"]), MAX_LONG_POLL)
-        except (TypeError, ValueError):
-            pass
-    if path.endswith("/events/"):  # a stream stays open for its seconds (default 300)
-        case.query = {**(case.query or {}), "seconds": MAX_LONG_POLL}
+    _cap(case)
 
 
 @schema.parametrize()
@@ -221,3 +174,41 @@ def test_api_conforms_to_its_schema(case, api_world):
     # when an operation is called with generated input
     # then no 5xx, and status code, content type and body are as documented
     case.call_and_validate(headers=api_world["headers"], checks=CHECKS)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_api_workflows_conform_to_its_schema(api_world):
+    """Stateful: sequences of calls along the links Schemathesis infers from the schema (an
+    event created, then read, patched, published; an entry registered, then checked in or
+    withdrawn; a round opened, then published; a result read, then confirmed or corrected),
+    each call's input taken from an earlier answer. Bounded by ``SCHEMATHESIS_SCENARIOS``
+    scenarios (40) of at most 10 steps."""
+
+    from django.core.cache import cache
+    from django.db import transaction
+
+    class Workflow(schema.as_state_machine()):
+        """Each scenario starts from the same world: it runs in a transaction rolled back at
+        its end (Hypothesis replays scenarios and needs the same answers to the same calls)."""
+
+        def setup(self):
+            self.scenario = transaction.atomic()
+            self.scenario.__enter__()
+
+        def teardown(self):
+            transaction.set_rollback(True)
+            self.scenario.__exit__(None, None, None)
+            cache.clear()
+
+        def before_call(self, case):
+            _cap(case)
+
+        def get_call_kwargs(self, case):
+            return {"headers": api_world["headers"]}
+
+        def validate_response(self, response, case, additional_checks=None, **kwargs):
+            case.validate_response(response, checks=CHECKS, transport_kwargs=kwargs or None)
+
+    Workflow.run(settings=hypothesis_settings(
+        max_examples=int(os.environ.get("SCHEMATHESIS_SCENARIOS", "40")), stateful_step_count=10,
+        deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck)))

@@ -1,0 +1,163 @@
+"""Login throttling (issue 15, finding 3): a password guesser against ``/auth/token/`` and the
+admin's login, changing X-Forwarded-For and sending requests in parallel.
+
+Two defences: django-axes locks a username, and separately a client address, out after
+``LOGIN_FAILURE_LIMIT`` failures (10 here), for the token view and the admin alike; and the
+throttles count with atomic increments (api/throttling.py), so requests sent together cannot
+pass a limit, and take the client's address only from trusted proxies."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from django.core.cache import cache
+from django.test import Client as DjangoClient
+from django.test import override_settings
+from rest_framework.throttling import SimpleRateThrottle
+
+from api import throttling
+from tests.api.helpers import client_for, error_of
+from tests.factories import UserFactory
+
+TOKEN = "/api/v1/auth/token/"
+LIMIT = 10  # LOGIN_FAILURE_LIMIT's default
+
+
+@pytest.fixture
+def victim(db, settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    user = UserFactory(username="victim", is_staff=True, is_superuser=True)
+    user.set_password("the-right-password")
+    user.save()
+    return user
+
+
+def guess(client, address: str, password: str, username: str = "victim"):
+    return client.post(TOKEN, {"username": username, "password": password}, format="json",
+                       HTTP_X_FORWARDED_FOR=address)
+
+
+def test_a_guesser_changing_x_forwarded_for_is_locked_out_of_the_token_view(victim):
+    # given an attacker who sends every guess with a new X-Forwarded-For
+    anon = client_for(None)
+    answers = [guess(anon, f"203.0.113.{i}", f"guess-{i}").status_code for i in range(LIMIT + 5)]
+    # then the first guesses are answered "wrong", and the LIMITth failure locks the username
+    # out, whatever address the guesses claim
+    assert answers[:LIMIT - 1] == [400] * (LIMIT - 1)
+    assert set(answers[LIMIT - 1:]) == {429}
+    # even the right password is refused now, in the API's error shape
+    err = error_of(guess(anon, "198.51.100.7", "the-right-password"), 429)
+    assert err["code"] == "locked_out" and "try again" in err["message"]
+
+
+def test_one_address_guessing_many_usernames_is_locked_out(victim):
+    anon = client_for(None)
+    answers = [guess(anon, "203.0.113.9", "x", username=f"user{i}").status_code
+               for i in range(LIMIT + 3)]
+    assert answers[:LIMIT - 1] == [400] * (LIMIT - 1) and set(answers[LIMIT - 1:]) == {429}
+    # the same address is refused for the victim too, who is not locked out elsewhere
+    assert guess(anon, "203.0.113.9", "the-right-password").status_code == 429
+
+
+def test_the_right_password_gets_a_token_and_clears_the_failures(victim):
+    anon = client_for(None)
+    for i in range(LIMIT - 2):
+        assert guess(anon, "203.0.113.1", f"wrong-{i}").status_code == 400
+    r = guess(anon, "203.0.113.1", "the-right-password")
+    assert r.status_code == 200 and r.json()["token"]
+    assert guess(anon, "203.0.113.1", "wrong-again").status_code == 400  # counting anew
+
+
+def test_the_admin_login_locks_a_guesser_out(victim):
+    # given a guesser at the admin's login form
+    browser = DjangoClient()
+    answers = [browser.post("/admin/login/", {"username": "victim", "password": f"guess-{i}"},
+                            HTTP_X_FORWARDED_FOR=f"203.0.113.{i}").status_code
+               for i in range(LIMIT)]
+    assert answers == [200] * (LIMIT - 1) + [429]  # the form again, then locked out
+    # when the right password comes next, from a fresh browser
+    r = DjangoClient().post("/admin/login/?next=/admin/",
+                            {"username": "victim", "password": "the-right-password"})
+    # then it is refused: the account is locked out for the cool-off time
+    assert r.status_code == 429 and "Too many failed logins" in r.content.decode()
+
+
+def test_token_logins_are_throttled_per_address_before_any_password_is_checked(victim, monkeypatch):
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES",
+                        {**SimpleRateThrottle.THROTTLE_RATES, "login": "3/min"})
+    cache.clear()
+    anon = client_for(None)
+    answers = [guess(anon, "-", "x", username=f"u{i}").status_code for i in range(5)]
+    assert answers == [400, 400, 400, 429, 429]
+    assert error_of(guess(anon, "-", "x", username="u9"), 429)["code"] == "throttled"
+
+
+def test_a_new_x_forwarded_for_does_not_reset_the_anonymous_limit(monkeypatch):
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES",
+                        {**SimpleRateThrottle.THROTTLE_RATES, "anon": "5/hour"})
+    monkeypatch.setattr(throttling.time, "time", lambda: 3_000_000.0)
+    cache.clear()
+    anon = client_for(None)
+    codes = [anon.post("/api/v1/engine/validate", {}, format="json",
+                       HTTP_X_FORWARDED_FOR=f"198.51.100.{i}").status_code for i in range(10)]
+    assert codes == [400] * 5 + [429] * 5
+
+
+@pytest.mark.parametrize(("proxies", "forwarded", "address"), [
+    (0, "1.1.1.1", "10.0.0.9"),  # no trusted proxy: the header is the client's word, ignored
+    (1, "1.1.1.1, 192.0.2.5", "192.0.2.5"),  # nginx appended the real one; 1.1.1.1 is forged
+    (2, "1.1.1.1, 192.0.2.5, 10.0.0.2", "192.0.2.5"),
+    (1, "", "10.0.0.9"),
+])
+def test_the_client_address_comes_only_from_trusted_proxies(rf, proxies, forwarded, address):
+    request = rf.get("/", REMOTE_ADDR="10.0.0.9", HTTP_X_FORWARDED_FOR=forwarded)
+    with override_settings(TRUSTED_PROXY_COUNT=proxies):
+        assert throttling.client_address(request) == address
+
+
+def test_the_atomic_counter_lets_exactly_the_limit_through_from_parallel_threads(monkeypatch):
+    # given a limit of 300 a minute and a frozen clock (one window)
+    monkeypatch.setattr(throttling.time, "time", lambda: 1_000_000.0)
+    throttle = throttling.AnonRateThrottle()
+    throttle.num_requests, throttle.duration = 300, 60
+    cache.delete("race:16666")
+    passed = []
+    start = threading.Barrier(8)
+
+    def client():
+        start.wait()
+        passed.append(sum(throttle.take("race") for _ in range(120)))
+
+    # when 8 clients send 960 requests at once
+    threads = [threading.Thread(target=client) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # then exactly 300 pass
+    assert sum(passed) == 300
+
+
+def test_parallel_anonymous_requests_cannot_pass_the_limit(monkeypatch):
+    """The attack itself, through the API: 8 threads, 240 requests, a limit of 50."""
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES",
+                        {**SimpleRateThrottle.THROTTLE_RATES, "anon": "50/hour",
+                         "engine": "100000/min"})
+    monkeypatch.setattr(throttling.time, "time", lambda: 2_000_000.0)
+    cache.clear()
+    codes = []
+    start = threading.Barrier(8)
+
+    def client():
+        anon = client_for(None)
+        start.wait()
+        for _ in range(30):  # a body the engine refuses without the database
+            codes.append(anon.post("/api/v1/engine/validate", {}, format="json").status_code)
+
+    threads = [threading.Thread(target=client) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(codes) == 240 and codes.count(429) == 190, sorted(set(codes))

@@ -1,0 +1,73 @@
+"""Settings read from the environment (config/settings.py, config/wsgi.py), checked where the
+process starts: issue 15, finding 9."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from django.conf import settings
+
+#: The production environment the README documents (its "Running it for real" table).
+PRODUCTION = {"DJANGO_SECRET_KEY": "k" * 20 + "-a-long-random-secret-of-production-" + "9" * 20,
+              "DJANGO_DEBUG": "0", "DJANGO_ALLOWED_HOSTS": "gouji.example.org",
+              "DJANGO_HTTPS": "1", "TRUSTED_PROXY_COUNT": "1"}
+
+
+def run(code: str, env: dict, *args: str) -> subprocess.CompletedProcess:
+    """``python -c code`` (or ``manage.py args`` when code is empty) in a clean environment."""
+    command = [sys.executable, "-c", code] if code else [sys.executable, "manage.py", *args]
+    return subprocess.run(command, cwd=settings.BASE_DIR, capture_output=True, text=True,
+                          timeout=120, env={"PATH": "/usr/bin:/bin",
+                                            "DJANGO_SETTINGS_MODULE": "config.settings", **env})
+
+
+def test_manage_py_check_deploy_is_clean_with_the_documented_production_environment():
+    out = run("", PRODUCTION, "check", "--deploy", "--fail-level", "WARNING")
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "no issues" in out.stdout
+
+
+def test_the_server_refuses_to_start_on_the_public_development_key():
+    # given no DJANGO_SECRET_KEY and DEBUG off
+    # when the WSGI application (gunicorn's, runserver's) is loaded
+    out = run("import config.wsgi", {"DJANGO_DEBUG": "0"})
+    # then it stops with a message naming the variable
+    assert out.returncode != 0
+    assert "DJANGO_SECRET_KEY is not set" in out.stderr
+    # while developing (DEBUG on), or with a key, it starts
+    assert run("import config.wsgi", {"DJANGO_DEBUG": "1"}).returncode == 0
+    with_key = run("import config.wsgi", {"DJANGO_SECRET_KEY": PRODUCTION["DJANGO_SECRET_KEY"]})
+    assert with_key.returncode == 0, with_key.stderr[-2000:]
+
+
+@pytest.mark.parametrize(("written", "rate"), [("20", (20, 60)), ("20/min", (20, 60)),
+                                                ("5/s", (5, 1)), ("1000/hour", (1000, 3600))])
+def test_a_throttle_rate_is_read_as_the_readme_writes_it(written, rate):
+    # a plain number (the README's table) is that many a minute: every request was a 500
+    out = run("import django; django.setup(); from rest_framework.throttling import "
+              "AnonRateThrottle as T; t = T(); print(t.num_requests, t.duration)",
+              {"THROTTLE_ANON": written})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert tuple(map(int, out.stdout.split())) == rate
+
+
+@pytest.mark.parametrize(("variable", "value"), [
+    ("THROTTLE_ANON", "lots"), ("THROTTLE_LOGIN", "10/fortnight"), ("THROTTLE_USER", "0"),
+    ("TRUSTED_PROXY_COUNT", "one"), ("LOGIN_FAILURE_LIMIT", "0"), ("DB_CONN_MAX_AGE", "-1")])
+def test_a_value_that_cannot_be_read_stops_the_process_naming_the_variable(variable, value):
+    out = run("", {variable: value}, "check")
+    assert out.returncode != 0
+    assert f"{variable}={value!r}" in out.stderr, out.stderr[-2000:]
+
+
+@pytest.mark.django_db
+def test_pages_carry_a_content_security_policy_without_inline_code(client):
+    response = client.get("/")
+    assert response.status_code == 200
+    policy = dict(part.strip().split(" ", 1) for part in
+                  response["Content-Security-Policy"].split(";") if part.strip())
+    assert policy["script-src"] == "'self'" and policy["style-src"] == "'self'"
+    assert "unsafe-inline" not in response["Content-Security-Policy"]
+    assert policy["frame-ancestors"] == "'none'" and policy["object-src"] == "'none'"
