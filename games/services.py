@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import zlib
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -20,6 +19,7 @@ import engine
 from engine.game import RESULT_KEYS
 from games.models import GameResult, GameResultVersion, LiveGame
 from tournaments.errors import Conflict, Forbidden, ServiceError
+from tournaments.locks import Advisory, advisory_xact_lock, lock_table
 from tournaments.models import Event, Round, Seat, Table
 
 MAX_RECORD_ACTIONS = 2000
@@ -160,27 +160,12 @@ def _rules_differ(spec, rules: engine.Rules) -> bool:
         return True
 
 
-def _lock_table(table_id: int) -> Table:
-    """Lock one table's row only (``of=self``): submissions at other tables of the same round
-    must not queue behind it. The round's large draw data is not loaded."""
-    return (Table.objects.select_for_update(of=("self",)).select_related("round__event")
-            .defer("round__draw_entries", "round__draw_input").get(pk=table_id))
-
-
-#: class of the PostgreSQL advisory locks that make one user's submissions under one
-#: Idempotency-Key take turns
-SUBMISSION_KEY_LOCK = 0x494B  # "IK"
-
-
 def _lock_key(user_id: int, key: str) -> None:
-    """Hold, until the transaction ends, a lock on ``key`` of user ``user_id`` (PostgreSQL
-    advisory lock; SQLite serialises writers anyway). Two submissions under one key sent at once
-    to different tables each lock their own table, so without it each could look the key up
-    before the other stored it, and both would be stored. Keys that hash alike only take turns."""
-    if connection.vendor == "postgresql":
-        slot = zlib.crc32(f"{user_id}:{key}".encode()) - 2**31  # a signed 32-bit integer
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [SUBMISSION_KEY_LOCK, slot])
+    """Hold, until the transaction ends, a lock on ``key`` of user ``user_id``
+    (:attr:`~tournaments.locks.Advisory.SUBMISSION_KEY`). Two submissions under one key sent at
+    once to different tables each lock their own table, so without it each could look the key up
+    before the other stored it, and both would be stored."""
+    advisory_xact_lock(Advisory.SUBMISSION_KEY, f"{user_id}:{key}")
 
 
 def _same_submission(version: GameResultVersion, digest: str, payload) -> bool | None:
@@ -260,7 +245,7 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
     kind, payload, res = result_validate(event=event, table=table, number=number, sheet=sheet,
                                          record=record)
     with transaction.atomic():
-        table = _lock_table(table.pk)
+        table = lock_table(table.pk)
         if idempotency_key and getattr(by, "pk", None) is not None:
             _lock_key(by.pk, idempotency_key)
         if LiveGame.objects.filter(table=table, number=number,
@@ -291,7 +276,7 @@ def result_record_live(*, table_id: int, number: int, record: dict) -> GameResul
     result can be stored while the game runs (:func:`result_submit` refuses it under the
     table's lock). The check under the table's lock stays: the same record stored already is
     returned, a different result is refused by name (409 ``already_submitted``)."""
-    table = _lock_table(table_id)
+    table = lock_table(table_id)
     digest = submission_digest(number=number, record=record)
     kind, payload, res = result_validate(event=table.round.event, table=table, number=number,
                                          record=record, as_played=True)
@@ -340,7 +325,7 @@ def result_confirm(*, result: GameResult, by, as_referee: bool = False,
     correction came in between), nothing changes and 409 ``stale_version`` names the current
     one. Without it the current version is confirmed (older clients)."""
     with transaction.atomic():
-        _lock_table(result.table_id)
+        lock_table(result.table_id)
         result = GameResult.objects.select_related("table__round__event").get(pk=result.pk)
         if version is not None and version != result.version:
             raise Conflict("stale_version", _(
@@ -395,7 +380,7 @@ def result_correct(*, result: GameResult, reason: str, sheet=None, record=None, 
     kind, payload, res = result_validate(event=event, table=table, number=result.number,
                                          sheet=sheet, record=record)
     with transaction.atomic():
-        _lock_table(table.pk)
+        lock_table(table.pk)
         result = GameResult.objects.get(pk=result.pk)
         kind, payload, res = _checked_against_stored_previous(
             (kind, payload, res), event=event, table=table, number=result.number, record=record)

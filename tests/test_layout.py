@@ -59,3 +59,28 @@ def test_importing_engine_loads_no_django_module():
     assert result.returncode == 0, f"import engine failed:\n{result.stderr}"
     loaded = result.stdout.split()
     assert loaded == [], f"import engine loaded Django modules: {loaded}"
+
+
+def test_row_and_advisory_locks_are_taken_only_in_locks_modules():
+    """Every row lock and advisory lock lives in an app's ``locks.py``, where their order is
+    documented (event → round → table → live game → advisory)."""
+    # given: every product module (tests, the virtualenv and migrations aside)
+    # games/live.py and api/live_views.py are left out until the live/ app lands (it brings
+    # live/locks.py): the lead removes this exclusion after merging it
+    not_yet = {"games/live.py", "api/live_views.py"}
+    skipped_dirs = {"tests", ".venv", "node_modules", "migrations", ".git"}
+    sources = [path for path in sorted(REPO_ROOT.rglob("*.py"))
+               if not skipped_dirs.intersection(path.relative_to(REPO_ROOT).parts)
+               and path.name != "locks.py"
+               and path.relative_to(REPO_ROOT).as_posix() not in not_yet]
+    assert any(p.relative_to(REPO_ROOT).as_posix() == "tournaments/services.py" for p in sources)
+
+    # when
+    words = ("select_for_update", "FOR UPDATE", "pg_advisory")
+    offending = [f"{path.relative_to(REPO_ROOT)}:{number} {line.strip()}"
+                 for path in sources
+                 for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+                 if any(word in line for word in words)]
+
+    # then
+    assert offending == [], "locks taken outside a locks.py:\n" + "\n".join(offending)

@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 
 import engine
 from tournaments import draw as draw_module
+from tournaments import locks
 from tournaments.errors import Conflict, ServiceError
 from tournaments.models import (
     Bye,
@@ -146,7 +147,7 @@ def team_register(*, event: Event, name: str, players: list[Player]) -> Entry:
 def entry_check_in(*, entry: Entry) -> Entry:
     """Check an entry in; only checked-in entries are drawn."""
     with transaction.atomic():
-        entry = Entry.objects.select_for_update().get(pk=entry.pk)
+        entry = locks.lock_entry(entry.pk)
         if entry.status == Entry.Status.CHECKED_IN:
             return entry
         if entry.status != Entry.Status.REGISTERED:
@@ -172,7 +173,7 @@ def entries_check_in(*, entries: Iterable[Entry]) -> int:
 def entry_withdraw(*, entry: Entry, disqualify: bool = False) -> Entry:
     """Withdraw (or disqualify) an entry: it leaves from the next round on."""
     with transaction.atomic():
-        entry = Entry.objects.select_for_update().get(pk=entry.pk)
+        entry = locks.lock_entry(entry.pk)
         if entry.status in (Entry.Status.WITHDRAWN, Entry.Status.DISQUALIFIED):
             return entry
         last = entry.event.rounds.exclude(status=Round.Status.COMMITTED).aggregate(
@@ -201,7 +202,7 @@ def round_create(*, event: Event, knockout: bool = False) -> Round:
     from tournaments import standings as standings_module
 
     with transaction.atomic():
-        event = Event.objects.select_for_update().get(pk=event.pk)
+        event = locks.lock_event(event.pk)
         _check_open(event)
         number = _next_round_number(event)
         in_knockout = event.rounds.filter(stage=Round.Stage.KNOCKOUT).exists()
@@ -406,7 +407,7 @@ def compute_draw(*, round: Round, history_rounds=None):
 def round_draw(*, round_id: int) -> Round:
     """Draw a committed round (idempotent: a drawn round is returned unchanged)."""
     with transaction.atomic():
-        rnd = Round.objects.select_for_update().select_related("event").get(pk=round_id)
+        rnd = locks.lock_round(round_id, with_event=True)
         if rnd.status != Round.Status.COMMITTED:
             return rnd
         event = rnd.event
@@ -451,7 +452,7 @@ def round_draw(*, round_id: int) -> Round:
 def round_publish(*, round: Round) -> Round:
     """Publish a drawn round's seating."""
     with transaction.atomic():
-        rnd = Round.objects.select_for_update().get(pk=round.pk)
+        rnd = locks.lock_round(round.pk)
         if rnd.status == Round.Status.COMMITTED:
             raise ServiceError("not_drawn", _("the round is not drawn yet"))
         if rnd.status == Round.Status.DRAWN:
@@ -582,7 +583,7 @@ def event_update(*, event: Event, **fields) -> Event:
     if unknown:
         raise ServiceError("bad_field", _("%(f)s cannot be changed") % {"f": sorted(unknown)[0]})
     with transaction.atomic():
-        event = Event.objects.select_for_update().get(pk=event.pk)
+        event = locks.lock_event(event.pk)
         started = event.rounds.exists()
         for key, value in fields.items():
             if key in EDITABLE_BEFORE_ROUND_1 and started and getattr(event, key) != value:
