@@ -6,7 +6,6 @@ import csv
 import io
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
 from django.db.models import Prefetch, Q, prefetch_related_objects
 from django.http import HttpResponse
 from django.shortcuts import get_object_or_404
@@ -358,9 +357,7 @@ class RoundListCreateApi(generics.ListAPIView):
         _require(is_organizer(request.user, event), "only the event's organizers draw rounds")
         ser = s.RoundCreateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        with transaction.atomic():
-            rnd = services.round_create(event=event, knockout=ser.validated_data["knockout"])
-            services.round_request_draw(round=rnd)
+        rnd = services.round_open(event=event, knockout=ser.validated_data["knockout"])
         rnd.refresh_from_db()
         url = reverse("api:round-detail", kwargs={"slug": slug, "number": rnd.number})
         return Response({"round": s.RoundSerializer(rnd, context={"request": request}).data,

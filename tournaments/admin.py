@@ -3,8 +3,8 @@ call the services (no rule lives here)."""
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
-from django.db import transaction
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from games.models import GameResult
-from tournaments import services
+from tournaments import services, standings
 from tournaments.errors import ServiceError
 from tournaments.models import (
     Bye,
@@ -62,32 +62,67 @@ class TeamAdmin(admin.ModelAdmin):
     inlines = [TeamMemberInline]
 
 
+class EventAdminForm(forms.ModelForm):
+    """An event's settings, saved through the services (:func:`~tournaments.services.event_create`,
+    :func:`~tournaments.services.event_update`, :func:`~tournaments.services.event_publish`)
+    once the form is otherwise valid: a refusal is a form error and changes nothing. The admin's
+    view runs in one transaction, so what the services write is committed with the rest of the
+    page (staff lists) or not at all."""
+
+    class Meta:
+        model = Event
+        fields = "__all__"
+
+    def _post_clean(self):
+        super()._post_clean()
+        if self.errors:
+            return
+        data = self.cleaned_data
+        try:
+            if self.instance._state.adding:
+                event = services.event_create(**{
+                    k: data[k] for k in services.EDITABLE_ALWAYS | services.EDITABLE_BEFORE_ROUND_1
+                    | {"slug"}})
+            else:
+                event = services.event_update(event=self.instance, **{
+                    k: data[k] for k in self.changed_data
+                    if k in services.EDITABLE_ALWAYS | services.EDITABLE_BEFORE_ROUND_1})
+            if data["published"] != event.published:
+                event = services.event_publish(event=event, published=data["published"])
+        except ServiceError as exc:
+            self.add_error(None, exc.message)
+            return
+        self.instance = event
+
+
 @admin.register(Event)
 class EventAdmin(admin.ModelAdmin):
+    form = EventAdminForm
     list_display = ("name", "format", "status", "rounds_planned", "games_per_match", "published")
     list_filter = ("format", "status", "published")
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
     filter_horizontal = ("organizers", "referees")
     actions = ["open_next_round", "recompute_standings", "print_qr_codes"]
-    readonly_fields = ("qr_codes",)
+    #: what only the services change (the status by the rounds, the versions by results)
+    readonly_fields = ("qr_codes", "status", "standings_version", "standings_digest",
+                       "results_version", "standings_results_version")
+
+    def get_readonly_fields(self, request, obj=None):
+        return self.readonly_fields + (("slug",) if obj is not None else ())
+
+    def get_prepopulated_fields(self, request, obj=None):
+        return {} if obj is not None else self.prepopulated_fields
 
     def save_model(self, request, obj, form, change):
-        try:
-            obj.rules = services.rules_check(rules=obj.rules)
-        except ServiceError as exc:
-            self.message_user(request, exc.message, messages.ERROR)
-            raise
-        super().save_model(request, obj, form, change)
+        """Saved already: by the services, when the form was validated (``EventAdminForm``)."""
 
     @admin.action(description=_("Open the next round and draw it (抽签组邦)"))
     def open_next_round(self, request, queryset):
         def go():
             n = 0
             for event in queryset:
-                with transaction.atomic():
-                    rnd = services.round_create(event=event)
-                    services.round_request_draw(round=rnd)
+                services.round_open(event=event)
                 n += 1
             return n
         _run(self, request, go, lambda n: ngettext(
@@ -108,11 +143,13 @@ class EventAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Recompute standings"))
     def recompute_standings(self, request, queryset):
-        from tournaments.tasks import standings_recompute_task
-
-        for event in queryset:
-            standings_recompute_task.delay(event.pk, True)
-        self.message_user(request, _("Standings recomputation queued."), messages.SUCCESS)
+        why = "an organizer's request"
+        if all([standings.standings_queue_recompute(event.pk, why=why, force=True)
+                for event in queryset]):
+            self.message_user(request, _("Standings recomputation queued."), messages.SUCCESS)
+        else:
+            self.message_user(request, _("The task queue is unavailable: nothing was queued; "
+                                         "try again in a moment."), messages.ERROR)
 
 
 @admin.register(Entry)
@@ -172,8 +209,7 @@ class RoundAdmin(admin.ModelAdmin):
     def draw(self, request, queryset):
         def go():
             for rnd in queryset:
-                with transaction.atomic():
-                    services.round_request_draw(round=rnd)
+                services.round_request_draw(round=rnd)
             return queryset.count()
         _run(self, request, go, lambda n: _("Draw queued."))
 

@@ -339,11 +339,21 @@ def _knockout_round_create(*, event: Event, number: int) -> Round:
 
 
 def round_request_draw(*, round: Round):
-    """Queue the draw on a worker once this transaction commits; returns nothing (poll the
-    round's status)."""
+    """Queue the draw on a worker once this transaction commits (at once outside one); returns
+    nothing (poll the round's status)."""
     from tournaments.tasks import round_draw_task
 
     transaction.on_commit(lambda: round_draw_task.delay(round.pk))
+
+
+def round_open(*, event: Event, knockout: bool = False) -> Round:
+    """Open the next round (:func:`round_create`: its commitment published) and queue its draw
+    (抽签组邦) on a worker for when that has committed. In one transaction: a refusal changes
+    nothing and queues nothing."""
+    with transaction.atomic():
+        rnd = round_create(event=event, knockout=knockout)
+        round_request_draw(round=rnd)
+    return rnd
 
 
 def compute_draw(*, round: Round, history_rounds=None):
@@ -618,6 +628,16 @@ def event_update(*, event: Event, **fields) -> Event:
 def event_publish(*, event: Event, published: bool = True) -> Event:
     Event.objects.filter(pk=event.pk).update(published=published)
     event.refresh_from_db(fields=["published"])
+    return event
+
+
+def event_finish(*, event: Event) -> Event:
+    """Close the event: it takes no more entries, check-ins or rounds."""
+    with transaction.atomic():
+        event = locks.lock_event(event.pk)
+        if event.status != Event.Status.FINISHED:
+            event.status = Event.Status.FINISHED
+            event.save(update_fields=["status"])
     return event
 
 

@@ -215,8 +215,10 @@ def _shared_cache() -> bool:
     return not backend.endswith(("LocMemCache", "DummyCache"))
 
 
-def standings_queue_recompute(event_id: int, *, why: str, coalesce: bool = False) -> bool:
-    """Queue ``standings_recompute_task`` for ``event_id``; returns whether it was queued. A
+def standings_queue_recompute(event_id: int, *, why: str, coalesce: bool = False,
+                              force: bool = False) -> bool:
+    """Queue ``standings_recompute_task`` for ``event_id`` (``force``: to run even if the
+    standings cover every change, as an organizer asks); returns whether it was queued. A
     broker that cannot take the message is logged in one warning line, not raised: this runs
     after a commit (or during a read), and the change is stored either way;
     :func:`standings_heal` and :func:`standings_sweep` queue it again later.
@@ -237,7 +239,7 @@ def standings_queue_recompute(event_id: int, *, why: str, coalesce: bool = False
         except Exception:  # noqa: BLE001 - the cache is a hint only: queue it
             pass
     try:
-        standings_recompute_task.delay(event_id)
+        standings_recompute_task.delay(event_id, force=force)
     except _broker_errors() as exc:
         first_line = (str(exc).strip().splitlines() or [""])[0][:200]
         logger.warning("standings of event %s not queued after %s (stale until healed): %s: %s",

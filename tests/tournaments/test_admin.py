@@ -237,6 +237,22 @@ def test_event_recompute_standings_action(admin_client, running_event):
     assert Standing.objects.filter(event=running_event).count() == 14
 
 
+def test_event_recompute_standings_action_says_when_the_queue_refuses(admin_client,
+                                                                      running_event,
+                                                                      monkeypatch):
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from tournaments.tasks import standings_recompute_task
+
+    def refuse(*args, **kwargs):
+        raise BrokerError("Error 111 connecting to redis:6379. Connection refused.")
+
+    monkeypatch.setattr(standings_recompute_task, "delay", refuse)
+    response = _run_action(admin_client, Event, "recompute_standings", [running_event])
+    assert response.status_code == 200
+    assert any("task queue is unavailable" in m for m in _messages(response))
+
+
 def test_round_publish_action_publishes_the_seating(admin_client, running_event):
     rnd = Round.objects.get(event=running_event, number=1)
 
@@ -296,3 +312,87 @@ def test_fixture_covers_byes_and_team_members(running_event):
     assert Bye.objects.count() == 2
     assert TeamMember.objects.count() == 6
     assert Standing.objects.filter(event=running_event).count() == 14
+
+
+# ----------------------------------------------------------------------------- the event form
+def _form_data(client, url) -> dict:
+    """What the admin's form at ``url`` posts back unchanged."""
+    form = client.get(url).context["adminform"].form
+    data = {}
+    for name in form.fields:
+        value = form[name].value()
+        if isinstance(value, list | tuple):
+            data[name] = [str(v) for v in value]
+        elif value is True:
+            data[name] = "on"
+        elif value is not None and value is not False:
+            data[name] = value
+    return data
+
+
+def _round_one_event() -> Event:
+    event = _individual_event(6, games_per_match=2)
+    services.round_create(event=event)
+    return event
+
+
+def test_event_form_refuses_what_event_update_refuses_and_changes_nothing(admin_client):
+    """A round-1 event's games per match is fixed: the admin shows the service's refusal as a
+    form error instead of saving it."""
+    # given an event whose round 1 exists, played two games a match
+    event = _round_one_event()
+    url = _admin_url(Event, "change", event.pk)
+    data = _form_data(admin_client, url)
+
+    # when the organizer makes it four in the admin
+    response = admin_client.post(url, {**data, "games_per_match": 4, "name": "Renamed"})
+
+    # then the form comes back with the refusal, and nothing changed
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.non_field_errors()
+    assert errors == ["games_per_match cannot change once round 1 exists"]
+    before = event.name
+    event.refresh_from_db()
+    assert (event.games_per_match, event.name) == (2, before)
+
+
+def test_event_form_saves_through_the_services(admin_client, superuser):
+    # given a round-1 event
+    event = _round_one_event()
+    url = _admin_url(Event, "change", event.pk)
+    data = _form_data(admin_client, url)
+
+    # when the organizer renames it, publishes it and adds a referee
+    response = admin_client.post(url, {**data, "name": "Spring cup", "published": "on",
+                                       "referees": [str(superuser.pk)]})
+
+    # then it is saved, the settings fixed by round 1 untouched
+    assert response.status_code == 302
+    event.refresh_from_db()
+    assert (event.name, event.published, event.games_per_match) == ("Spring cup", True, 2)
+    assert list(event.referees.all()) == [superuser]
+
+
+def test_event_form_creates_through_event_create(admin_client):
+    # given the add form with unknown rules
+    url = _admin_url(Event, "add")
+    data = {**_form_data(admin_client, url), "name": "New cup", "slug": "new-cup"}
+
+    # when the rules are not ones the engine knows, then nothing is created
+    refused = admin_client.post(url, {**data, "rules": '"no-such-rules"'})
+    assert refused.status_code == 200 and refused.context["adminform"].form.non_field_errors()
+    assert not Event.objects.filter(slug="new-cup").exists()
+
+    # when they are, the event is created with the engine's rules spec
+    created = admin_client.post(url, {**data, "rules": '"dagang"'})
+    assert created.status_code == 302
+    event = Event.objects.get(slug="new-cup")
+    assert event.rules == services.rules_check(rules="dagang")
+
+
+def test_event_form_leaves_the_status_and_versions_to_the_services(admin_client):
+    event = _round_one_event()
+    url = _admin_url(Event, "change", event.pk)
+    form = admin_client.get(url).context["adminform"].form
+    assert not {"status", "results_version", "standings_version", "standings_digest",
+                "standings_results_version", "slug"} & set(form.fields)
