@@ -142,7 +142,3 @@ def json_500(request):
 
 def json_400(request, exception=None):
     return JsonResponse(error_body("bad_request", "bad request"), status=400)
-
-
-def json_403(request, exception=None):
-    return JsonResponse(error_body("forbidden", "forbidden"), status=403)

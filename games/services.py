@@ -20,7 +20,8 @@ from engine.game import RESULT_KEYS
 from games.models import GameResult, GameResultVersion, LiveGame
 from tournaments.errors import Conflict, Forbidden, ServiceError
 from tournaments.locks import Advisory, advisory_xact_lock, lock_table
-from tournaments.models import Event, Round, Seat, Table
+from tournaments.models import Event, Round, Table
+from tournaments.selectors import seat_of
 
 MAX_RECORD_ACTIONS = 2000
 
@@ -309,13 +310,6 @@ def _result_create(*, table: Table, number: int, kind, payload, res: dict, diges
     return result
 
 
-def _seat_of(user, table: Table) -> Seat | None:
-    player = getattr(user, "player", None) if user is not None else None
-    if player is None:
-        return None
-    return Seat.objects.filter(table=table, player=player).first()
-
-
 def result_confirm(*, result: GameResult, by, as_referee: bool = False,
                    version: int | None = None) -> GameResult:
     """Confirm a submitted result (two-person rule): a referee, or a player of the table who
@@ -336,14 +330,14 @@ def result_confirm(*, result: GameResult, by, as_referee: bool = False,
             return result
         current = result.versions.get(version=result.version)
         if not as_referee:
-            seat = _seat_of(by, result.table)
+            seat = seat_of(by, result.table)
             if seat is None:
                 raise Forbidden("not_at_table", _("only a referee or a player of this table "
                                                   "may confirm its result"))
             if current.submitted_by_id is not None and current.submitted_by_id == by.pk:
                 raise Forbidden("own_submission", _(
                     "the other 联邦 or a referee confirms a result, not its submitter"))
-            submitter_seat = _seat_of(current.submitted_by, result.table)
+            submitter_seat = seat_of(current.submitted_by, result.table)
             if submitter_seat is not None and submitter_seat.side == seat.side:
                 raise Forbidden("same_side", _(
                     "a player of the other 联邦 or a referee must confirm this result"))
@@ -374,7 +368,7 @@ def result_correct(*, result: GameResult, reason: str, sheet=None, record=None, 
         raise ServiceError("reason_required", _("a correction needs a reason"))
     table = result.table
     event = table.round.event
-    if not as_referee and _seat_of(by, table) is None:
+    if not as_referee and seat_of(by, table) is None:
         raise Forbidden("not_at_table", _("only a referee or a player of this table may "
                                           "correct its result"))
     kind, payload, res = result_validate(event=event, table=table, number=result.number,
