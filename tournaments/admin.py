@@ -47,56 +47,83 @@ class PlayerAdmin(admin.ModelAdmin):
     raw_id_fields = ("user",)
 
 
-class TeamMemberInline(admin.TabularInline):
+class ShownOnly:
+    """An admin (or inline) that shows rows only the services write — 联邦 teams
+    (:func:`~tournaments.services.team_register`, over the API), rounds, tables, standings,
+    results — and changes none."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def get_readonly_fields(self, request, obj=None):
+        hidden = self.get_exclude(request, obj) or ()
+        return [f.name for f in self.model._meta.fields if f.name not in hidden] + list(
+            self.readonly_fields)
+
+
+class TeamMemberInline(ShownOnly, admin.TabularInline):
     model = TeamMember
     extra = 0
-    raw_id_fields = ("player",)
     fields = ("position", "player")
+    can_delete = False
 
 
 @admin.register(Team)
-class TeamAdmin(admin.ModelAdmin):
+class TeamAdmin(ShownOnly, admin.ModelAdmin):
     list_display = ("name", "event")
     search_fields = ("name", "members__player__name")
     list_filter = ("event",)
     inlines = [TeamMemberInline]
 
 
-class EventAdminForm(forms.ModelForm):
-    """An event's settings, saved through the services (:func:`~tournaments.services.event_create`,
-    :func:`~tournaments.services.event_update`, :func:`~tournaments.services.event_publish`)
-    once the form is otherwise valid: a refusal is a form error and changes nothing. The admin's
-    view runs in one transaction, so what the services write is committed with the rest of the
-    page (staff lists) or not at all."""
+class ServiceForm(forms.ModelForm):
+    """A model form whose object the services save (:meth:`save_through_services`) once the
+    form is otherwise valid: a refusal is a form error and changes nothing. The admin's view
+    runs in one transaction, so what the services write is committed with the rest of the page
+    (e.g. an event's staff lists) or not at all; :class:`ServiceAdmin` saves nothing more."""
 
-    class Meta:
-        model = Event
-        fields = "__all__"
+    def save_through_services(self, data: dict):
+        raise NotImplementedError
 
     def _post_clean(self):
         super()._post_clean()
         if self.errors:
             return
-        data = self.cleaned_data
         try:
-            if self.instance._state.adding:
-                event = services.event_create(**{
-                    k: data[k] for k in services.EDITABLE_ALWAYS | services.EDITABLE_BEFORE_ROUND_1
-                    | {"slug"}})
-            else:
-                event = services.event_update(event=self.instance, **{
-                    k: data[k] for k in self.changed_data
-                    if k in services.EDITABLE_ALWAYS | services.EDITABLE_BEFORE_ROUND_1})
-            if data["published"] != event.published:
-                event = services.event_publish(event=event, published=data["published"])
+            self.instance = self.save_through_services(self.cleaned_data)
         except ServiceError as exc:
             self.add_error(None, exc.message)
-            return
-        self.instance = event
+
+
+class ServiceAdmin(admin.ModelAdmin):
+    """The admin of a :class:`ServiceForm`."""
+
+    def save_model(self, request, obj, form, change):
+        """Saved already: by the services, when the form was validated."""
+
+
+class EventAdminForm(ServiceForm):
+    """An event's settings, through :func:`~tournaments.services.event_create`,
+    :func:`~tournaments.services.event_update` and :func:`~tournaments.services.event_publish`."""
+
+    class Meta:
+        model = Event
+        fields = "__all__"
+
+    def save_through_services(self, data: dict) -> Event:
+        settings = services.EDITABLE_ALWAYS | services.EDITABLE_BEFORE_ROUND_1
+        if self.instance._state.adding:
+            event = services.event_create(**{k: data[k] for k in settings | {"slug"}})
+        else:
+            event = services.event_update(event=self.instance, **{
+                k: data[k] for k in self.changed_data if k in settings})
+        if data["published"] != event.published:
+            event = services.event_publish(event=event, published=data["published"])
+        return event
 
 
 @admin.register(Event)
-class EventAdmin(admin.ModelAdmin):
+class EventAdmin(ServiceAdmin):
     form = EventAdminForm
     list_display = ("name", "format", "status", "rounds_planned", "games_per_match", "published")
     list_filter = ("format", "status", "published")
@@ -113,9 +140,6 @@ class EventAdmin(admin.ModelAdmin):
 
     def get_prepopulated_fields(self, request, obj=None):
         return {} if obj is not None else self.prepopulated_fields
-
-    def save_model(self, request, obj, form, change):
-        """Saved already: by the services, when the form was validated (``EventAdminForm``)."""
 
     @admin.action(description=_("Open the next round and draw it (抽签组邦)"))
     def open_next_round(self, request, queryset):
@@ -152,13 +176,40 @@ class EventAdmin(admin.ModelAdmin):
                                          "try again in a moment."), messages.ERROR)
 
 
+class EntryAdminForm(ServiceForm):
+    """A player's entry in an individual event, through
+    :func:`~tournaments.services.entry_register` (a 联邦 team registers with its players through
+    the API); its status then changes through the actions."""
+
+    class Meta:
+        model = Entry
+        fields = ("event", "player")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "player" in self.fields:
+            self.fields["player"].required = True
+
+    def save_through_services(self, data: dict) -> Entry:
+        return services.entry_register(event=data["event"], player=data["player"])
+
+
 @admin.register(Entry)
-class EntryAdmin(admin.ModelAdmin):
+class EntryAdmin(ServiceAdmin):
+    form = EntryAdminForm
     list_display = ("__str__", "event", "status", "late", "first_round", "left_after_round")
     list_filter = ("event", "status", "late")
     search_fields = ("player__name", "=player__number", "team__name")
-    raw_id_fields = ("player", "team")
+    raw_id_fields = ("player",)
     actions = ["check_in", "withdraw"]
+
+    def get_fields(self, request, obj=None):
+        return ("event", "player") if obj is None else (
+            "event", "player", "team", "status", "late", "first_round", "left_after_round",
+            "registered_at", "checked_in_at")
+
+    def get_readonly_fields(self, request, obj=None):
+        return () if obj is None else self.get_fields(request, obj)
 
     @admin.action(description=_("Check in (报到)"))
     def check_in(self, request, queryset):
@@ -192,11 +243,10 @@ class ByeInline(admin.TabularInline):
 
 
 @admin.register(Round)
-class RoundAdmin(admin.ModelAdmin):
+class RoundAdmin(ShownOnly, admin.ModelAdmin):
     list_display = ("event", "number", "status", "commitment", "drawn_at")
     list_filter = ("event", "status")
-    readonly_fields = ("commitment", "revealed_seed", "draw_entries", "draw_input", "drawn_at",
-                       "published_at")
+    readonly_fields = ("revealed_seed",)
     exclude = ("seed",)
     inlines = [TableInline, ByeInline]
     actions = ["draw", "publish", "verify"]
@@ -250,12 +300,11 @@ class GameResultInline(admin.TabularInline):
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(ShownOnly, admin.ModelAdmin):
     list_display = ("__str__", "round", "number")
     list_filter = ("round__event", "round__number")
     search_fields = ("=number", "seats__player__name")
     inlines = [SeatInline, GameResultInline]
-    readonly_fields = ("round", "number", "team_a", "team_b")
 
 
 @admin.register(Penalty)
@@ -282,9 +331,8 @@ class PenaltyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Standing)
-class StandingAdmin(admin.ModelAdmin):
+class StandingAdmin(ShownOnly, admin.ModelAdmin):
     list_display = ("rank", "entry", "points", "match_points", "game_wins", "head_count",
                     "opponents_points", "previous_rank", "through_round")
     list_filter = ("event",)
     search_fields = ("entry__player__name", "entry__team__name")
-    readonly_fields = [f.name for f in Standing._meta.fields]

@@ -396,3 +396,30 @@ def test_event_form_leaves_the_status_and_versions_to_the_services(admin_client)
     form = admin_client.get(url).context["adminform"].form
     assert not {"status", "results_version", "standings_version", "standings_digest",
                 "standings_results_version", "slug"} & set(form.fields)
+
+
+def test_entry_form_registers_through_entry_register(admin_client):
+    # given an individual event after round 1, and a player already in it
+    event = _round_one_event()
+    taken = Entry.objects.filter(event=event).first().player
+    late = PlayerFactory()
+    url = _admin_url(Entry, "add")
+
+    # when the organizer registers the player again, then the service's refusal is shown
+    refused = admin_client.post(url, {"event": event.pk, "player": taken.pk})
+    assert refused.status_code == 200
+    assert refused.context["adminform"].form.non_field_errors()
+    assert Entry.objects.filter(event=event, player=taken).count() == 1
+
+    # when a new player is registered, it is a late entry from round 2 (as the service says)
+    assert admin_client.post(url, {"event": event.pk, "player": late.pk}).status_code == 302
+    entry = Entry.objects.get(event=event, player=late)
+    assert (entry.late, entry.first_round, entry.status) == (True, 2, Entry.Status.REGISTERED)
+
+
+@pytest.mark.parametrize("model", [Team, Round, Table, Standing, GameResult],
+                         ids=lambda m: m._meta.label)
+def test_rows_the_services_write_are_not_added_or_changed_in_the_admin(admin_client, model):
+    assert admin_client.get(_admin_url(model, "add")).status_code == 403
+    # every field is shown read-only: the admin's form for the model has none to edit
+    assert list(admin.site._registry[model].get_form(None).base_fields) == []
