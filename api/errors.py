@@ -146,10 +146,6 @@ def json_400(request, exception=None):
     return JsonResponse(error_body("bad_request", "bad request"), status=400)
 
 
-def json_403(request, exception=None):
-    return JsonResponse(error_body("forbidden", "forbidden"), status=403)
-
-
 def login_locked_out(request, response=None, credentials=None):
     """django-axes' answer once a username or an address is locked out of logging in: the
     API's error shape under /api/, a short page elsewhere (the admin's login)."""

@@ -134,7 +134,7 @@ class RoundSerializer(serializers.ModelSerializer):
                   "committed_at", "drawn_at", "published_at", "tables", "byes"]
 
     def _staff(self, obj) -> bool:
-        from api.permissions import is_referee
+        from tournaments.selectors import is_referee
 
         request = self.context.get("request")
         return request is not None and is_referee(request.user, obj.event)

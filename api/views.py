@@ -6,7 +6,6 @@ import csv
 import io
 
 from django.contrib.auth import get_user_model
-from django.db import transaction
 from django.db.models import Prefetch, Q, prefetch_related_objects
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -22,16 +21,10 @@ from rest_framework.views import APIView
 import engine
 from api import serializers as s
 from api.csv_export import csv_response
-from api.permissions import (
-    ReadOnlyOrAuthenticated,
-    can_see_event,
-    is_organizer,
-    is_referee,
-    player_of,
-    seat_of,
-)
+from api.permissions import ReadOnlyOrAuthenticated, player_of
 from games import services as game_services
 from games.models import GameResult, GameResultVersion, ResultProposal
+from games.selectors import round_tables_with_results
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import (
@@ -40,10 +33,17 @@ from tournaments.models import (
     Penalty,
     Player,
     Round,
-    Seat,
     Standing,
     Table,
     TeamMember,
+)
+from tournaments.selectors import (
+    can_see_event,
+    can_see_seating,
+    can_see_table,
+    is_organizer,
+    is_referee,
+    public_seat_of,
 )
 from tournaments.standings import standings_heal
 
@@ -298,14 +298,13 @@ class TeamCreateApi(APIView):
         ser.is_valid(raise_exception=True)
         ids = ser.validated_data["player_ids"]
         players = {p.pk: p for p in Player.objects.filter(pk__in=ids)}
-        if len(players) != len(set(ids)):
-            raise ServiceError("bad_team", "a 联邦 team is three existing, different players")
         me = player_of(request.user)
         staff = is_referee(request.user, event)
         _require(staff or (me is not None and me.pk in players),
                  "only the event's staff or one of the three players registers a team")
+        # a missing or repeated player leaves fewer than three: the service refuses the team
         entry = services.team_register(event=event, name=ser.validated_data["name"],
-                                       players=[players[i] for i in ids],
+                                       players=[players[i] for i in ids if i in players],
                                        registrant=None if staff else me)
         return Response(s.EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
 
@@ -397,11 +396,6 @@ def _round(request, slug, number) -> Round:
     return get_object_or_404(Round, event=event, number=number)
 
 
-def _seating_visible(user, rnd: Round) -> bool:
-    return rnd.status in (Round.Status.PUBLISHED, Round.Status.FINISHED) or is_referee(
-        user, rnd.event)
-
-
 class RoundListCreateApi(generics.ListAPIView):
     """Rounds with their commitments; the seed shows once a round is drawn."""
 
@@ -425,9 +419,7 @@ class RoundListCreateApi(generics.ListAPIView):
         _require(is_organizer(request.user, event), "only the event's organizers draw rounds")
         ser = s.RoundCreateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        with transaction.atomic():
-            rnd = services.round_create(event=event, knockout=ser.validated_data["knockout"])
-            services.round_request_draw(round=rnd)
+        rnd = services.round_open(event=event, knockout=ser.validated_data["knockout"])
         rnd.refresh_from_db()
         url = reverse("api:round-detail", kwargs={"slug": slug, "number": rnd.number})
         return Response({"round": s.RoundSerializer(rnd, context={"request": request}).data,
@@ -456,12 +448,6 @@ class RoundPublishApi(APIView):
                                           context={"request": request}).data)
 
 
-def _tables(rnd):
-    return (Table.objects.filter(round=rnd).select_related("round", "team_a", "team_b")
-            .prefetch_related(Prefetch("seats", Seat.objects.select_related("player")
-                                       .order_by("seat")), "results").order_by("number"))
-
-
 class RoundTablesApi(generics.ListAPIView):
     """A round's tables and seats ("find my table": ``?player=name or number``)."""
 
@@ -476,9 +462,9 @@ class RoundTablesApi(generics.ListAPIView):
         if getattr(self, "swagger_fake_view", False):
             return Table.objects.none()
         rnd = _round(self.request, self.kwargs["slug"], self.kwargs["number"])
-        if not _seating_visible(self.request.user, rnd):
+        if not can_see_seating(self.request.user, rnd):
             raise NotFound("the seating of this round is not published yet")
-        qs = _tables(rnd)
+        qs = round_tables_with_results(rnd)
         who = (self.request.query_params.get("player") or "").strip()
         if who:
             match = Q(seats__player__name__icontains=who)
@@ -495,10 +481,10 @@ class SeatingCsvApi(APIView):
     def get(self, request, slug, number):
         """A round's seating as CSV."""
         rnd = _round(request, slug, number)
-        if not _seating_visible(request.user, rnd):
+        if not can_see_seating(request.user, rnd):
             raise NotFound("the seating of this round is not published yet")
         rows = [(t.number, seat.seat, seat.side, seat.player.name, seat.player.number or "")
-                for t in _tables(rnd) for seat in t.seats.all()]
+                for t in round_tables_with_results(rnd) for seat in t.seats.all()]
         return csv_response(f"{rnd.event.slug}-round-{rnd.number}.csv",
                              ["table", "seat", "side", "player", "number"], rows)
 
@@ -512,7 +498,7 @@ class BracketApi(APIView):
         event = _event(request, slug)
         out = []
         for rnd in event.rounds.filter(stage=Round.Stage.KNOCKOUT).order_by("number"):
-            if not _seating_visible(request.user, rnd):
+            if not can_see_seating(request.user, rnd):
                 continue
             for table in rnd.tables.select_related("round__event", "team_a__entry",
                                                    "team_b__entry").order_by("number"):
@@ -539,8 +525,7 @@ def _table(request, pk) -> Table:
 
 def require_table_visible(request, table: Table) -> None:
     """404 unless the user may see the table (a published event and seating, or staff)."""
-    if not can_see_event(request.user, table.round.event) or not _seating_visible(
-            request.user, table.round):
+    if not can_see_table(request.user, table):
         raise NotFound("no such table")
 
 
@@ -550,7 +535,7 @@ class TableDetailApi(generics.RetrieveAPIView):
 
     def get_object(self):
         table = _table(self.request, self.kwargs["pk"])
-        return _tables(table.round).get(pk=table.pk)
+        return round_tables_with_results(table.round).get(pk=table.pk)
 
 
 class TableResultsApi(generics.ListAPIView):
@@ -581,7 +566,8 @@ class TableResultsApi(generics.ListAPIView):
         result (200) instead of creating another."""
         table = _table(request, pk)
         event = table.round.event
-        _require(seat_of(request.user, table) is not None or is_referee(request.user, event),
+        _require(public_seat_of(request.user, table) is not None or is_referee(request.user,
+                                                                               event),
                  "only players of this table or the event's referees submit its results")
         ser = s.ResultSubmitSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
@@ -647,7 +633,7 @@ class ResultConfirmApi(APIView):
         not confirmed unseen: a stale version is refused (409) and nothing changes."""
         result = _result(request, pk)
         referee = is_referee(request.user, result.table.round.event)
-        if not referee and seat_of(request.user, result.table) is None:
+        if not referee and public_seat_of(request.user, result.table) is None:
             raise PermissionDenied("only players of this table or referees confirm")
         ser = s.ResultConfirmSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
@@ -698,7 +684,7 @@ class ResultCorrectApi(APIView):
         corrected by a referee only (403 ``live_result_referee_only``)."""
         result = _result(request, pk)
         referee = is_referee(request.user, result.table.round.event)
-        if not referee and seat_of(request.user, result.table) is None:
+        if not referee and public_seat_of(request.user, result.table) is None:
             raise PermissionDenied("only players of this table or referees correct")
         ser = s.ResultCorrectSerializer(data=request.data)
         ser.is_valid(raise_exception=True)

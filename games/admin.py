@@ -4,6 +4,7 @@ from django.utils.translation import ngettext
 
 from games import services
 from games.models import GameResult, GameResultVersion, ResultProposal
+from tournaments.admin import ShownOnly
 from tournaments.errors import ServiceError
 
 
@@ -31,11 +32,10 @@ class ProposalInline(admin.TabularInline):
 
 
 @admin.register(GameResult)
-class GameResultAdmin(admin.ModelAdmin):
+class GameResultAdmin(ShownOnly, admin.ModelAdmin):
     list_display = ("__str__", "status", "version", "points_a", "points_b", "system_recorded")
     list_filter = ("status", "table__round__event", "table__round__number", "system_recorded")
     search_fields = ("=table__number", "table__seats__player__name")
-    readonly_fields = [f.name for f in GameResult._meta.fields]
     inlines = [VersionInline, ProposalInline]
     actions = ["confirm"]
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import zlib
 
-from django.db import connection, transaction
+from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -21,8 +20,9 @@ import engine
 from engine.game import RESULT_KEYS
 from games.models import GameResult, GameResultVersion, LiveGame, ResultProposal
 from tournaments.errors import Conflict, Forbidden, ServiceError
-from tournaments.locks import lock_table
-from tournaments.models import Event, Round, Seat, Table
+from tournaments.locks import Advisory, advisory_xact_lock, lock_table
+from tournaments.models import Event, Round, Table
+from tournaments.selectors import seat_of
 
 MAX_RECORD_ACTIONS = 2000
 
@@ -162,27 +162,12 @@ def _rules_differ(spec, rules: engine.Rules) -> bool:
         return True
 
 
-def _lock_table(table_id: int) -> Table:
-    """Lock one table's row only (``of=self``): submissions at other tables of the same round
-    must not queue behind it. The round's large draw data is not loaded."""
-    return (Table.objects.select_for_update(of=("self",)).select_related("round__event")
-            .defer("round__draw_entries", "round__draw_input").get(pk=table_id))
-
-
-#: class of the PostgreSQL advisory locks that make one user's submissions under one
-#: Idempotency-Key take turns
-SUBMISSION_KEY_LOCK = 0x494B  # "IK"
-
-
 def _lock_key(user_id: int, key: str) -> None:
-    """Hold, until the transaction ends, a lock on ``key`` of user ``user_id`` (PostgreSQL
-    advisory lock; SQLite serialises writers anyway). Two submissions under one key sent at once
-    to different tables each lock their own table, so without it each could look the key up
-    before the other stored it, and both would be stored. Keys that hash alike only take turns."""
-    if connection.vendor == "postgresql":
-        slot = zlib.crc32(f"{user_id}:{key}".encode()) - 2**31  # a signed 32-bit integer
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [SUBMISSION_KEY_LOCK, slot])
+    """Hold, until the transaction ends, a lock on ``key`` of user ``user_id``
+    (:attr:`~tournaments.locks.Advisory.SUBMISSION_KEY`). Two submissions under one key sent at
+    once to different tables each lock their own table, so without it each could look the key up
+    before the other stored it, and both would be stored."""
+    advisory_xact_lock(Advisory.SUBMISSION_KEY, f"{user_id}:{key}")
 
 
 def _same_submission(version: GameResultVersion, digest: str, payload) -> bool | None:
@@ -262,7 +247,7 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
     kind, payload, res = result_validate(event=event, table=table, number=number, sheet=sheet,
                                          record=record)
     with transaction.atomic():
-        table = _lock_table(table.pk)
+        table = lock_table(table.pk)
         if idempotency_key and getattr(by, "pk", None) is not None:
             _lock_key(by.pk, idempotency_key)
         if LiveGame.objects.filter(table=table, number=number,
@@ -293,7 +278,7 @@ def result_record_live(*, table_id: int, number: int, record: dict) -> GameResul
     result can be stored while the game runs (:func:`result_submit` refuses it under the
     table's lock). The check under the table's lock stays: the same record stored already is
     returned, a different result is refused by name (409 ``already_submitted``)."""
-    table = _lock_table(table_id)
+    table = lock_table(table_id)
     digest = submission_digest(number=number, record=record)
     kind, payload, res = result_validate(event=table.round.event, table=table, number=number,
                                          record=record, as_played=True)
@@ -326,13 +311,6 @@ def _result_create(*, table: Table, number: int, kind, payload, res: dict, diges
     return result
 
 
-def _seat_of(user, table: Table) -> Seat | None:
-    player = getattr(user, "player", None) if user is not None else None
-    if player is None:
-        return None
-    return Seat.objects.filter(table=table, player=player).first()
-
-
 def result_confirm(*, result: GameResult, by, as_referee: bool = False,
                    version: int | None = None) -> GameResult:
     """Confirm a submitted result (two-person rule): a referee, or a player of the table who
@@ -342,7 +320,7 @@ def result_confirm(*, result: GameResult, by, as_referee: bool = False,
     correction came in between), nothing changes and 409 ``stale_version`` names the current
     one. Without it the current version is confirmed (older clients)."""
     with transaction.atomic():
-        _lock_table(result.table_id)
+        lock_table(result.table_id)
         result = GameResult.objects.select_related("table__round__event").get(pk=result.pk)
         if version is not None and version != result.version:
             raise Conflict("stale_version", _(
@@ -353,14 +331,14 @@ def result_confirm(*, result: GameResult, by, as_referee: bool = False,
             return result
         current = result.versions.get(version=result.version)
         if not as_referee:
-            seat = _seat_of(by, result.table)
+            seat = seat_of(by, result.table)
             if seat is None:
                 raise Forbidden("not_at_table", _("only a referee or a player of this table "
                                                   "may confirm its result"))
             if current.submitted_by_id is not None and current.submitted_by_id == by.pk:
                 raise Forbidden("own_submission", _(
                     "the other 联邦 or a referee confirms a result, not its submitter"))
-            submitter_seat = _seat_of(current.submitted_by, result.table)
+            submitter_seat = seat_of(current.submitted_by, result.table)
             if submitter_seat is not None and submitter_seat.side == seat.side:
                 raise Forbidden("same_side", _(
                     "a player of the other 联邦 or a referee must confirm this result"))
@@ -401,7 +379,7 @@ def result_correct(*, result: GameResult, reason: str, sheet=None, record=None, 
     table = result.table
     event = table.round.event
     if not as_referee:
-        if _seat_of(by, table) is None:
+        if seat_of(by, table) is None:
             raise Forbidden("not_at_table", _("only a referee or a player of this table may "
                                               "correct its result"))
         if result.system_recorded:
@@ -555,11 +533,11 @@ def _proposal_check_who(*, proposal: ResultProposal, table: Table, by, as_refere
         return
     if as_referee:
         return
-    seat = _seat_of(by, table)
+    seat = seat_of(by, table)
     if seat is None:
         raise Forbidden("not_at_table", _("only a referee or a player of this table may accept "
                                           "or decline a proposed correction"))
-    proposer_seat = _seat_of(proposal.proposed_by, table)
+    proposer_seat = seat_of(proposal.proposed_by, table)
     if by.pk == proposal.proposed_by_id or (
             proposer_seat is not None and proposer_seat.side == seat.side):
         raise Forbidden("same_side", _(

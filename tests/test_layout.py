@@ -147,3 +147,39 @@ def test_the_import_scan_sees_relative_and_from_imports(tmp_path):
     # then
     assert "app.management.commands.seed" in modules
     assert "benchmarks.figures" in modules
+
+def _lines_with(words: tuple[str, ...], *, outside: set[str], not_named: str) -> list[str]:
+    """"file:line text" for each line of a product module (tests, the virtualenv and
+    migrations aside; nor the files ``outside``, nor any file named ``not_named``) that holds
+    one of ``words``."""
+    skipped_dirs = {"tests", ".venv", "node_modules", "migrations", ".git"}
+    sources = [path for path in sorted(REPO_ROOT.rglob("*.py"))
+               if not skipped_dirs.intersection(path.relative_to(REPO_ROOT).parts)
+               and path.name != not_named
+               and path.relative_to(REPO_ROOT).as_posix() not in outside]
+    assert any(p.relative_to(REPO_ROOT).as_posix() == "tournaments/admin.py" for p in sources)
+    return [f"{path.relative_to(REPO_ROOT)}:{number} {line.strip()}"
+            for path in sources
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+            if any(word in line for word in words)]
+
+
+def test_row_and_advisory_locks_are_taken_only_in_locks_modules():
+    """Every row lock and advisory lock lives in an app's ``locks.py``, where their order is
+    documented (event → round → table → live game → advisory)."""
+    # games/live.py and api/live_views.py are left out until the live/ app lands (it brings
+    # live/locks.py): the lead removes this exclusion after merging it
+    offending = _lines_with(("select_for_update", "FOR UPDATE", "pg_advisory"),
+                            outside={"games/live.py", "api/live_views.py"},
+                            not_named="locks.py")
+    assert offending == [], "locks taken outside a locks.py:\n" + "\n".join(offending)
+
+
+def test_only_services_enqueue_tasks():
+    """Tasks are queued by the services (on commit), never by views, admin or commands."""
+    # games/live.py is the live services until the live/ app lands (live/services.py): the lead
+    # removes it from here after merging that
+    offending = _lines_with((".delay(", ".apply_async("),
+                            outside={"tournaments/standings.py", "games/live.py"},
+                            not_named="services.py")
+    assert offending == [], "tasks queued outside the services:\n" + "\n".join(offending)

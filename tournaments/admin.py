@@ -3,8 +3,8 @@ call the services (no rule lives here)."""
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
-from django.db import transaction
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from games.models import GameResult
-from tournaments import services
+from tournaments import services, standings
 from tournaments.errors import ServiceError
 from tournaments.models import (
     Bye,
@@ -64,47 +64,106 @@ class PlayerAdmin(admin.ModelAdmin):
     raw_id_fields = ("user",)
 
 
-class TeamMemberInline(admin.TabularInline):
+class ShownOnly:
+    """An admin (or inline) that shows rows only the services write — 联邦 teams
+    (:func:`~tournaments.services.team_register`, over the API), rounds, tables, standings,
+    results — and changes none."""
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+    def get_readonly_fields(self, request, obj=None):
+        hidden = self.get_exclude(request, obj) or ()
+        return [f.name for f in self.model._meta.fields if f.name not in hidden] + list(
+            self.readonly_fields)
+
+
+class TeamMemberInline(ShownOnly, admin.TabularInline):
     model = TeamMember
     extra = 0
-    raw_id_fields = ("player",)
     fields = ("position", "player", "status")
+    can_delete = False
 
 
 @admin.register(Team)
-class TeamAdmin(admin.ModelAdmin):
+class TeamAdmin(ShownOnly, admin.ModelAdmin):
     list_display = ("name", "event")
     search_fields = ("name", "members__player__name")
     list_filter = ("event",)
     inlines = [TeamMemberInline]
 
 
+class ServiceForm(forms.ModelForm):
+    """A model form whose object the services save (:meth:`save_through_services`) once the
+    form is otherwise valid: a refusal is a form error and changes nothing. The admin's view
+    runs in one transaction, so what the services write is committed with the rest of the page
+    (e.g. an event's staff lists) or not at all; :class:`ServiceAdmin` saves nothing more."""
+
+    def save_through_services(self, data: dict):
+        raise NotImplementedError
+
+    def _post_clean(self):
+        super()._post_clean()
+        if self.errors:
+            return
+        try:
+            self.instance = self.save_through_services(self.cleaned_data)
+        except ServiceError as exc:
+            self.add_error(None, exc.message)
+
+
+class ServiceAdmin(admin.ModelAdmin):
+    """The admin of a :class:`ServiceForm`."""
+
+    def save_model(self, request, obj, form, change):
+        """Saved already: by the services, when the form was validated."""
+
+
+class EventAdminForm(ServiceForm):
+    """An event's settings, through :func:`~tournaments.services.event_create`,
+    :func:`~tournaments.services.event_update` and :func:`~tournaments.services.event_publish`."""
+
+    class Meta:
+        model = Event
+        fields = "__all__"
+
+    def save_through_services(self, data: dict) -> Event:
+        settings = services.EDITABLE_ALWAYS | services.EDITABLE_BEFORE_ROUND_1
+        if self.instance._state.adding:
+            event = services.event_create(**{k: data[k] for k in settings | {"slug"}})
+        else:
+            event = services.event_update(event=self.instance, **{
+                k: data[k] for k in self.changed_data if k in settings})
+        if data["published"] != event.published:
+            event = services.event_publish(event=event, published=data["published"])
+        return event
+
+
 @admin.register(Event)
-class EventAdmin(admin.ModelAdmin):
+class EventAdmin(ServiceAdmin):
+    form = EventAdminForm
     list_display = ("name", "format", "status", "rounds_planned", "games_per_match", "published")
     list_filter = ("format", "status", "published")
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
     filter_horizontal = ("organizers", "referees")
     actions = ["open_next_round", "recompute_standings", "print_qr_codes"]
-    readonly_fields = ("qr_codes",)
+    #: what only the services change (the status by the rounds, the versions by results)
+    readonly_fields = ("qr_codes", "status", "standings_version", "standings_digest",
+                       "results_version", "standings_results_version")
 
-    def save_model(self, request, obj, form, change):
-        try:
-            obj.rules = services.rules_check(rules=obj.rules)
-        except ServiceError as exc:
-            self.message_user(request, exc.message, messages.ERROR)
-            raise
-        super().save_model(request, obj, form, change)
+    def get_readonly_fields(self, request, obj=None):
+        return self.readonly_fields + (("slug",) if obj is not None else ())
+
+    def get_prepopulated_fields(self, request, obj=None):
+        return {} if obj is not None else self.prepopulated_fields
 
     @admin.action(description=_("Open the next round and draw it (抽签组邦)"))
     def open_next_round(self, request, queryset):
         def go():
             n = 0
             for event in queryset:
-                with transaction.atomic():
-                    rnd = services.round_create(event=event)
-                    services.round_request_draw(round=rnd)
+                services.round_open(event=event)
                 n += 1
             return n
         _run(self, request, go, lambda n: ngettext(
@@ -125,20 +184,49 @@ class EventAdmin(admin.ModelAdmin):
 
     @admin.action(description=_("Recompute standings"))
     def recompute_standings(self, request, queryset):
-        from tournaments.tasks import standings_recompute_task
+        why = "an organizer's request"
+        if all([standings.standings_queue_recompute(event.pk, why=why, force=True)
+                for event in queryset]):
+            self.message_user(request, _("Standings recomputation queued."), messages.SUCCESS)
+        else:
+            self.message_user(request, _("The task queue is unavailable: nothing was queued; "
+                                         "try again in a moment."), messages.ERROR)
 
-        for event in queryset:
-            standings_recompute_task.delay(event.pk, True)
-        self.message_user(request, _("Standings recomputation queued."), messages.SUCCESS)
+
+class EntryAdminForm(ServiceForm):
+    """A player's entry in an individual event, through
+    :func:`~tournaments.services.entry_register` (a 联邦 team registers with its players through
+    the API); its status then changes through the actions."""
+
+    class Meta:
+        model = Entry
+        fields = ("event", "player")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "player" in self.fields:
+            self.fields["player"].required = True
+
+    def save_through_services(self, data: dict) -> Entry:
+        return services.entry_register(event=data["event"], player=data["player"])
 
 
 @admin.register(Entry)
-class EntryAdmin(admin.ModelAdmin):
+class EntryAdmin(ServiceAdmin):
+    form = EntryAdminForm
     list_display = ("__str__", "event", "status", "late", "first_round", "left_after_round")
     list_filter = ("event", "status", "late")
     search_fields = ("player__name", "=player__number", "team__name")
-    raw_id_fields = ("player", "team")
+    raw_id_fields = ("player",)
     actions = ["check_in", "withdraw"]
+
+    def get_fields(self, request, obj=None):
+        return ("event", "player") if obj is None else (
+            "event", "player", "team", "status", "late", "first_round", "left_after_round",
+            "registered_at", "checked_in_at")
+
+    def get_readonly_fields(self, request, obj=None):
+        return () if obj is None else self.get_fields(request, obj)
 
     @admin.action(description=_("Check in (报到)"))
     def check_in(self, request, queryset):
@@ -172,11 +260,10 @@ class ByeInline(admin.TabularInline):
 
 
 @admin.register(Round)
-class RoundAdmin(admin.ModelAdmin):
+class RoundAdmin(ShownOnly, admin.ModelAdmin):
     list_display = ("event", "number", "status", "commitment", "drawn_at")
     list_filter = ("event", "status")
-    readonly_fields = ("commitment", "revealed_seed", "draw_entries", "draw_input", "drawn_at",
-                       "published_at")
+    readonly_fields = ("revealed_seed",)
     exclude = ("seed",)
     inlines = [TableInline, ByeInline]
     actions = ["draw", "publish", "verify"]
@@ -189,8 +276,7 @@ class RoundAdmin(admin.ModelAdmin):
     def draw(self, request, queryset):
         def go():
             for rnd in queryset:
-                with transaction.atomic():
-                    services.round_request_draw(round=rnd)
+                services.round_request_draw(round=rnd)
             return queryset.count()
         _run(self, request, go, lambda n: _("Draw queued."))
 
@@ -231,12 +317,11 @@ class GameResultInline(admin.TabularInline):
 
 
 @admin.register(Table)
-class TableAdmin(admin.ModelAdmin):
+class TableAdmin(ShownOnly, admin.ModelAdmin):
     list_display = ("__str__", "round", "number")
     list_filter = ("round__event", "round__number")
     search_fields = ("=number", "seats__player__name")
     inlines = [SeatInline, GameResultInline]
-    readonly_fields = ("round", "number", "team_a", "team_b")
 
 
 @admin.register(Penalty)
@@ -263,9 +348,8 @@ class PenaltyAdmin(admin.ModelAdmin):
 
 
 @admin.register(Standing)
-class StandingAdmin(admin.ModelAdmin):
+class StandingAdmin(ShownOnly, admin.ModelAdmin):
     list_display = ("rank", "entry", "points", "match_points", "game_wins", "head_count",
                     "opponents_points", "previous_rank", "through_round")
     list_filter = ("event",)
     search_fields = ("entry__player__name", "entry__team__name")
-    readonly_fields = [f.name for f in Standing._meta.fields]

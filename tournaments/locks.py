@@ -50,8 +50,11 @@ def lock_event(event_id: int) -> Event:
     return Event.objects.select_for_update().get(pk=event_id)
 
 
-def lock_round(round_id: int) -> Round:
-    """Lock and return one round's row, its event loaded (not locked)."""
+def lock_round(round_id: int, *, with_event: bool = False) -> Round:
+    """Lock and return one round's row, its event loaded — and, ``with_event``, locked first
+    (the documented order), for work that must not overlap a change to the event (a draw)."""
+    if with_event:
+        lock_event(Round.objects.filter(pk=round_id).values_list("event_id", flat=True).get())
     return Round.objects.select_for_update(of=("self",)).select_related("event").get(pk=round_id)
 
 

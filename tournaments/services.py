@@ -16,6 +16,7 @@ from django.utils.translation import gettext as _
 
 import engine
 from tournaments import draw as draw_module
+from tournaments import locks
 from tournaments.errors import Conflict, NotFound, ServiceError
 from tournaments.models import (
     Bye,
@@ -250,7 +251,7 @@ def team_complete(*, team_id: int) -> bool:
 def entry_check_in(*, entry: Entry) -> Entry:
     """Check an entry in; only checked-in entries are drawn."""
     with transaction.atomic():
-        entry = Entry.objects.select_for_update().get(pk=entry.pk)
+        entry = locks.lock_entry(entry.pk)
         if entry.status == Entry.Status.CHECKED_IN:
             return entry
         if entry.status != Entry.Status.REGISTERED:
@@ -279,7 +280,7 @@ def entries_check_in(*, entries: Iterable[Entry]) -> int:
 def entry_withdraw(*, entry: Entry, disqualify: bool = False) -> Entry:
     """Withdraw (or disqualify) an entry: it leaves from the next round on."""
     with transaction.atomic():
-        entry = Entry.objects.select_for_update().get(pk=entry.pk)
+        entry = locks.lock_entry(entry.pk)
         if entry.status in (Entry.Status.WITHDRAWN, Entry.Status.DISQUALIFIED):
             return entry
         last = entry.event.rounds.exclude(status=Round.Status.COMMITTED).aggregate(
@@ -308,7 +309,7 @@ def round_create(*, event: Event, knockout: bool = False) -> Round:
     from tournaments import standings as standings_module
 
     with transaction.atomic():
-        event = Event.objects.select_for_update().get(pk=event.pk)
+        event = locks.lock_event(event.pk)
         _check_open(event)
         number = _next_round_number(event)
         in_knockout = event.rounds.filter(stage=Round.Stage.KNOCKOUT).exists()
@@ -445,11 +446,21 @@ def _knockout_round_create(*, event: Event, number: int) -> Round:
 
 
 def round_request_draw(*, round: Round):
-    """Queue the draw on a worker once this transaction commits; returns nothing (poll the
-    round's status)."""
+    """Queue the draw on a worker once this transaction commits (at once outside one); returns
+    nothing (poll the round's status)."""
     from tournaments.tasks import round_draw_task
 
     transaction.on_commit(lambda: round_draw_task.delay(round.pk))
+
+
+def round_open(*, event: Event, knockout: bool = False) -> Round:
+    """Open the next round (:func:`round_create`: its commitment published) and queue its draw
+    (抽签组邦) on a worker for when that has committed. In one transaction: a refusal changes
+    nothing and queues nothing."""
+    with transaction.atomic():
+        rnd = round_create(event=event, knockout=knockout)
+        round_request_draw(round=rnd)
+    return rnd
 
 
 def compute_draw(*, round: Round, history_rounds=None):
@@ -513,7 +524,7 @@ def compute_draw(*, round: Round, history_rounds=None):
 def round_draw(*, round_id: int) -> Round:
     """Draw a committed round (idempotent: a drawn round is returned unchanged)."""
     with transaction.atomic():
-        rnd = Round.objects.select_for_update().select_related("event").get(pk=round_id)
+        rnd = locks.lock_round(round_id, with_event=True)
         if rnd.status != Round.Status.COMMITTED:
             return rnd
         event = rnd.event
@@ -558,7 +569,7 @@ def round_draw(*, round_id: int) -> Round:
 def round_publish(*, round: Round) -> Round:
     """Publish a drawn round's seating."""
     with transaction.atomic():
-        rnd = Round.objects.select_for_update().get(pk=round.pk)
+        rnd = locks.lock_round(round.pk)
         if rnd.status == Round.Status.COMMITTED:
             raise ServiceError("not_drawn", _("the round is not drawn yet"))
         if rnd.status == Round.Status.DRAWN:
@@ -699,7 +710,7 @@ def event_update(*, event: Event, **fields) -> Event:
         raise ServiceError("bad_field", _("%(f)s cannot be changed") % {"f": sorted(unknown)[0]})
     check_bounds(model=Event, code="bad_event", values=fields)
     with transaction.atomic():
-        event = Event.objects.select_for_update().get(pk=event.pk)
+        event = locks.lock_event(event.pk)
         started = event.rounds.exists()
         for key, value in fields.items():
             if key in EDITABLE_BEFORE_ROUND_1 and started and getattr(event, key) != value:
@@ -734,6 +745,16 @@ def event_update(*, event: Event, **fields) -> Event:
 def event_publish(*, event: Event, published: bool = True) -> Event:
     Event.objects.filter(pk=event.pk).update(published=published)
     event.refresh_from_db(fields=["published"])
+    return event
+
+
+def event_finish(*, event: Event) -> Event:
+    """Close the event: it takes no more entries, check-ins or rounds."""
+    with transaction.atomic():
+        event = locks.lock_event(event.pk)
+        if event.status != Event.Status.FINISHED:
+            event.status = Event.Status.FINISHED
+            event.save(update_fields=["status"])
     return event
 
 

@@ -21,9 +21,10 @@ import logging
 from dataclasses import dataclass, field
 
 from django.core.cache import cache
-from django.db import connection, transaction
+from django.db import transaction
 from django.db.models import F, Max
 
+from tournaments.locks import Advisory, advisory_xact_lock
 from tournaments.models import Bye, Entry, Event, Penalty, Round, Seat, Standing, Table
 
 logger = logging.getLogger(__name__)
@@ -214,8 +215,10 @@ def _shared_cache() -> bool:
     return not backend.endswith(("LocMemCache", "DummyCache"))
 
 
-def standings_queue_recompute(event_id: int, *, why: str, coalesce: bool = False) -> bool:
-    """Queue ``standings_recompute_task`` for ``event_id``; returns whether it was queued. A
+def standings_queue_recompute(event_id: int, *, why: str, coalesce: bool = False,
+                              force: bool = False) -> bool:
+    """Queue ``standings_recompute_task`` for ``event_id`` (``force``: to run even if the
+    standings cover every change, as an organizer asks); returns whether it was queued. A
     broker that cannot take the message is logged in one warning line, not raised: this runs
     after a commit (or during a read), and the change is stored either way;
     :func:`standings_heal` and :func:`standings_sweep` queue it again later.
@@ -236,7 +239,7 @@ def standings_queue_recompute(event_id: int, *, why: str, coalesce: bool = False
         except Exception:  # noqa: BLE001 - the cache is a hint only: queue it
             pass
     try:
-        standings_recompute_task.delay(event_id)
+        standings_recompute_task.delay(event_id, force=force)
     except _broker_errors() as exc:
         first_line = (str(exc).strip().splitlines() or [""])[0][:200]
         logger.warning("standings of event %s not queued after %s (stale until healed): %s: %s",
@@ -313,19 +316,13 @@ STORED = ("rank", "points", "match_points", "game_wins", "head_count", "opponent
           "head_to_head", "games_played", "byes", "penalty_points", "drawn")
 
 
-#: class of the PostgreSQL advisory locks that make one event's standings runs take turns
-STANDINGS_LOCK = 0x5354  # "ST"
-
-
 def _one_run_at_a_time(event_id: int) -> None:
     """Serialise the standings runs of one event with a transaction-scoped advisory lock
-    (PostgreSQL; SQLite serialises writers anyway). Not the event's row: every confirmation
+    (:attr:`~tournaments.locks.Advisory.STANDINGS`). Not the event's row: every confirmation
     updates that row (``results_version``), and a run takes seconds at 10,000 players, so a row
     lock held for the run made each confirmation wait for a whole recomputation
     (``manage.py bench_confirm``: p50 1.8 s instead of 10 ms)."""
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [STANDINGS_LOCK, event_id])
+    advisory_xact_lock(Advisory.STANDINGS, event_id)
 
 
 def standings_recompute(*, event_id: int, force: bool = False) -> bool:

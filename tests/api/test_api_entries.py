@@ -249,6 +249,10 @@ def test_bad_teams_are_refused(organizer, team_event, event):
                         {"name": "X", "player_ids": [trio[0].pk, trio[0].pk, trio[1].pk]},
                         format="json")
     assert error_of(twice, 400)["code"] == "bad_team"
+    missing = client.post(f"/api/v1/events/{team_event.slug}/teams/",
+                          {"name": "X", "player_ids": [trio[0].pk, trio[1].pk, 10**9]},
+                          format="json")
+    assert error_of(missing, 400)["code"] == "bad_team"
     individual = client.post(f"/api/v1/events/{event.slug}/teams/",
                              {"name": "X", "player_ids": [p.pk for p in trio]}, format="json")
     assert error_of(individual, 400)["code"] == "wrong_format"

@@ -334,7 +334,7 @@ def test_one_key_sent_at_once_to_two_tables_is_stored_once(row_locks, table, oth
     # both requests past their first look-up of the key and each holding its own table's lock
     # before either stores anything
     both_locked = threading.Barrier(2)
-    lock_table = game_services._lock_table
+    lock_table = game_services.lock_table
 
     def lock_then_wait(table_id):
         locked = lock_table(table_id)
@@ -344,7 +344,7 @@ def test_one_key_sent_at_once_to_two_tables_is_stored_once(row_locks, table, oth
             pass  # the other request is refused before it locks its table: nothing to wait for
         return locked
 
-    monkeypatch.setattr(game_services, "_lock_table", lock_then_wait)
+    monkeypatch.setattr(game_services, "lock_table", lock_then_wait)
     requests = [(referee_user, {"number": 1, "sheet": FIRST}, "referee-tablet"),
                 (referee_user, {"number": 1, "sheet": SECOND}, "referee-tablet")]
     out = post_together(requests, [results_url(table), results_url(other_table)])

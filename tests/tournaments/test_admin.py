@@ -237,6 +237,22 @@ def test_event_recompute_standings_action(admin_client, running_event):
     assert Standing.objects.filter(event=running_event).count() == 14
 
 
+def test_event_recompute_standings_action_says_when_the_queue_refuses(admin_client,
+                                                                      running_event,
+                                                                      monkeypatch):
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from tournaments.tasks import standings_recompute_task
+
+    def refuse(*args, **kwargs):
+        raise BrokerError("Error 111 connecting to redis:6379. Connection refused.")
+
+    monkeypatch.setattr(standings_recompute_task, "delay", refuse)
+    response = _run_action(admin_client, Event, "recompute_standings", [running_event])
+    assert response.status_code == 200
+    assert any("task queue is unavailable" in m for m in _messages(response))
+
+
 def test_round_publish_action_publishes_the_seating(admin_client, running_event):
     rnd = Round.objects.get(event=running_event, number=1)
 
@@ -315,3 +331,114 @@ def test_fixture_covers_byes_and_team_members(running_event):
     assert Bye.objects.count() == 2
     assert TeamMember.objects.count() == 6
     assert Standing.objects.filter(event=running_event).count() == 14
+
+
+# ----------------------------------------------------------------------------- the event form
+def _form_data(client, url) -> dict:
+    """What the admin's form at ``url`` posts back unchanged."""
+    form = client.get(url).context["adminform"].form
+    data = {}
+    for name in form.fields:
+        value = form[name].value()
+        if isinstance(value, list | tuple):
+            data[name] = [str(v) for v in value]
+        elif value is True:
+            data[name] = "on"
+        elif value is not None and value is not False:
+            data[name] = value
+    return data
+
+
+def _round_one_event() -> Event:
+    event = _individual_event(6, games_per_match=2)
+    services.round_create(event=event)
+    return event
+
+
+def test_event_form_refuses_what_event_update_refuses_and_changes_nothing(admin_client):
+    """A round-1 event's games per match is fixed: the admin shows the service's refusal as a
+    form error instead of saving it."""
+    # given an event whose round 1 exists, played two games a match
+    event = _round_one_event()
+    url = _admin_url(Event, "change", event.pk)
+    data = _form_data(admin_client, url)
+
+    # when the organizer makes it four in the admin
+    response = admin_client.post(url, {**data, "games_per_match": 4, "name": "Renamed"})
+
+    # then the form comes back with the refusal, and nothing changed
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.non_field_errors()
+    assert errors == ["games_per_match cannot change once round 1 exists"]
+    before = event.name
+    event.refresh_from_db()
+    assert (event.games_per_match, event.name) == (2, before)
+
+
+def test_event_form_saves_through_the_services(admin_client, superuser):
+    # given a round-1 event
+    event = _round_one_event()
+    url = _admin_url(Event, "change", event.pk)
+    data = _form_data(admin_client, url)
+
+    # when the organizer renames it, publishes it and adds a referee
+    response = admin_client.post(url, {**data, "name": "Spring cup", "published": "on",
+                                       "referees": [str(superuser.pk)]})
+
+    # then it is saved, the settings fixed by round 1 untouched
+    assert response.status_code == 302
+    event.refresh_from_db()
+    assert (event.name, event.published, event.games_per_match) == ("Spring cup", True, 2)
+    assert list(event.referees.all()) == [superuser]
+
+
+def test_event_form_creates_through_event_create(admin_client):
+    # given the add form with unknown rules
+    url = _admin_url(Event, "add")
+    data = {**_form_data(admin_client, url), "name": "New cup", "slug": "new-cup"}
+
+    # when the rules are not ones the engine knows, then nothing is created
+    refused = admin_client.post(url, {**data, "rules": '"no-such-rules"'})
+    assert refused.status_code == 200 and refused.context["adminform"].form.non_field_errors()
+    assert not Event.objects.filter(slug="new-cup").exists()
+
+    # when they are, the event is created with the engine's rules spec
+    created = admin_client.post(url, {**data, "rules": '"dagang"'})
+    assert created.status_code == 302
+    event = Event.objects.get(slug="new-cup")
+    assert event.rules == services.rules_check(rules="dagang")
+
+
+def test_event_form_leaves_the_status_and_versions_to_the_services(admin_client):
+    event = _round_one_event()
+    url = _admin_url(Event, "change", event.pk)
+    form = admin_client.get(url).context["adminform"].form
+    assert not {"status", "results_version", "standings_version", "standings_digest",
+                "standings_results_version", "slug"} & set(form.fields)
+
+
+def test_entry_form_registers_through_entry_register(admin_client):
+    # given an individual event after round 1, and a player already in it
+    event = _round_one_event()
+    taken = Entry.objects.filter(event=event).first().player
+    late = PlayerFactory()
+    url = _admin_url(Entry, "add")
+
+    # when the organizer registers the player again, then the service's refusal is shown
+    refused = admin_client.post(url, {"event": event.pk, "player": taken.pk})
+    assert refused.status_code == 200
+    assert refused.context["adminform"].form.non_field_errors()
+    assert Entry.objects.filter(event=event, player=taken).count() == 1
+
+    # when a new player is registered, it is a late entry from round 2 (as the service says)
+    assert admin_client.post(url, {"event": event.pk, "player": late.pk}).status_code == 302
+    entry = Entry.objects.get(event=event, player=late)
+    assert (entry.late, entry.first_round, entry.status) == (True, 2, Entry.Status.REGISTERED)
+
+
+@pytest.mark.parametrize("model", [Team, Round, Table, Standing, GameResult],
+                         ids=lambda m: m._meta.label)
+def test_rows_the_services_write_are_not_added_or_changed_in_the_admin(admin_client, model):
+    assert admin_client.get(_admin_url(model, "add")).status_code == 403
+    # every field is shown read-only: the admin's form for the model has none to edit
+    assert list(admin.site._registry[model].get_form(None).base_fields) == []

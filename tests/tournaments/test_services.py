@@ -729,6 +729,37 @@ def test_round_request_draw_runs_the_task_on_commit(checked_in_event,
     assert services.round_verify(round=rnd) == []
 
 
+def test_round_open_queues_the_draw_only_when_its_transaction_commits(
+        checked_in_event, django_capture_on_commit_callbacks):
+    # when the next round is opened
+    with django_capture_on_commit_callbacks(execute=False) as callbacks:
+        rnd = services.round_open(event=checked_in_event)
+    # then it is committed (not drawn) until the queued draw runs on commit
+    assert Round.objects.get(pk=rnd.pk).status == Round.Status.COMMITTED
+    assert len(callbacks) == 1
+    callbacks[0]()
+    rnd.refresh_from_db()
+    assert rnd.status == Round.Status.DRAWN and services.round_verify(round=rnd) == []
+
+
+def test_round_open_refused_opens_nothing_and_queues_nothing(
+        django_capture_on_commit_callbacks):
+    event = EventFactory()
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        with pytest.raises(ServiceError) as refused:
+            services.round_open(event=event)
+    assert refused.value.code == "too_few_entries"
+    assert callbacks == [] and not Round.objects.filter(event=event).exists()
+
+
+def test_event_finish_closes_the_event_to_new_entries():
+    event = services.event_finish(event=EventFactory())
+    assert Event.objects.get(pk=event.pk).status == Event.Status.FINISHED
+    with pytest.raises(ServiceError) as refused:
+        services.entry_register(event=event, player=PlayerFactory())
+    assert refused.value.code == "event_finished"
+
+
 # ----------------------------------------------------------------------------- team events
 def _min_rematches(team_ids, met):
     """Fewest rematches over every pairing of an even list of teams (brute force)."""

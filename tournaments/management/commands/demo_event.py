@@ -8,14 +8,13 @@ import time
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
-from django.db import transaction
 
 from engine.bots import play_match
 from engine.sheet import sheet_of
 from games import services as game_services
 from games.models import GameResult
 from tournaments import services
-from tournaments.models import Event, Round, Standing
+from tournaments.models import Round, Standing
 
 
 class Command(BaseCommand):
@@ -38,7 +37,7 @@ class Command(BaseCommand):
         event = services.event_create(
             name="够级 demo cup", slug=slug, rules=rules, rounds_planned=rounds,
             games_per_match=games, bye_points=2, swiss_brackets=swiss)
-        event.referees.add(referee)
+        services.event_staff_add(event=event, user=referee, role="referee")
         w = self.stdout.write
         w(f"event {event.name} ({event.slug}): {players} players, {rounds} rounds, "
           f"{games} games per match, rules {rules}")
@@ -55,9 +54,7 @@ class Command(BaseCommand):
                 entry = services.entry_register(event=event, player=late)
                 services.entry_check_in(entry=entry)
                 w(f"late entry: {late.name} joins from round 2")
-            with transaction.atomic():
-                rnd = services.round_create(event=event)
-                services.round_request_draw(round=rnd)
+            rnd = services.round_open(event=event)
             rnd.refresh_from_db()
             w(f"round {number}: commitment {rnd.commitment[:16]}… → {rnd.get_status_display()}, "
               f"seed {rnd.seed[:16]}… revealed")
@@ -81,8 +78,7 @@ class Command(BaseCommand):
             w(f"  {rnd.tables.count()} tables, {rnd.byes.count()} byes, {submitted} results "
               f"validated by the engine and confirmed; draw "
               f"{'verified' if not problems else 'NOT verified: ' + '; '.join(problems)}")
-        event.status = Event.Status.FINISHED
-        event.save(update_fields=["status"])
+        services.event_finish(event=event)
         w("")
         w("Leaderboard")
         w(f"{'rank':>4} {'player':<14} {'pts':>4} {'wins':>4} {'头科':>4} {'opp':>5} {'±':>3}")

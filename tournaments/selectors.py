@@ -1,0 +1,75 @@
+"""Reads shared by the API, the pages and the services (STYLE.md: ``selectors.py``), written
+once: who runs an event, who sits where, what the public may see, a round's tables.
+
+The rule that recurs everywhere — *this user sits at this table and its seating is public* —
+is :func:`public_seat_of` here (and :data:`SEATING_PUBLIC` for queries that must spell it in
+SQL, as live play does)."""
+
+from __future__ import annotations
+
+from django.db.models import Prefetch, QuerySet
+
+from tournaments.models import Event, Round, Seat, Table
+
+#: round statuses whose seating everyone may see (the organizers published it)
+SEATING_PUBLIC = (Round.Status.PUBLISHED, Round.Status.FINISHED)
+
+
+def is_organizer(user, event: Event) -> bool:
+    """An organizer of ``event`` (or a superuser)."""
+    if not user or not user.is_authenticated:
+        return False
+    if user.is_superuser:
+        return True
+    return event.organizers.filter(pk=user.pk).exists()
+
+
+def is_referee(user, event: Event) -> bool:
+    """Referees of the event; organizers may referee their own event."""
+    if not user or not user.is_authenticated:
+        return False
+    return is_organizer(user, event) or event.referees.filter(pk=user.pk).exists()
+
+
+def can_see_event(user, event: Event) -> bool:
+    """The public sees published events; staff of an event see it always."""
+    return event.published or is_referee(user, event)
+
+
+def seating_public(rnd: Round) -> bool:
+    """Whether everyone may see ``rnd``'s seating: a published event and a published round."""
+    return rnd.event.published and rnd.status in SEATING_PUBLIC
+
+
+def can_see_seating(user, rnd: Round) -> bool:
+    """The round's seating is published, or ``user`` referees its event."""
+    return rnd.status in SEATING_PUBLIC or is_referee(user, rnd.event)
+
+
+def can_see_table(user, table: Table) -> bool:
+    """``user`` may see the table: its event and seating are public, or they are its staff."""
+    return can_see_event(user, table.round.event) and can_see_seating(user, table.round)
+
+
+def seat_of(user, table: Table) -> Seat | None:
+    """The user's seat at ``table`` (one query: through the player's login)."""
+    if not user or not getattr(user, "is_authenticated", False):
+        return None
+    return Seat.objects.filter(table=table, player__user=user).order_by().first()
+
+
+def public_seat_of(user, table: Table) -> Seat | None:
+    """The user's seat at ``table`` if its seating is public (:func:`seating_public`): the
+    seat they may play from (an unpublished seating is not theirs yet)."""
+    if not seating_public(table.round):
+        return None
+    return seat_of(user, table)
+
+
+def round_tables(rnd: Round) -> QuerySet[Table]:
+    """A round's tables in order, with their teams and their seats in order, each with its
+    player."""
+    return (Table.objects.filter(round=rnd).select_related("round", "team_a", "team_b")
+            .prefetch_related(Prefetch("seats", Seat.objects.select_related("player")
+                                       .order_by("seat")))
+            .order_by("number"))
