@@ -11,10 +11,10 @@ import random
 import pytest
 from django.db import transaction
 
+from engine.bots import play_match
 from games.models import GameResult, GameResultVersion, ResultProposal
 from games.services import result_record_live
 from tests.api.helpers import client_for, error_of, seats_of, sheet
-from tournaments.management.commands.demo_event import play_match
 from tournaments.models import Round
 
 pytestmark = pytest.mark.django_db
@@ -239,7 +239,7 @@ def test_the_history_is_public(round_confirmed, proposed):
 @pytest.fixture
 def live_result(table):
     """Game 1 of table 1 as a live game ends: recorded by the server, confirmed at once."""
-    record, _ = play_match("dagang", 1, random.Random(3))[0]
+    record = play_match("dagang", 1, random.Random(3))[0].record()
     with transaction.atomic():
         return result_record_live(table_id=table.pk, number=1, record=record)
 
