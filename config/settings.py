@@ -203,7 +203,8 @@ AUTH_PASSWORD_VALIDATORS = [
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", _("English")), ("zh-hans", _("Simplified Chinese"))]
-LOCALE_PATHS = [BASE_DIR / "locale"]
+# The zh-hans catalogue of every app, inside the config package so that an installed wheel has it.
+LOCALE_PATHS = [Path(__file__).resolve().parent / "locale"]
 TIME_ZONE = "Asia/Shanghai"
 USE_I18N = True
 USE_TZ = True

@@ -7,7 +7,7 @@ import ast
 import gettext
 from pathlib import Path
 
-CATALOGUE = Path(__file__).resolve().parents[2] / "locale" / "zh_Hans" / "LC_MESSAGES"
+CATALOGUE = Path(__file__).resolve().parents[2] / "config" / "locale" / "zh_Hans" / "LC_MESSAGES"
 PAGES = ("web/templates/", "web/views/")
 
 
