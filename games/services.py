@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 
 import engine
 from engine.game import RESULT_KEYS
-from games.models import GameResult, GameResultVersion, LiveGame
+from games.models import GameResult, GameResultVersion
 from tournaments.errors import Conflict, Forbidden, ServiceError
 from tournaments.models import Event, Round, Seat, Table
 
@@ -263,8 +263,8 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
         table = _lock_table(table.pk)
         if idempotency_key and getattr(by, "pk", None) is not None:
             _lock_key(by.pk, idempotency_key)
-        if LiveGame.objects.filter(table=table, number=number,
-                                   status=LiveGame.Status.RUNNING).exists():
+        # (live.models.LiveGame through its relation: games does not import live, above it)
+        if table.live_games.filter(number=number, status="running").exists():
             raise Conflict("live_game_running", _(
                 "game %(n)s of this table is being played live; its result is recorded when "
                 "it ends") % {"n": number})

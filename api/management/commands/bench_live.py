@@ -138,7 +138,7 @@ class Table:
         from django.db import connection
 
         from engine.game import Game
-        from games.models import LiveGame
+        from live.models import LiveGame
 
         try:
             state = LiveGame.objects.get(pk=self.live_id).state
@@ -300,7 +300,7 @@ class Command(BaseCommand):
         (as on the CI machine's PostgreSQL; production runs it)."""
         from django.db import connection
 
-        from games.models import LiveGame
+        from live.models import LiveGame
 
         if connection.vendor != "postgresql":
             return
@@ -353,7 +353,7 @@ class Command(BaseCommand):
 
         from django.db import connection
 
-        from games.models import LiveGame
+        from live.models import LiveGame
 
         conn = http.client.HTTPConnection(HOST, api_port, timeout=30)
         started = []
@@ -628,7 +628,8 @@ class Command(BaseCommand):
         from django.db import connection
 
         import engine
-        from games.models import GameResult, LiveGame
+        from games.models import GameResult
+        from live.models import LiveGame
 
         out = self.stdout.write
         acts = sum(t.acts for t in outcomes)
