@@ -254,6 +254,10 @@ class Command(BaseCommand):
         parser.add_argument("--clients", type=int, default=4,
                             help="client processes the tables are spread over")
         parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--no-fast-path", action="store_true",
+                            help="every act takes the game's row lock (LIVE_FAST_PATH=0 in the "
+                                 "servers and the worker): what the unlocked conditional update "
+                                 "of an act in a known game gains")
         parser.add_argument("--access-log", default="",
                             help="let gunicorn log each request's time here, and report the "
                                  "server-side act time beside the clients'")
@@ -273,6 +277,8 @@ class Command(BaseCommand):
                          "pool", "pubsub", "broker", "think", "wait", "transport", "clients", "seed",
                          "access_log"):
                 argv += [f"--{name.replace('_', '-')}", str(opts[name])]
+            if opts["no_fast_path"]:
+                argv.append("--no-fast-path")
             code = subprocess.call(argv, env=env, cwd=str(_repo_root()))
             if code:
                 raise CommandError(f"the benchmark run exited with {code}")
@@ -291,6 +297,9 @@ class Command(BaseCommand):
             raise CommandError("unset CELERY_BROKER_URL: this process sets the tables up "
                                "in-process; name the servers' broker with --broker")
         call_command("migrate", verbosity=0, interactive=False)
+        if opts["no_fast_path"]:
+            os.environ["LIVE_FAST_PATH"] = "0"  # (the servers and the worker inherit it)
+            self.stdout.write("no fast path: every act takes the game's row lock")
         self.vacuum()
         self.run(**opts)
 
