@@ -214,3 +214,14 @@ def test_a_timer_that_fires_before_its_turns_deadline_is_queued_again(
         assert live_autoplay_task.apply(args=(live_id, 0)).get()["acted"] is False
     assert [args for args, _ in queued] == [(live_id, 0), (live_id, 0)]
     assert snapshot(live_id)[0] == 0
+
+
+def test_the_live_tasks_keep_the_names_queued_messages_and_the_beat_schedule_use():
+    from django.conf import settings
+
+    from config.celery import app
+    from live.tasks import live_sweep_task
+
+    assert live_autoplay_task.name == "games.tasks.live_autoplay_task"
+    assert live_sweep_task.name == "games.tasks.live_sweep_task"
+    assert app.tasks[settings.CELERY_BEAT_SCHEDULE["live-sweep"]["task"]] is live_sweep_task
