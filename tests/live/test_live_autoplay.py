@@ -224,4 +224,5 @@ def test_the_live_tasks_keep_the_names_queued_messages_and_the_beat_schedule_use
 
     assert live_autoplay_task.name == "games.tasks.live_autoplay_task"
     assert live_sweep_task.name == "games.tasks.live_sweep_task"
-    assert app.tasks[settings.CELERY_BEAT_SCHEDULE["live-sweep"]["task"]] is live_sweep_task
+    assert settings.CELERY_BEAT_SCHEDULE["live-sweep"]["task"] == live_sweep_task.name
+    assert live_sweep_task.name in app.tasks and live_autoplay_task.name in app.tasks
