@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 import json
-import time
 
-from django.db import connection
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
@@ -19,15 +17,13 @@ from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
-from api.permissions import is_referee, seat_of
 from api.views import ERRORS, _table, require_table_visible
-from games import live
-from games.live_notify import wait_for_version
-from games.models import LiveGame
-
-MAX_WAIT = 25.0
-MAX_STREAM = 300.0  # seconds one event stream stays open; the client reconnects (Last-Event-ID)
-KEEP_ALIVE = 15.0  # seconds between comment lines on a quiet stream
+from live import services as live
+from live import streams
+from live.models import LiveGame
+from live.queries import live_for_view
+from live.streams import MAX_STREAM, MAX_WAIT
+from tournaments.selectors import is_referee, public_seat_of
 
 
 class LiveStartSerializer(serializers.Serializer):
@@ -56,16 +52,11 @@ class LiveHostSerializer(serializers.Serializer):
 
 
 def _live(request, pk) -> LiveGame:
-    # the state is read only when this process has not cached the game (games.live.GameCache)
-    lg = get_object_or_404(LiveGame.objects.select_related("table__round__event").defer(
-        "state", "table__round__draw_entries", "table__round__draw_input"), pk=pk)
+    """The live game, 404 for whoever may not see its table, with the seat the user has at it
+    (``user_seat``)."""
+    lg = get_object_or_404(live_for_view(pk, request.user))
     require_table_visible(request, lg.table)
     return lg
-
-
-def _seat_number(request, lg) -> int | None:
-    seat = seat_of(request.user, lg.table)
-    return None if seat is None else seat.seat
 
 
 class LiveStartApi(APIView):
@@ -76,13 +67,13 @@ class LiveStartApi(APIView):
     def post(self, request, pk):
         """Deal and start the table's next game live (a seated player or a referee)."""
         table = _table(request, pk)
-        if not is_referee(request.user, table.round.event) and seat_of(request.user,
-                                                                        table) is None:
+        seat = public_seat_of(request.user, table)
+        if seat is None and not is_referee(request.user, table.round.event):
             raise PermissionDenied("only players of this table or referees start its games")
         ser = LiveStartSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         lg = live.live_start(table=table, number=ser.validated_data.get("number"))
-        return Response(live.live_view(live=lg, seat=_seat_number(request, lg)),
+        return Response(live.live_view(live=lg, seat=None if seat is None else seat.seat),
                         status=status.HTTP_201_CREATED)
 
 
@@ -99,26 +90,16 @@ class LiveGameApi(APIView):
         lg = _live(request, pk)
         try:
             since = int(request.query_params.get("since", -1))
-            wait = min(MAX_WAIT, max(0.0, float(request.query_params.get("wait", 0))))
+            wait = float(request.query_params.get("wait", 0))
         except ValueError:
             since, wait = -1, 0.0
-        seat = _seat_number(request, lg)
-        if lg.version <= since and wait > 0:
-            def read_version() -> int:
-                version = LiveGame.objects.values_list("version", flat=True).get(pk=lg.pk)
-                _release_connection()
-                return version
-
-            _release_connection()  # nothing to read while waiting
-            moved = wait_for_version(lg.pk, since, wait, read_version)
-            if moved is not None:
-                live.games.reach(lg, moved)
+        streams.long_poll(lg, since, wait)
         # the version, and the seats in 托管 (switching it makes no new version)
         etag = f'"live-{lg.pk}-{lg.version}{f"-h{lg.hosted}" if lg.hosted else ""}"'
         if request.headers.get("If-None-Match") == etag:
             resp = Response(status=status.HTTP_304_NOT_MODIFIED)
         else:
-            resp = Response(live.live_view(live=lg, seat=seat))
+            resp = Response(live.live_view(live=lg, seat=lg.user_seat))
         resp["ETag"] = etag
         resp["Cache-Control"] = "no-store"
         return resp
@@ -171,50 +152,6 @@ class LiveHostApi(APIView):
         return Response(live.live_view(live=lg, seat=lg.user_seat))
 
 
-def _pooled() -> bool:
-    return bool(connection.settings_dict.get("OPTIONS", {}).get("pool"))
-
-
-def _release_connection() -> None:
-    """With a connection pool, give the connection back while waiting (hundreds of waiting
-    requests then need no more connections than the pool); without one, each thread keeps its
-    own persistent connection anyway."""
-    if _pooled() and not connection.in_atomic_block:
-        connection.close()
-
-
-def live_events(lg: LiveGame, seat: int | None, since: int, seconds: float):
-    """The server-sent events of one seat's (or the public) view: one ``view`` event per new
-    version (``id:`` is the version), comment lines while nothing happens; ends when the game
-    is over or after ``seconds``."""
-    deadline = time.monotonic() + seconds
-    yield f"retry: 1000\n: {lg.pk}\n\n"
-
-    def read_version() -> int:
-        version = LiveGame.objects.values_list("version", flat=True).get(pk=lg.pk)
-        _release_connection()
-        return version
-
-    while True:
-        if lg.version > since:
-            data = json.dumps(live.live_view(live=lg, seat=seat), cls=JSONEncoder,
-                              separators=(",", ":"))
-            _release_connection()
-            since = lg.version
-            yield f"id: {since}\nevent: view\ndata: {data}\n\n"
-            if lg.status == LiveGame.Status.FINISHED:
-                return
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return
-        _release_connection()  # nothing to read while waiting
-        moved = wait_for_version(lg.pk, since, min(left, KEEP_ALIVE), read_version)
-        if moved is None:
-            yield ": keep-alive\n\n"
-        else:
-            live.games.reach(lg, moved)
-
-
 SSE_EVENT = {
     "type": "object",
     "description": "One server-sent event: `event: view`, `id: <version>`, `data: <the view "
@@ -263,7 +200,6 @@ class LiveEventsApi(APIView):
         on — one open request instead of a long-poll after every move. Each event is
         ``event: view``, ``id: <version>`` and the view as JSON, exactly as ``GET`` returns it."""
         lg = _live(request, pk)
-        seat = _seat_number(request, lg)
         try:
             since = int(request.headers.get("Last-Event-ID")
                         or request.query_params.get("since", -1))
@@ -273,8 +209,7 @@ class LiveEventsApi(APIView):
             seconds = float(request.query_params.get("seconds", MAX_STREAM))
         except ValueError:
             seconds = MAX_STREAM
-        seconds = min(MAX_STREAM, max(0.0, seconds)) if seconds == seconds else MAX_STREAM
-        resp = StreamingHttpResponse(live_events(lg, seat, since, seconds),
+        resp = StreamingHttpResponse(streams.live_events(lg, lg.user_seat, since, seconds),
                                      content_type="text/event-stream")
         resp["Cache-Control"] = "no-store"
         resp["X-Accel-Buffering"] = "no"  # no proxy buffering

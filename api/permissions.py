@@ -1,16 +1,9 @@
-"""Who may do what (roles per event): organizer, referee, seated player, public.
-
-The rules themselves are reads shared with the pages and the services, in
-:mod:`tournaments.selectors`; the API's views use them from there. The names below stay
-importable from here for the live-play views until they move (``api/live_views.py``)."""
+"""The API's permission classes. Who may do what (organizer, referee, seated player, public)
+is decided by reads shared with the pages and the services, in :mod:`tournaments.selectors`."""
 
 from __future__ import annotations
 
 from rest_framework.permissions import SAFE_METHODS, BasePermission
-
-from tournaments.selectors import is_referee, seat_of
-
-__all__ = ["ReadOnlyOrAuthenticated", "is_referee", "player_of", "seat_of"]
 
 
 def player_of(user):

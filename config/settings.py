@@ -85,6 +85,7 @@ INSTALLED_APPS = [
     "axes",
     "tournaments",
     "games",
+    "live",
     "api",
     "web",
     "benchmarks",
@@ -215,10 +216,14 @@ STATIC_ROOT = os.environ.get("DJANGO_STATIC_ROOT") or BASE_DIR / "staticfiles"
 # Celery: no broker configured → run tasks in-process (the demo and the default tests).
 CELERY_TASK_ALWAYS_EAGER = not os.environ.get("CELERY_BROKER_URL")
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "memory://localhost/"
-# Live play's long-polls are woken through Redis pub/sub (games/live_notify.py): by default the
+# Live play's long-polls are woken through Redis pub/sub (live/notify.py): by default the
 # broker's Redis; without one, waiting requests poll the game's version instead.
 LIVE_PUBSUB_URL = os.environ.get("LIVE_PUBSUB_URL") or (
     CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None)
+# An act in a live game this process knows is first tried as one conditional update, without the
+# row lock (live/services.py, _act_unlocked); LIVE_FAST_PATH=0 takes the lock for every act
+# (``manage.py bench_live --no-fast-path`` measures the difference).
+LIVE_FAST_PATH = os.environ.get("LIVE_FAST_PATH", "1") != "0"
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
@@ -242,7 +247,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # (tournaments/standings.py, standings_sweep); an event with fresh standings costs one query.
 CELERY_BEAT_SCHEDULE = {
     "standings-sweep": {"task": "tournaments.tasks.standings_sweep_task", "schedule": 60.0},
-    # and play a live seat whose 托管 timer message was lost (games/live.py, live_timer)
+    # and play a live seat whose 托管 timer message was lost (live/services.py, live_timer;
+    # live/tasks.py keeps the task's first name)
     "live-sweep": {"task": "games.tasks.live_sweep_task", "schedule": 15.0},
 }
 

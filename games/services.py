@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 
 import engine
 from engine.game import RESULT_KEYS
-from games.models import GameResult, GameResultVersion, LiveGame, ResultProposal
+from games.models import GameResult, GameResultVersion, ResultProposal
 from tournaments.errors import Conflict, Forbidden, ServiceError
 from tournaments.locks import Advisory, advisory_xact_lock, lock_table
 from tournaments.models import Event, Round, Table
@@ -250,8 +250,8 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
         table = lock_table(table.pk)
         if idempotency_key and getattr(by, "pk", None) is not None:
             _lock_key(by.pk, idempotency_key)
-        if LiveGame.objects.filter(table=table, number=number,
-                                   status=LiveGame.Status.RUNNING).exists():
+        # (live.models.LiveGame through its relation: games does not import live, above it)
+        if table.live_games.filter(number=number, status="running").exists():
             raise Conflict("live_game_running", _(
                 "game %(n)s of this table is being played live; its result is recorded when "
                 "it ends") % {"n": number})

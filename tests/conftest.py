@@ -47,16 +47,17 @@ def checked_in_event(db):
 
 @pytest.fixture(autouse=True)
 def _fresh_live_caches():
-    """Live games are cached per process by id and version (games.live.GameCache), and
-    announced versions remembered (games.live_notify), and 托管 timers armed once per game and
+    """Live games are cached per process by id and version (live.cache.GameCache), and
+    announced versions remembered (live.notify), and 托管 timers armed once per game and
     version (a key in the cache); a test that rolls back may reuse an id, so each test starts
     with all of them empty."""
     from django.core.cache import cache
 
-    from games import live, live_notify
+    from live import notify
+    from live.cache import games
 
-    live.games.clear()
-    live_notify.forget()
+    games.clear()
+    notify.forget()
     if type(cache).__name__ == "LocMemCache":  # (a shared CACHE_URL is not the tests' to clear)
         cache.clear()
     yield

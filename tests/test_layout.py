@@ -167,19 +167,65 @@ def _lines_with(words: tuple[str, ...], *, outside: set[str], not_named: str) ->
 def test_row_and_advisory_locks_are_taken_only_in_locks_modules():
     """Every row lock and advisory lock lives in an app's ``locks.py``, where their order is
     documented (event → round → table → live game → advisory)."""
-    # games/live.py and api/live_views.py are left out until the live/ app lands (it brings
-    # live/locks.py): the lead removes this exclusion after merging it
     offending = _lines_with(("select_for_update", "FOR UPDATE", "pg_advisory"),
-                            outside={"games/live.py", "api/live_views.py"},
-                            not_named="locks.py")
+                            outside=set(), not_named="locks.py")
     assert offending == [], "locks taken outside a locks.py:\n" + "\n".join(offending)
 
 
 def test_only_services_enqueue_tasks():
     """Tasks are queued by the services (on commit), never by views, admin or commands."""
-    # games/live.py is the live services until the live/ app lands (live/services.py): the lead
-    # removes it from here after merging that
+    # tournaments/standings.py is the standings' service module
     offending = _lines_with((".delay(", ".apply_async("),
-                            outside={"tournaments/standings.py", "games/live.py"},
-                            not_named="services.py")
+                            outside={"tournaments/standings.py"}, not_named="services.py")
     assert offending == [], "tasks queued outside the services:\n" + "\n".join(offending)
+
+
+# ----------------------------------------------------------------------------- the arrows
+#: the rooms of ARCHITECTURE.md by layer: a room imports only rooms of a lower layer (and
+#: tournaments and games, one layer, each other); config/ names every app, benchmarks/ uses
+#: them all and is checked above
+LAYERS = {"engine": 0, "tournaments": 1, "games": 1, "live": 2, "api": 3, "web": 3}
+
+
+def _upward_imports(root: Path = REPO_ROOT) -> list[str]:
+    """"file:line room -> module" for each import of a room of the same or a higher layer."""
+    found: dict[tuple[str, int], str] = {}  # the first module each statement names
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root).parts
+        if parts[0] not in LAYERS or SKIPPED_DIRS.intersection(parts):
+            continue
+        room = parts[0]
+        for line, module in _imported_modules(path, root):
+            target = module.split(".")[0]
+            if target in LAYERS and target != room and LAYERS[target] >= LAYERS[room] and not (
+                    LAYERS[target] == LAYERS[room] == 1):
+                found.setdefault((str(path.relative_to(root)), line), f"{room} -> {module}")
+    return [f"{name}:{line} {what}" for (name, line), what in sorted(found.items())]
+
+
+def test_imports_point_down_the_layers():
+    """engine ← tournaments/games ← live ← api, web (ARCHITECTURE.md, "The arrows")."""
+    # given: every room is there
+    assert all((REPO_ROOT / room / "__init__.py").is_file() for room in LAYERS)
+
+    # when
+    offending = _upward_imports()
+
+    # then
+    assert offending == [], "imports against the arrows:\n" + "\n".join(offending)
+
+
+def test_the_arrows_check_sees_an_upward_import(tmp_path):
+    # given: a games module importing live, and an api module importing web
+    for room in LAYERS:
+        (tmp_path / room).mkdir()
+        (tmp_path / room / "__init__.py").write_text("")
+    (tmp_path / "games" / "services.py").write_text("from live.models import LiveGame\n")
+    (tmp_path / "api" / "views.py").write_text("import web.views\nfrom games import services\n")
+
+    # when
+    offending = _upward_imports(tmp_path)
+
+    # then
+    assert [hit.split(" ", 1)[1] for hit in offending] == [
+        "api -> web.views", "games -> live.models"]

@@ -120,7 +120,7 @@ def api_world(transactional_db, no_throttling, fast_passwords):
     services.penalty_add(event=event, entry=entries[0], kind="warning", reason="slow play",
                          by=organizer)
     try:
-        from games import live
+        from live import services as live
     except ImportError:  # live play not in this tree
         live_id = None
     else:

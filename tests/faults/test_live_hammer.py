@@ -33,8 +33,9 @@ from rest_framework.test import APIClient
 
 import engine
 from engine.game import RESULT_KEYS, Game
-from games import live
-from games.models import GameResult, GameResultVersion, LiveGame
+from games.models import GameResult, GameResultVersion
+from live import services as live
+from live.models import LiveGame
 from tests.factories import UserFactory
 from tests.live.helpers import act_url, bot_pick, make_live_table, token_client
 from tests.pg import backends_waiting_on_locks
@@ -76,7 +77,7 @@ def _eager_and_fresh_cache(settings):
 
 @pytest.fixture
 def seeded_deals(monkeypatch):
-    """Deal from a seeded generator instead of ``secrets.SystemRandom`` (games/live.py), so
+    """Deal from a seeded generator instead of ``secrets.SystemRandom`` (live/services.py), so
     every run hammers the same full-length games (a random deal may be void, 流局)."""
     rng = random.Random(20240611)
     monkeypatch.setattr(live, "secrets", SimpleNamespace(SystemRandom=lambda: rng))

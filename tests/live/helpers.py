@@ -23,8 +23,8 @@ from rest_framework.test import APIClient
 from engine.bots import HeuristicBot, next_act
 from engine.cards import card_word
 from engine.game import Game
-from games import live
-from games.models import LiveGame
+from live import services as live
+from live.models import LiveGame
 from tests.factories import UserFactory
 from tournaments import services
 from tournaments.models import Event, Seat, Table

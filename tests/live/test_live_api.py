@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 import engine
-from games.models import GameResult, GameResultVersion, LiveGame
+from games.models import GameResult, GameResultVersion
+from live.models import LiveGame
 from tests.live.helpers import play_through_api, start_url
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
@@ -68,7 +69,7 @@ def test_six_seat_clients_play_a_whole_game_and_it_becomes_the_confirmed_result(
     assert len({v["version"] for v in final.values()}) == 1
     result = check_result(lt, live_id, 1)
     # (the view's "result" is the GameResult id: live_view overwrites the engine's result
-    # object with it, games/live.py live_view)
+    # object with it, live/services.py live_view)
     assert {v["result"] for v in final.values()} == {result.pk}
     assert {v["state"] for v in final.values()} == {"over"}
     lg = LiveGame.objects.get(pk=live_id)

@@ -1,22 +1,22 @@
-"""托管: ``manage.py live_tick`` (``games.live.live_autoplay_overdue``, without a broker) lets the
+"""托管: ``manage.py live_tick`` (``live.services.live_autoplay_overdue``, without a broker) lets the
 bot play every seat whose move time ran out, marking its act ``"auto": true``. With a broker a
-game has one timer (``games.live.live_timer``): armed when the game starts, re-armed for each
+game has one timer (``live.services.live_timer``): armed when the game starts, re-armed for each
 next turn, never by an act; however many copies of it arrive, late or twice, the bot acts once
 per overdue turn."""
 
 from __future__ import annotations
 
 import io
-import time
 
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
 import engine
-from games import live
-from games.models import GameResult, LiveGame
-from games.tasks import live_autoplay_task
+from games.models import GameResult
+from live import services as live
+from live.models import LiveGame
+from live.tasks import live_autoplay_task
 from tests.live.helpers import bot_pick, in_play, live_url, make_live_table, play_on_server
 
 pytestmark = pytest.mark.django_db
@@ -27,6 +27,13 @@ def snapshot(live_id):
     return lg.version, lg.state, lg.status, lg.turn_deadline
 
 
+def overdue(*live_ids) -> None:
+    """Let the turn in hand of each game run out: its deadline moved into the past (no clock
+    is waited for)."""
+    LiveGame.objects.filter(pk__in=live_ids).update(
+        turn_deadline=timezone.now() - timezone.timedelta(seconds=1))
+
+
 def tick() -> str:
     out = io.StringIO()
     call_command("live_tick", stdout=out)
@@ -34,14 +41,14 @@ def tick() -> str:
 
 
 def test_live_tick_lets_the_bot_play_a_seat_whose_time_ran_out():
-    # given a live game in play at a table with a 1 s move time, its seat to act silent
-    lt = make_live_table(move_seconds=1)
+    # given a live game in play, its seat to act silent until its time ran out
+    lt = make_live_table(move_seconds=60)
     live_id = live.live_start(table=lt.table).pk
     lg, game = play_on_server(lt, live_id, until=in_play)
     seat = game.turn
     assert tick() == "", "nothing is overdue yet"
     assert snapshot(live_id)[0] == lg.version
-    time.sleep(1.2)
+    overdue(live_id)
 
     # when the tick runs
     printed = tick()
@@ -62,7 +69,7 @@ def test_live_tick_lets_the_bot_play_a_seat_whose_time_ran_out():
 
 
 def test_live_tick_plays_every_overdue_game_once_and_a_finished_game_never():
-    tables = [make_live_table(move_seconds=1) for _ in range(3)]
+    tables = [make_live_table(move_seconds=60) for _ in range(3)]
     ids = []
     for lt in tables:
         live_id = live.live_start(table=lt.table).pk
@@ -71,8 +78,8 @@ def test_live_tick_plays_every_overdue_game_once_and_a_finished_game_never():
     # the third one is over
     lt, done = tables[2], ids[2]
     play_on_server(lt, done)
+    overdue(*ids)
     before = [snapshot(i) for i in ids]
-    time.sleep(1.2)
     assert tick().strip() == "bot played 2 overdue seat(s)"
     after = [snapshot(i) for i in ids]
     assert [a[0] - b[0] for a, b in zip(after, before, strict=True)] == [1, 1, 0]
@@ -81,7 +88,7 @@ def test_live_tick_plays_every_overdue_game_once_and_a_finished_game_never():
 
 def test_a_whole_game_played_by_the_bot_alone_is_a_valid_result():
     # given a table where nobody acts
-    lt = make_live_table(move_seconds=1)
+    lt = make_live_table(move_seconds=60)
     live_id = live.live_start(table=lt.table).pk
     # when every move is played by the 托管 bot as the deadlines pass (deadlines moved back
     # instead of sleeping)
@@ -89,8 +96,7 @@ def test_a_whole_game_played_by_the_bot_alone_is_a_valid_result():
         lg = LiveGame.objects.get(pk=live_id)
         if lg.status == LiveGame.Status.FINISHED:
             break
-        LiveGame.objects.filter(pk=live_id).update(
-            turn_deadline=timezone.now() - timezone.timedelta(seconds=1))
+        overdue(live_id)
         assert live.live_autoplay_overdue() == 1
     # then the game ended with every play marked auto, and its record replays
     lg = LiveGame.objects.get(pk=live_id)
@@ -105,7 +111,7 @@ def test_a_whole_game_played_by_the_bot_alone_is_a_valid_result():
 
 
 def test_a_late_timer_acts_only_once_the_turn_in_hand_is_overdue():
-    lt = make_live_table(move_seconds=1)
+    lt = make_live_table(move_seconds=60)
     live_id = live.live_start(table=lt.table).pk
     lg, game = play_on_server(lt, live_id, until=in_play)
     # given a seat that acted in time: the timer armed at the version it acted on is late
@@ -120,7 +126,7 @@ def test_a_late_timer_acts_only_once_the_turn_in_hand_is_overdue():
     assert snapshot(live_id) == before
 
     # and when copies arrive once the next seat's time has run out, the bot plays that seat once
-    time.sleep(1.1)
+    overdue(live_id)
     results = [live_autoplay_task.apply(args=(live_id, old)).get() for _ in range(2)]
     assert results == [{"live": live_id, "acted": True}, {"live": live_id, "acted": False}]
     after = LiveGame.objects.get(pk=live_id)
@@ -154,10 +160,10 @@ def test_acts_queue_no_timer_and_a_game_has_one_timer_per_turn(
 
 
 def test_an_autoplay_task_delivered_twice_acts_once():
-    lt = make_live_table(move_seconds=1)
+    lt = make_live_table(move_seconds=60)
     live_id = live.live_start(table=lt.table).pk
     lg, _game = play_on_server(lt, live_id, until=in_play)
-    time.sleep(1.1)
+    overdue(live_id)
     first = live_autoplay_task.apply(args=(live_id, lg.version)).get()
     once = snapshot(live_id)
     second = live_autoplay_task.apply(args=(live_id, lg.version)).get()
@@ -180,7 +186,7 @@ def test_a_timer_the_broker_refused_fails_nothing_and_the_sweep_plays_the_seat(
         raise ConnectionError("broker down")
 
     monkeypatch.setattr(live_autoplay_task, "apply_async", refuse)
-    lt = make_live_table(move_seconds=1)
+    lt = make_live_table(move_seconds=60)
     # when a game starts, its timer cannot be queued, and the start stands all the same
     with django_capture_on_commit_callbacks(execute=True):
         live_id = live.live_start(table=lt.table).pk
@@ -208,3 +214,15 @@ def test_a_timer_that_fires_before_its_turns_deadline_is_queued_again(
         assert live_autoplay_task.apply(args=(live_id, 0)).get()["acted"] is False
     assert [args for args, _ in queued] == [(live_id, 0), (live_id, 0)]
     assert snapshot(live_id)[0] == 0
+
+
+def test_the_live_tasks_keep_the_names_queued_messages_and_the_beat_schedule_use():
+    from django.conf import settings
+
+    from config.celery import app
+    from live.tasks import live_sweep_task
+
+    assert live_autoplay_task.name == "games.tasks.live_autoplay_task"
+    assert live_sweep_task.name == "games.tasks.live_sweep_task"
+    assert settings.CELERY_BEAT_SCHEDULE["live-sweep"]["task"] == live_sweep_task.name
+    assert live_sweep_task.name in app.tasks and live_autoplay_task.name in app.tasks

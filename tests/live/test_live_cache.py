@@ -1,4 +1,4 @@
-"""The per-process cache of live games (games.live.GameCache): a cached game is exactly the
+"""The per-process cache of live games (live.cache.GameCache): a cached game is exactly the
 stored state, an act that fails leaves nothing stale behind, and refusals change nothing."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from django.db import connection, transaction
 from django.test.utils import CaptureQueriesContext
 
 from engine.game import Game, IllegalAction
-from games import live
-from games.models import LiveGame
+from live import cache
+from live import services as live
+from live.models import LiveGame
 from tests.live.helpers import bot_pick, warm_game
 from tournaments.errors import Conflict, ServiceError
 
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.django_db(transaction=True)  # on_commit fills the cach
 
 
 def _cached(lg: LiveGame) -> Game | None:
-    return live.games._games.get(live.games._key(lg, lg.version))
+    return cache.games._games.get(cache.games._key(lg, lg.version))
 
 
 def test_every_cached_game_is_the_stored_state_through_a_whole_game(live_table):
@@ -57,7 +58,7 @@ def test_an_act_rolled_back_after_the_engine_took_it_leaves_no_cached_game(live_
     assert moved.version == lg.version + 1
     lg.refresh_from_db()
     assert lg.version == moved.version - 1  # nothing was stored
-    assert not any(key[0] == lg.pk and key[2] >= moved.version for key in live.games._games)
+    assert not any(key[0] == lg.pk and key[2] >= moved.version for key in cache.games._games)
     # the same act, made again, is applied to the stored state (the cache rebuilt it)
     again = live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
     assert again.version == moved.version
@@ -78,17 +79,17 @@ def test_a_refused_act_keeps_the_cached_game_unchanged(live_table):
 
 
 def test_the_cache_keeps_at_most_its_size(live_table):
-    cache = live.GameCache(size=3)
+    small = cache.GameCache(size=3)
     lg = live.live_start(table=live_table.table)
     game = Game.from_state(lg.state)
     rng = random.Random(3)
     for _ in range(6):
         seat, act = bot_pick(game, live_table.bots)
         game.act(seat, act)
-        cache.put(lg, Game.from_state(game.to_state()))
+        small.put(lg, Game.from_state(game.to_state()))
         rng.random()
-    assert len(cache._games) == 3
-    assert max(key[2] for key in cache._games) == game.version
+    assert len(small._games) == 3
+    assert max(key[2] for key in small._games) == game.version
 
 
 def test_an_older_cached_game_catches_up_to_every_later_state_exactly(live_table):
@@ -106,7 +107,7 @@ def test_an_older_cached_game_catches_up_to_every_later_state_exactly(live_table
     for i, older in enumerate(states):
         for later in states[i + 1:i + 6]:
             base = Game.from_state(older)
-            game = live._catch_up(base, later)
+            game = cache._catch_up(base, later)
             if game is None:
                 assert Game.from_state(older).state == "pre" or later["record"]["leader"] is None \
                     or Game.from_state(later).state != "play" or base.state != "play", \
@@ -131,8 +132,8 @@ def test_a_cache_miss_builds_from_an_older_version_without_a_full_replay(live_ta
         seat, act = bot_pick(game, live_table.bots)
         lg = live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
         lg.refresh_from_db()
-    live.games.clear()
-    live.games.put(lg, older)
+    cache.games.clear()
+    cache.games.put(lg, older)
     replays = []
     real = Game.from_state
     monkeypatch.setattr(Game, "from_state", classmethod(
@@ -181,7 +182,7 @@ def test_an_act_made_in_another_process_meanwhile_is_read_once_then_one_update(l
     # another process acts: this one's cache is behind
     seat, act = bot_pick(game, live_table.bots)
     live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
-    live.games._games.clear()
+    cache.games._games.clear()
     game = Game.from_state(LiveGame.objects.get(pk=lg.pk).state)
     seat, act = bot_pick(game, live_table.bots)
     with CaptureQueriesContext(connection) as queries:
@@ -247,7 +248,7 @@ def _streams_behind(live_table, acts: int) -> list[LiveGame]:
         game = Game.from_state(LiveGame.objects.get(pk=lg.pk).state)
         seat, act = bot_pick(game, live_table.bots)
         live.live_act(live_id=lg.pk, seat=seat, action=act, version=game.version)
-    live.games.clear()
+    cache.games.clear()
     return streams
 
 
@@ -257,7 +258,7 @@ def test_a_stream_in_another_process_reads_a_new_version_once_for_all_its_seats(
     # when the six seats' streams of this process reach the new version
     with CaptureQueriesContext(connection) as queries:
         for stream in streams:
-            live.games.reach(stream, stored.version)
+            cache.games.reach(stream, stored.version)
     # then the first one read the row and its state, once; the others used what it read
     assert _statements(queries) == ["SELECT"]
     for seat, stream in enumerate(streams):
@@ -275,21 +276,21 @@ def test_streams_woken_together_read_a_new_version_once(live_table, monkeypatch)
     streams = _streams_behind(live_table, 2)
     version = streams[0].version + 2
     builds = []
-    build = live.games._build
+    build = cache.games._build
 
     def slow_build(live_game, state=None):  # long enough for every stream to ask meanwhile
         builds.append(1)
         time.sleep(0.3)
         return build(live_game, state)
 
-    monkeypatch.setattr(live.games, "_build", slow_build)
+    monkeypatch.setattr(cache.games, "_build", slow_build)
     # when the six streams of this process are woken at the same instant
     barrier, errors = threading.Barrier(6), []
 
     def wake(stream):
         try:
             barrier.wait(timeout=10)
-            live.games.reach(stream, version)
+            cache.games.reach(stream, version)
         except BaseException as exc:  # reported below
             errors.append(exc)
         finally:
@@ -334,3 +335,15 @@ def test_the_act_that_ends_a_known_game_is_not_replayed_again(live_table, monkey
     # and the result is stored with the game's record
     assert ended.status == LiveGame.Status.FINISHED and ended.result is not None
     assert ended.result.versions.get().payload == after.record()
+
+
+def test_without_the_fast_path_an_act_in_a_known_game_takes_the_lock(live_table, settings):
+    lg, game = warm_game(live_table)
+    settings.LIVE_FAST_PATH = False
+    seat, act = bot_pick(game, live_table.bots)
+    with CaptureQueriesContext(connection) as queries:
+        moved = live.live_act(live_id=lg.pk, user=live_table.users[seat], action=act,
+                              version=lg.version)
+    assert _statements(queries) == ["SELECT", "UPDATE"], [q["sql"] for q in queries]
+    assert any(q["sql"].startswith("SELECT lg.") for q in queries)  # live.locks.lock_live
+    assert moved.user_seat == seat and moved.version == lg.version + 1

@@ -15,8 +15,8 @@ import pytest
 from django.db import connections
 from rest_framework.test import APIClient
 
-from games import live
-from games.models import LiveGame
+from live import services as live
+from live.models import LiveGame
 from tests.live.helpers import (
     act_url,
     bot_pick,
@@ -90,15 +90,15 @@ def act_once(lt, live_id):
     return r.json()["version"]
 
 
-def test_a_seat_gets_a_view_at_once_then_one_per_move_with_its_own_cards_only(started):
+def test_a_seat_gets_a_view_at_once_then_one_per_move_with_its_own_cards_only(started,
+                                                                              waiting):
     lt, live_id = started
     watcher = 2
     thread, box = read_in_thread(lt.clients[watcher], events_url(live_id, seconds=20), want=4)
-    time.sleep(0.3)
     versions = []
     for _ in range(3):
+        assert waiting.acquire(timeout=10), "the stream never waited for the next move"
         versions.append(act_once(lt, live_id))
-        time.sleep(0.3)  # SQLite's in-memory test database locks a table a reader is on
     thread.join(15)
     assert "error" not in box, box.get("error")
     assert box["status"] == 200 and box["type"].startswith("text/event-stream")
@@ -116,13 +116,12 @@ def test_a_seat_gets_a_view_at_once_then_one_per_move_with_its_own_cards_only(st
     assert hidden_card_problems(last, watcher, game) == []
 
 
-def test_the_public_stream_shows_no_hidden_cards(started):
+def test_the_public_stream_shows_no_hidden_cards(started, waiting):
     lt, live_id = started
     thread, box = read_in_thread(lt.anon, events_url(live_id, seconds=20), want=3)
-    time.sleep(0.3)
-    act_once(lt, live_id)
-    time.sleep(0.3)  # SQLite's in-memory test database locks a table a reader is on
-    act_once(lt, live_id)
+    for _ in range(2):
+        assert waiting.acquire(timeout=10), "the stream never waited for the next move"
+        act_once(lt, live_id)
     thread.join(15)
     views = parse(box["chunks"])
     assert len(views) == 3

@@ -15,7 +15,7 @@ import random
 import pytest
 
 import engine
-from games import live
+from live import services as live
 from tests.live.helpers import (
     hidden_card_problems,
     live_url,

@@ -1,4 +1,4 @@
-"""托管 switched on: ``POST /api/v1/live/<id>/host/`` (``games.live.live_host``). A seated player
+"""托管 switched on: ``POST /api/v1/live/<id>/host/`` (``live.services.live_host``). A seated player
 hands their own seat to the bot, or a referee an absent player's; the bot then plays the seat's
 turns as they come (after ``HOSTED_SECONDS``, not the move time), marked ``auto``, until the
 seat is given back or its player acts. Without a broker, ``live_tick`` plays the hosted turns;
@@ -13,8 +13,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from games import live
-from games.models import LiveGame
+from live import services as live
+from live.models import LiveGame
 from tests.live.helpers import (
     act_url,
     bot_pick,
@@ -177,7 +177,7 @@ def test_a_hosted_seat_stays_hosted_in_the_matchs_next_game(live_table, no_pause
 
 
 def _locked_read(queries) -> bool:
-    return any(q["sql"].startswith("SELECT lg.") for q in queries)  # games.live._locked
+    return any(q["sql"].startswith("SELECT lg.") for q in queries)  # live.locks.lock_live
 
 
 @pytest.mark.django_db(transaction=True)  # the cache is filled on commit

@@ -14,8 +14,8 @@ import pytest
 from django.db import connections
 from rest_framework.test import APIClient
 
-from games import live
-from games.models import LiveGame
+from live import services as live
+from live.models import LiveGame
 from tests.live.helpers import act_url, bot_pick, live_url, make_live_table, server_game
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -47,7 +47,7 @@ def wait_in_thread(client, url, **headers):
     return thread, box
 
 
-def test_a_waiting_seat_is_answered_as_soon_as_another_seat_acts(started):
+def test_a_waiting_seat_is_answered_as_soon_as_another_seat_acts(started, waiting):
     lt, live_id = started
     game = server_game(live_id)
     seat, action = bot_pick(game, lt.bots)
@@ -55,9 +55,7 @@ def test_a_waiting_seat_is_answered_as_soon_as_another_seat_acts(started):
     # given a seat long-polling for the next version (up to 5 s)
     thread, box = wait_in_thread(lt.clients[watcher],
                                  f"{live_url(live_id)}?since={game.version}&wait=5")
-    # (not 0.5 s: without pub/sub the waiter reads every 0.25 s, and a read while the act
-    # writes finds SQLite's in-memory test database table locked: a 503)
-    time.sleep(0.6)
+    assert waiting.acquire(timeout=10), "the long-poll never waited"
     assert not box, "the long-poll answered before anything changed"
 
     # when the seat to act acts through its own client
@@ -116,14 +114,14 @@ def test_the_etag_is_the_version_and_if_none_match_gives_304(started):
     assert fresh.status_code == 200 and fresh["ETag"] != etag
 
 
-def test_a_long_poll_with_if_none_match_answers_200_when_the_version_moves(started):
+def test_a_long_poll_with_if_none_match_answers_200_when_the_version_moves(started, waiting):
     lt, live_id = started
     game = server_game(live_id)
     seat, action = bot_pick(game, lt.bots)
     etag = lt.anon.get(live_url(live_id))["ETag"]
     thread, box = wait_in_thread(lt.anon, f"{live_url(live_id)}?since={game.version}&wait=5",
                                  HTTP_IF_NONE_MATCH=etag)
-    time.sleep(0.3)
+    assert waiting.acquire(timeout=10), "the long-poll never waited"
     assert lt.clients[seat].post(act_url(live_id), {"version": game.version, **action},
                                  format="json").status_code == 200
     thread.join(10)

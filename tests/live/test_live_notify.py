@@ -1,4 +1,4 @@
-"""Waking long-polls (games.live_notify): in the process at once, across processes through
+"""Waking long-polls (live.notify): in the process at once, across processes through
 Redis pub/sub, and by polling the stored version when there is no pub/sub."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from games import live_notify
+from live import notify as live_notify
 
 
 def wait_in_thread(live_id, since, timeout, read_version):
@@ -119,7 +119,7 @@ def test_an_act_over_http_is_announced_once_its_answer_is_sent(live_table, no_pu
     from rest_framework.authtoken.models import Token
 
     from engine.game import Game
-    from games import live
+    from live import services as live
     from tests.live.helpers import act_url, bot_pick
 
     lg = live.live_start(table=live_table.table)

@@ -11,8 +11,9 @@ import pytest
 from django.db import connection, connections
 from rest_framework.test import APIClient
 
-from api import live_views
-from games import live, live_notify
+from live import notify as live_notify
+from live import services as live
+from live import streams
 from tests.live.helpers import live_url, make_live_table
 from tests.live.test_live_notify import redis_up
 from tests.pg import backends
@@ -28,7 +29,7 @@ def pooled(monkeypatch, settings):
         pytest.skip("counts PostgreSQL backends")
     if not redis_up():
         pytest.skip("needs Redis on 127.0.0.1:6379 for pub/sub")
-    monkeypatch.setattr(live_views, "_pooled", lambda: True)
+    monkeypatch.setattr(streams, "_pooled", lambda: True)
     settings.LIVE_PUBSUB_URL = "redis://127.0.0.1:6379/13"
     monkeypatch.setattr(live_notify, "_client", None)
     assert live_notify._ensure_listener() or live_notify._listener_ok.wait(5.0)

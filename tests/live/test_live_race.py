@@ -15,8 +15,8 @@ from django.db import connection, connections, transaction
 from rest_framework.test import APIClient
 
 from engine.game import Game
-from games import live
-from games.models import LiveGame
+from live import services as live
+from live.models import LiveGame
 from tests.live.helpers import act_url, bot_pick, make_live_table, server_game, token_client
 from tests.pg import backends_waiting_on_locks
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from games import live
-from games.models import LiveGame
+from live import services as live
+from live.models import LiveGame
 from tests.live.helpers import (
     act_url,
     bot_pick,

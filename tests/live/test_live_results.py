@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 import engine
-from games import live
-from games.models import GameResult, LiveGame
+from games.models import GameResult
 from games.services import result_correct
+from live import services as live
+from live.models import LiveGame
 from tests.live.helpers import bot_pick, play_on_server
 from tournaments.errors import Conflict
 

@@ -12,7 +12,8 @@ from django.core.management import call_command
 import engine
 from engine.bots import HeuristicBot
 from engine.cards import card_word
-from games.models import GameResult, LiveGame
+from games.models import GameResult
+from live.models import LiveGame
 
 pytestmark = pytest.mark.django_db
 

@@ -1,5 +1,6 @@
 """托管 through a real Celery worker: a seat that does not act within the event's move time is
-played by the bot from the game's timer, a task queued with a countdown (games/live.py, live_timer).
+played by the bot from the game's timer, a task queued with a countdown (live/services.py,
+live_timer).
 
 Runs only with a broker (``CELERY_BROKER_URL``, e.g. ``redis://127.0.0.1:6379/15``) and on
 PostgreSQL (the worker's threads need committed data and real row locks). The worker is
@@ -16,9 +17,10 @@ from django.db import connection
 from rest_framework.test import APIClient
 
 import engine
-from games import live
-from games.models import GameResult, LiveGame
-from games.tasks import live_autoplay_task
+from games.models import GameResult
+from live import services as live
+from live.models import LiveGame
+from live.tasks import live_autoplay_task
 from tests.celery_worker import in_process_worker, wait_until
 from tests.live.helpers import act_url, bot_pick, live_url, make_live_table, start_url
 

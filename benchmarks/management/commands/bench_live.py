@@ -123,7 +123,7 @@ class Table:
         from django.db import connection
 
         from engine.game import Game
-        from games.models import LiveGame
+        from live.models import LiveGame
 
         try:
             state = LiveGame.objects.get(pk=self.live_id).state
@@ -239,6 +239,10 @@ class Command(BaseCommand):
         parser.add_argument("--clients", type=int, default=4,
                             help="client processes the tables are spread over")
         parser.add_argument("--seed", type=int, default=1)
+        parser.add_argument("--no-fast-path", action="store_true",
+                            help="every act takes the game's row lock (LIVE_FAST_PATH=0 in the "
+                                 "servers and the worker): what the unlocked conditional update "
+                                 "of an act in a known game gains")
         parser.add_argument("--access-log", default="",
                             help="let gunicorn log each request's time here, and report the "
                                  "server-side act time beside the clients'")
@@ -258,6 +262,8 @@ class Command(BaseCommand):
                          "pool", "pubsub", "broker", "think", "wait", "transport", "clients", "seed",
                          "access_log"):
                 argv += [f"--{name.replace('_', '-')}", str(opts[name])]
+            if opts["no_fast_path"]:
+                argv.append("--no-fast-path")
             code = subprocess.call(argv, env=env, cwd=str(_repo_root()))
             if code:
                 raise CommandError(f"the benchmark run exited with {code}")
@@ -274,6 +280,9 @@ class Command(BaseCommand):
             raise CommandError("unset CELERY_BROKER_URL: this process sets the tables up "
                                "in-process; name the servers' broker with --broker")
         ensure_database(self.stdout.write)
+        if opts["no_fast_path"]:
+            os.environ["LIVE_FAST_PATH"] = "0"  # (the servers and the worker inherit it)
+            self.stdout.write("no fast path: every act takes the game's row lock")
         self.vacuum()
         self.run(**opts)
 
@@ -283,7 +292,7 @@ class Command(BaseCommand):
         (as on the CI machine's PostgreSQL; production runs it)."""
         from django.db import connection
 
-        from games.models import LiveGame
+        from live.models import LiveGame
 
         if connection.vendor != "postgresql":
             return
@@ -336,7 +345,7 @@ class Command(BaseCommand):
 
         from django.db import connection
 
-        from games.models import LiveGame
+        from live.models import LiveGame
 
         conn = http.client.HTTPConnection(HOST, api_port, timeout=30)
         started = []
@@ -611,7 +620,8 @@ class Command(BaseCommand):
         from django.db import connection
 
         import engine
-        from games.models import GameResult, LiveGame
+        from games.models import GameResult
+        from live.models import LiveGame
 
         out = self.stdout.write
         acts = sum(t.acts for t in outcomes)

@@ -1,6 +1,6 @@
 """Take a seat and play a live 够级 game against five bots in the terminal.
 
-It goes through the same services as the API (``games.live``): the server deals, the engine
+It goes through the same services as the API (``live.services``): the server deals, the engine
 checks every act, bots act for the other seats, and the finished game becomes a table result.
 """
 
@@ -14,7 +14,7 @@ from django.core.management.base import BaseCommand
 
 from engine.bots import HeuristicBot
 from engine.cards import CARD_RANK, card_word
-from games import live
+from live import services as live
 from tournaments import services
 
 HELP = """Type cards to play them (e.g. `9S 9H 2C`, `10D`, `BJ`), or:

@@ -4,7 +4,7 @@ import time
 
 from django.core.management.base import BaseCommand
 
-from games.live import live_autoplay_overdue
+from live.services import live_autoplay_overdue
 
 
 class Command(BaseCommand):

@@ -1,0 +1,188 @@
+"""This process's live games (its engine :class:`engine.Game` objects), by state version.
+
+Rebuilding a game from its stored state replays its record; the cache spares the acts and
+views of a game that replay. See :class:`GameCache`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+import engine
+from live.models import LiveGame
+
+
+class GameCache:
+    """This process's live games by ``(live game id, start time, state version)``.
+
+    Rebuilding a game from its stored state replays its record: about 7 ms at 150 acts, and
+    every act and every seat's view needed it. A state version names one state exactly (each
+    act moves it on by one, under the row lock), so a game cached under its version is that
+    state; a miss rebuilds it from the database. (The start time guards against a reused id, as
+    in tests that roll back; after restoring the database from a backup, restart the app
+    processes.) Threads share the cache: :meth:`take` hands a
+    game to one act alone (it is removed while the act mutates it), and :meth:`view` reads a
+    game under the cache's lock, so no view sees a game halfway through an act."""
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self._games: OrderedDict[tuple, engine.Game] = OrderedDict()
+        # (id, start, version) -> (status, turn_deadline, result id): the row's other fields at
+        # that version, so the streams of one table need not read the row once each
+        self._rows: OrderedDict[tuple, tuple] = OrderedDict()
+        # id -> (start time, table id, game number, move seconds): what never changes in a row
+        self._facts: OrderedDict[int, tuple] = OrderedDict()
+        # (id, user id) -> the seat the user had at the game's table when last checked
+        self._seats: OrderedDict[tuple, int] = OrderedDict()
+        self._lock = threading.Lock()
+        self._readers = [threading.Lock() for _ in range(64)]  # by game id: one read at a time
+
+    @staticmethod
+    def _key(live: LiveGame, version: int) -> tuple:
+        return live.pk, live.started_at, version
+
+    def _state(self, live: LiveGame) -> dict:
+        if "state" in live.get_deferred_fields():
+            return LiveGame.objects.values_list("state", flat=True).get(pk=live.pk)
+        return live.state
+
+    def _build(self, live: LiveGame, state: dict | None = None) -> engine.Game:
+        """A cache miss: the stored state (``state``, or read now), by catching up an older
+        cached version of the game with the acts recorded since (another process made them),
+        else by a full replay."""
+        if state is None:
+            state = self._state(live)
+        with self._lock:
+            older = [k for k in self._games if k[:2] == (live.pk, live.started_at)
+                     and k[2] < live.version]
+            base = self._games.pop(max(older, key=lambda k: k[2])) if older else None
+        if base is not None:
+            game = _catch_up(base, state)
+            if game is not None:
+                return game
+        return engine.Game.from_state(state)
+
+    def take(self, live: LiveGame) -> engine.Game:
+        """The game at ``live.version``, for an act; give it back with :meth:`put`."""
+        game = self.take_cached(live)
+        return game if game is not None else self._build(live)
+
+    def take_cached(self, live: LiveGame) -> engine.Game | None:
+        """The game at ``live.version`` if this process has it (then as :meth:`take`)."""
+        with self._lock:
+            return self._games.pop(self._key(live, live.version), None)
+
+    @staticmethod
+    def _bound(cache: OrderedDict, key, value, size: int) -> None:
+        cache[key] = value
+        cache.move_to_end(key)
+        while len(cache) > size:
+            cache.popitem(last=False)
+
+    def remember(self, live: LiveGame, user=None) -> None:
+        """Note ``live``'s fixed facts (and its seats in 托管) and, with ``user``, the seat the
+        locked read found for them (``live.user_seat``): an act checks them again in its update
+        (:func:`live.services._act_unlocked`)."""
+        with self._lock:
+            self._bound(self._facts, live.pk, (live.started_at, live.table_id, live.number,
+                                               live.move_seconds, live.hosted), self.size * 4)
+            if user is not None and getattr(live, "user_seat", None) is not None:
+                self._bound(self._seats, (live.pk, user.pk), live.user_seat, self.size * 24)
+
+    def facts(self, live_id: int) -> tuple | None:
+        with self._lock:
+            return self._facts.get(live_id)
+
+    def seat_of(self, live_id: int, user) -> int | None:
+        with self._lock:
+            return self._seats.get((live_id, user.pk))
+
+    def put(self, live: LiveGame, game: engine.Game) -> None:
+        with self._lock:
+            self._bound(self._games, self._key(live, game.version), game, self.size)
+
+    def read(self, live: LiveGame, reader):
+        """``reader(game)`` on the game at ``live.version``, under the lock."""
+        key = self._key(live, live.version)
+        with self._lock:
+            game = self._games.get(key)
+            if game is not None:
+                self._games.move_to_end(key)
+                return reader(game)
+        game = self._build(live)
+        self.put(live, game)
+        with self._lock:
+            return reader(game)
+
+    def put_row(self, live: LiveGame) -> None:
+        """Remember ``live``'s status, turn deadline and result at its version."""
+        with self._lock:
+            self._bound(self._rows, self._key(live, live.version),
+                        (live.status, live.turn_deadline, live.result_id), self.size)
+
+    def row_at(self, live: LiveGame, version: int) -> bool:
+        """Set ``live`` to ``version`` from what :meth:`put_row` remembered; whether it could."""
+        with self._lock:
+            row = self._rows.get(self._key(live, version))
+        if row is None:
+            return False
+        live.version = version
+        live.status, live.turn_deadline, live.result_id = row
+        return True
+
+    def _has(self, live: LiveGame, version: int) -> bool:
+        """Whether ``live`` can be brought to ``version`` from memory (and is, if so)."""
+        if not self.row_at(live, version):
+            return False
+        with self._lock:
+            return self._key(live, version) in self._games
+
+    def reach(self, live: LiveGame, version: int) -> None:
+        """Bring ``live`` (its row read without the state) to ``version`` or later for a view:
+        from what this process remembers of that version, else with one read of the row and
+        its state, after which the game is cached for the table's other streams here. The
+        streams of one game woken together wait for one reader instead of each reading."""
+        if self._has(live, version):
+            return
+        with self._readers[live.pk % len(self._readers)]:
+            if self._has(live, version):
+                return
+            row = LiveGame.objects.values_list(
+                "version", "status", "turn_deadline", "result_id", "state").get(pk=live.pk)
+            live.version, live.status, live.turn_deadline, live.result_id, state = row
+            self.put_row(live)
+            with self._lock:
+                if self._key(live, live.version) in self._games:
+                    return
+            self.put(live, self._build(live, state))
+
+    def clear(self) -> None:
+        with self._lock:
+            self._games.clear()
+            self._rows.clear()
+            self._facts.clear()
+            self._seats.clear()
+
+
+def _catch_up(game: engine.Game, state: dict) -> engine.Game | None:
+    """``game`` (an older version, in play) moved on by the acts ``state`` recorded since, as
+    :meth:`engine.Game.from_state` would replay them; ``None`` when that does not apply (still
+    in pre-play, or the versions do not add up), and the caller replays the whole record."""
+    rec = state["record"]
+    actions = rec["actions"]
+    done = len(game.actions)
+    if game.state != "play" or rec.get("leader") != game.leader or \
+            len(rec["pre"]) != len(game.pre_events) or done > len(actions) or \
+            state.get("version") != game.version + len(actions) - done:
+        return None
+    try:
+        for action in actions[done:]:
+            game.act(action["seat"], action)
+    except (engine.IllegalAction, KeyError, TypeError):
+        return None
+    game.auto_seats = set(state.get("auto_seats", []))
+    return game if game.version == state["version"] else None
+
+
+games = GameCache()

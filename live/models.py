@@ -1,0 +1,45 @@
+"""A game played on the service move by move (live play)."""
+
+from __future__ import annotations
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+
+class LiveGame(models.Model):
+    """A game played on the service move by move; ``state`` is the engine's JSON state and
+    ``version`` the number every act must name (the ETag; never a hash of hidden cards)."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", _("running")
+        FINISHED = "finished", _("finished")
+
+    table = models.ForeignKey("tournaments.Table", on_delete=models.CASCADE,
+                              related_name="live_games", verbose_name=_("table"))
+    number = models.PositiveSmallIntegerField(_("game"))
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices,
+                              default=Status.RUNNING)
+    state = models.JSONField(_("engine state"))
+    version = models.PositiveIntegerField(_("version"), default=0)
+    move_seconds = models.PositiveIntegerField(_("move time limit (s)"), default=60)
+    turn_deadline = models.DateTimeField(_("turn deadline"), null=True, blank=True)
+    #: seats in 托管 (bit ``s`` for seat ``s``): the bot plays their turns as they come, until
+    #: their player takes the seat back (:func:`live.services.live_host`) or acts
+    hosted = models.PositiveSmallIntegerField(_("seats in 托管"), default=0)
+    result = models.OneToOneField("games.GameResult", null=True, blank=True,
+                                  on_delete=models.SET_NULL, related_name="live_game",
+                                  verbose_name=_("result"))
+    started_at = models.DateTimeField(_("started"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        db_table = "games_livegame"  # its name from before it moved here from games
+        verbose_name = _("live game")
+        verbose_name_plural = _("live games")
+        ordering = ["table", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "number"], name="live_game_once_per_game"),
+        ]
+
+    def __str__(self):
+        return f"{self.table} · {_('live game')} {self.number}"

@@ -1,0 +1,428 @@
+"""Live play: a table plays a game on the service, move by move (issue: live play).
+
+The server deals from ``secrets.SystemRandom``; the engine's :class:`engine.Game` state lives in
+:class:`live.models.LiveGame` and every act is stored only if the game is still at the state
+version the client saw (one conditional update, or under the row lock): a stale version is
+refused, so no act is lost or applied twice.
+A seat that does not act within the event's move time limit is played by the heuristic bot
+(托管) from the game's timer, a Celery task queued with a countdown for each turn's deadline (one
+timer a game, armed when it starts and re-armed by itself); its acts are marked ``auto``. A seat
+put in 托管 (by its player, or by a referee for an absent one: :func:`live_host`) is played as
+soon as its turn comes, until its player takes it back or acts.
+The finished game becomes the table's result (system-recorded, confirmed) with its record.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+import engine
+from engine.bots import HeuristicBot
+from engine.game import RESULT_KEYS
+from games.models import GameResult
+from games.services import _check_game_number, result_record_live
+from live import queries
+from live.cache import games
+from live.locks import lock_live
+from live.models import LiveGame
+from live.notify import announce
+from tournaments.errors import Conflict, ServiceError
+from tournaments.locks import lock_table
+from tournaments.models import Round, Table
+from tournaments.services import MAX_EXTRA_GAMES
+
+log = logging.getLogger(__name__)
+
+#: seconds a seat in 托管 "thinks" before the bot plays its turn, so the table can follow
+HOSTED_SECONDS = 1.0
+
+
+def _arm_timer(live: LiveGame, again: bool = False) -> None:
+    """Queue the game's 托管 timer for its turn deadline (``live.turn_deadline``, version
+    ``live.version``), once the transaction commits. A game has one timer at a time: it is
+    armed when the game starts, and :func:`live_timer` re-arms it for the next deadline, so
+    acts queue nothing (one countdown per act was a broker message and a task run per move:
+    at 50 tables, a worker saturating the machine). Arming twice for one version queues one
+    message (a key in the shared cache). Without a broker (tasks run in-process, which ignores
+    countdowns) nothing is queued: ``manage.py live_tick`` plays overdue seats instead.
+    ``again``: the timer of this very version fired early (clocks differ by a little): it is
+    queued again, past the key that holds the turn's one timer."""
+    if settings.CELERY_TASK_ALWAYS_EAGER or live.turn_deadline is None:
+        return
+    live_id, version, deadline = live.pk, live.version, live.turn_deadline
+    transaction.on_commit(lambda: _queue_timer(live_id, version, deadline, again))
+
+
+def _queue_timer(live_id: int, version: int, deadline, again: bool = False) -> None:
+    from django.core.cache import cache
+
+    from live.tasks import live_autoplay_task
+
+    countdown = max(0.0, (deadline - timezone.now()).total_seconds())
+    key = f"gouji:live-timer:{live_id}:{version}"
+    if not cache.add(key, 1, timeout=int(countdown) + 600) and not again:
+        return  # armed already for this turn
+    try:
+        live_autoplay_task.apply_async((live_id, version), countdown=countdown)
+    except Exception as exc:  # the change is committed: the sweep on beat plays the seat
+        cache.delete(key)
+        log.warning("live timer not queued (%s): the 托管 sweep will play game %s",
+                    type(exc).__name__, live_id)
+
+
+def live_start(*, table: Table, number: int | None = None, leader: int | None = None
+               ) -> LiveGame:
+    """Deal and start the table's next game (or game ``number``) live."""
+    event = table.round.event
+    if table.round.status == Round.Status.COMMITTED:
+        raise ServiceError("not_drawn", _("the round is not drawn yet"))
+    with transaction.atomic():
+        table = lock_table(table.pk)
+        done = set(GameResult.objects.filter(table=table).values_list("number", flat=True))
+        running = set(LiveGame.objects.filter(table=table).values_list("number", flat=True))
+        if number is None:
+            extra = MAX_EXTRA_GAMES if table.round.stage == Round.Stage.KNOCKOUT else 0
+            number = next((k for k in range(1, event.games_per_match + extra + 1)
+                           if k not in done and k not in running), None)
+            if number is None:
+                raise Conflict("match_over", _("every game of this table has been played"))
+        _check_game_number(event, table, number)
+        if number in done or number in running:
+            raise Conflict("already_started", _("game %(n)s of this table is already played or "
+                                                "running") % {"n": number})
+        previous = None
+        if number > 1:
+            prev = GameResult.objects.filter(table=table, number=number - 1).first()
+            if prev is None:
+                raise ServiceError("previous_missing", _(
+                    "game %(n)s has no result yet: its tributes decide this game's start") % {
+                    "n": number - 1})
+            previous = {k: v for k, v in prev.engine_result.items() if k in RESULT_KEYS}
+        hands = engine.deal(secrets.SystemRandom())
+        game = engine.Game(event.rules, hands, previous, first_game=(number == 1),
+                           leader=leader)
+        # seats in 托管 stay so for the match's next game, until their players take them back
+        hosted = LiveGame.objects.filter(table=table, number=number - 1).values_list(
+            "hosted", flat=True).first() or 0
+        live = LiveGame(table=table, number=number, state=game.to_state(), version=game.version,
+                        move_seconds=event.move_seconds, hosted=hosted)
+        live.turn_deadline = _deadline(live, _hosted_turn(live, game))
+        live.save(force_insert=True)
+        _arm_timer(live)
+        announce(live.pk, live.version)
+    return live
+
+
+def live_game(live: LiveGame) -> engine.Game:
+    """A fresh copy of the game (for callers that may change it)."""
+    return engine.Game.from_state(live.state)
+
+
+class NotSeated(ServiceError):
+    """The user sits at no seat of this game's table (or its seating is not published yet), or
+    names another seat than their own: they may not act in it."""
+
+    status = 403
+
+
+def live_act(*, live_id: int, action: dict, version: int, seat: int | None = None,
+             user=None, auto: bool = False) -> LiveGame:
+    """Apply one act made against state ``version``, for ``seat`` or for the seat ``user`` sits
+    at (both: the user must sit there); refuse a stale version (409) or an illegal act (422,
+    the engine's code and message) without changing anything.
+
+    In three steps: :func:`_act_refuse` (who may act, at which version), :func:`_act_apply`
+    (the engine's game, from this process's cache, checks the act — whose turn, whether
+    legal — and makes it) and :func:`_act_store` (the row, and the result when the act ends the
+    game), under the game's row lock (read with the user's seat in one statement:
+    :func:`live.locks.lock_live`). In a game this process knows, the act is first tried
+    without the lock, as one conditional update (:func:`_act_unlocked`, unless
+    ``settings.LIVE_FAST_PATH`` is off); every refusal, and the act that ends the game, take
+    the locked path."""
+    if not isinstance(action, dict):
+        raise ServiceError("bad_format", _("an act must be an object"))
+    if seat is None and user is None:
+        raise ValueError("live_act needs the seat or the user acting")
+    act = {k: v for k, v in action.items() if k not in ("version", "seat")}
+    ending = None
+    if settings.LIVE_FAST_PATH:
+        unlocked = _act_unlocked(live_id, act, version, seat, user, auto)
+        if isinstance(unlocked, LiveGame):
+            return unlocked
+        ending = unlocked
+    with transaction.atomic():
+        # lock the game's row only: other tables' games must not queue behind it
+        live = lock_live(live_id, user)
+        games.remember(live, user)
+        seat = _act_refuse(live, version=version, seat=seat, user=user)
+        if ending is not None and ending[0] == seat and ending[1].version == version + 1:
+            game = ending[1]  # checked and applied already, against this very version
+        else:
+            game = _act_apply(live, act, seat=seat, auto=auto)
+        _act_store(live, game, seat=seat, auto=auto)
+    return live
+
+
+def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user, auto: bool
+                  ) -> LiveGame | tuple | None:
+    """The common act, without a lock: the game at ``version`` from the cache (or from one read
+    of the row and its state, when another process made the last act), the engine's check, and
+    one ``UPDATE`` that stores it only if, at that instant, the row is still at ``version``,
+    running, and ``user`` still sits at ``seat`` of a table open to its players (the refusals
+    of :func:`_act_refuse`, made by the database in the same statement:
+    :func:`live.queries.act_update_sql`). ``None`` when any of this does not hold, when the
+    engine refuses the act, or when the act ends the game: the locked path then decides, and
+    refuses with the right code, in the right order. For the act that ends the game:
+    ``(seat, game)``, the game with the act applied, which the locked path stores with the
+    result if the row is still where the act was made."""
+    facts = games.facts(live_id)
+    if facts is None:
+        return None
+    started_at, table_id, number, move_seconds, hosted = facts
+    if hosted:
+        return None  # the next turn may be a seat in 托管: its deadline and timer are set locked
+    if user is not None:
+        mine = games.seat_of(live_id, user)
+        if mine is None or (seat is not None and seat != mine):
+            return None
+        seat = mine
+    live = LiveGame(pk=live_id, table_id=table_id, number=number, started_at=started_at,
+                    move_seconds=move_seconds, version=version,
+                    status=LiveGame.Status.RUNNING, result=None)
+    game = games.take_cached(live)
+    if game is None:
+        state = _unlocked_state(live)
+        if state is None:
+            return None
+        game = games._build(live, state)
+    if auto and game.state == "play":
+        act = dict(act, auto=True)
+    try:
+        game.act(seat, act)
+    except engine.IllegalAction:
+        games.put(live, game)  # a refused act changes nothing (engine property)
+        return None
+    if game.state == "over":
+        return seat, game  # not cached again: it is stored, or dropped, under the lock
+    now = timezone.now()
+    live.turn_deadline = now + timedelta(seconds=move_seconds)
+    live.updated_at = now
+    live.state = game.to_state()  # (a view before the cache has it, inside a transaction)
+    field, when = LiveGame._meta.get_field("state"), connection.ops.adapt_datetimefield_value
+    with connection.cursor() as cursor:
+        cursor.execute(queries.act_update_sql(user is not None), [
+            field.get_db_prep_save(live.state, connection), game.version,
+            when(live.turn_deadline), when(now), live_id, version, when(started_at),
+            LiveGame.Status.RUNNING,
+            *([user.pk, seat, *queries.seating_public_params()] if user is not None else [])])
+        stored = cursor.rowcount == 1
+    if not stored:
+        return None  # moved on, finished, or reseated meanwhile: the game is dropped
+    live.version = game.version
+    live.user_seat = seat if user is not None else None
+    transaction.on_commit(lambda: (games.put(live, game), games.put_row(live)))
+    announce(live.pk, live.version)
+    return live
+
+
+def _unlocked_state(live: LiveGame) -> dict | None:
+    """The stored state if the row is still the game ``live`` names at its version."""
+    field = LiveGame._meta.get_field("state")
+    with connection.cursor() as cursor:
+        cursor.execute(queries.state_sql(), [
+            live.pk, connection.ops.adapt_datetimefield_value(live.started_at), live.version,
+            LiveGame.Status.RUNNING])
+        row = cursor.fetchone()
+    return None if row is None else field.from_db_value(row[0], None, connection)
+
+
+def _own_seat(live: LiveGame, seat: int | None, not_seated: str, not_yours: str) -> int:
+    """The seat the locked read found for its user (``live.user_seat``), who must sit at the
+    table with its seating published, and may name only that seat: else 403 ``not_seated``
+    or ``not_your_seat`` with these messages (``not_yours`` gets the seat as ``%(s)s``)."""
+    if live.user_seat is None or not live.seating_public:
+        raise NotSeated("not_seated", not_seated)
+    if seat is not None and seat != live.user_seat:
+        raise NotSeated("not_your_seat", not_yours % {"s": live.user_seat})
+    return live.user_seat
+
+
+def _act_refuse(live: LiveGame, *, version: int, seat: int | None, user) -> int:
+    """The refusals made before the engine is asked, in this order: a ``user`` who does not
+    sit at the table (or names another seat), a finished game, a stale ``version``. Returns
+    the seat acting."""
+    if user is not None:
+        seat = _own_seat(live, seat, _("only the players seated at this table act in its game"),
+                         _("you sit at seat %(s)s and act only for it"))
+    if live.status == LiveGame.Status.FINISHED:
+        raise Conflict("game_over", _("the game is over"))
+    if version != live.version:
+        raise Conflict("stale_version", _(
+            "the game has moved on (version %(v)s, you sent %(s)s); fetch it again") % {
+            "v": live.version, "s": version}, detail={"version": live.version})
+    return seat
+
+
+def _act_apply(live: LiveGame, act: dict, *, seat: int, auto: bool) -> engine.Game:
+    """The engine's game at ``live.version`` with ``seat``'s act made; the engine refuses a
+    seat whose turn it is not, or an act that is not legal (422, its code and message), and
+    then nothing has changed (an engine property): the game goes back to the cache."""
+    game = games.take(live)
+    if auto and game.state == "play":
+        act = dict(act, auto=True)
+    try:
+        game.act(seat, act)
+    except engine.IllegalAction as exc:
+        games.put(live, game)
+        raise ServiceError(exc.code, exc.message, detail={
+            "code": exc.code, "seat": exc.seat, "message": exc.message}, status=422) from None
+    return game
+
+
+def _act_store(live: LiveGame, game: engine.Game, *, seat: int, auto: bool) -> None:
+    """Store the act ``game`` has made in ``live``'s row (locked): the new state and version, 托管
+    ended for a seat whose player acted, the next turn's deadline, or, when the act ends the
+    game, the finished status and the table's result (:func:`games.services.result_record_live`)
+    in the same transaction. The game is cached, and the new version announced, on commit."""
+    live.state = game.to_state()
+    live.version = game.version
+    # cached once the new state is stored; a rolled-back act leaves nothing behind
+    transaction.on_commit(lambda: (games.put(live, game), games.put_row(live)))
+    announce(live.pk, live.version)
+    changed = ["state", "version", "status", "turn_deadline", "updated_at", "hosted"]
+    if not auto and live.hosted >> seat & 1:
+        live.hosted &= ~(1 << seat)  # its player is back: 托管 ends
+    if game.state == "over":
+        live.status = LiveGame.Status.FINISHED
+        live.turn_deadline = None
+        live.result = result_record_live(table_id=live.table_id, number=live.number,
+                                         record=game.record())
+        live.save(update_fields=changed + ["result"])
+        return
+    hosted_turn = _hosted_turn(live, game)
+    live.turn_deadline = _deadline(live, hosted_turn)
+    live.save(update_fields=changed)
+    if hosted_turn:
+        _arm_timer(live)  # the timer waits for another deadline: this turn's comes first
+
+
+def _hosted_turn(live: LiveGame, game: engine.Game) -> bool:
+    """Whether the seat to act in ``game`` is in 托管."""
+    to_act = game.to_act()
+    return to_act is not None and bool(live.hosted >> to_act["seat"] & 1)
+
+
+def _deadline(live: LiveGame, hosted_turn: bool):
+    """When the turn now waiting runs out: after the move time, or, for a seat in 托管
+    (``hosted_turn``), after :data:`HOSTED_SECONDS`."""
+    seconds = HOSTED_SECONDS if hosted_turn else live.move_seconds
+    return timezone.now() + timedelta(seconds=seconds)
+
+
+def live_host(*, live_id: int, on: bool, seat: int | None = None, user=None,
+              referee: bool = False) -> LiveGame:
+    """Put a seat in 托管 (``on``) or give it back to its player. In 托管 the bot plays the
+    seat's turns as they come (after :data:`HOSTED_SECONDS`), marked ``auto`` in the record,
+    until it is given back or its player acts; it stays so for the match's next live game.
+    A seated ``user`` switches their own seat only (as for an act: a published seating); a
+    ``referee`` (of the event: the caller checks) names any ``seat``. The state version does
+    not change: no act is made."""
+    if seat is not None and not 0 <= seat <= 5:
+        raise ServiceError("bad_seat", _("a seat is 0 to 5"))
+    with transaction.atomic():
+        live = lock_live(live_id, user)
+        if not referee:
+            seat = _own_seat(live, seat, _(
+                "only the players seated at this table, or its referees, switch 托管"),
+                _("you sit at seat %(s)s and switch 托管 only for it"))
+        seat = live.user_seat if seat is None else seat
+        if seat is None:
+            raise ServiceError("bad_seat", _("name the seat to switch"))
+        if live.status == LiveGame.Status.FINISHED:
+            raise Conflict("game_over", _("the game is over"))
+        hosted = live.hosted | (1 << seat) if on else live.hosted & ~(1 << seat)
+        if hosted == live.hosted:
+            return live
+        live.hosted = hosted
+        changed = ["hosted", "updated_at"]
+        to_act = games.read(live, lambda g: g.to_act())
+        if to_act is not None and to_act["seat"] == seat:  # its turn now: a new deadline
+            live.turn_deadline = _deadline(live, on)
+            changed.append("turn_deadline")
+            if on:
+                _arm_timer(live, again=True)  # this version's timer waits for the old deadline
+        live.save(update_fields=changed)
+        games.remember(live)
+    return live
+
+
+def live_timer(*, live_id: int, version: int) -> bool:
+    """The game's 托管 timer, armed at ``version``, has run out: if the turn in hand is past
+    its deadline (nobody acted in time), the bot plays it; then the timer is armed again for
+    the turn now waiting. Returns whether the bot acted. However many copies of a timer arrive,
+    late or twice, the bot acts once per overdue turn (the act names the version it was made
+    against), and the next turn's timer is queued once."""
+    live = LiveGame.objects.filter(pk=live_id).defer("state").first()
+    if live is None or live.status != LiveGame.Status.RUNNING:
+        return False  # the game is over: the timer stops
+    overdue = live.turn_deadline is None or live.turn_deadline <= timezone.now()
+    moved = _autoplay(live) if overdue else None
+    if overdue:
+        live = moved or LiveGame.objects.filter(pk=live_id).defer("state").first()
+    if live.status == LiveGame.Status.RUNNING:
+        # fired before its own turn's deadline (clocks differ a little): queued once more
+        _arm_timer(live, again=not overdue and live.version == version)
+    return moved is not None
+
+
+def _autoplay(live: LiveGame) -> LiveGame | None:
+    """托管: the bot plays the seat whose turn it is in ``live`` (its row, read without the
+    state) at ``live.version``; the game after the act, or ``None`` if nobody is to act or
+    someone acted meanwhile."""
+
+    def choose(game: engine.Game):
+        to_act = game.to_act()
+        return None if to_act is None else (
+            to_act["seat"], HeuristicBot().choose(game, to_act["seat"]))
+
+    chosen = games.read(live, choose)
+    if chosen is None:
+        return None
+    seat, action = chosen
+    try:
+        return live_act(live_id=live.pk, seat=seat, action=action, version=live.version,
+                        auto=True)
+    except Conflict:
+        return None  # someone acted meanwhile
+
+
+def live_view(*, live: LiveGame, seat: int | None) -> dict:
+    """What ``seat`` may see (``None``: spectators and staff): never another seat's cards."""
+    view, auto_seats = games.read(live, lambda g: (g.view(seat), sorted(g.auto_seats)))
+    view.update({
+        "id": live.pk, "table": live.table_id, "number": live.number, "status": live.status,
+        "version": live.version, "turn_deadline": live.turn_deadline,
+        "auto_seats": auto_seats, "result": live.result_id,
+        "hosted_seats": [s for s in range(6) if live.hosted >> s & 1],
+    })
+    return view
+
+
+def live_autoplay_overdue(grace: float = 0.0) -> int:
+    """Play every seat whose move time ran out more than ``grace`` seconds ago, and arm the
+    games' timers again: ``manage.py live_tick`` where no Celery worker runs the timers, and
+    the sweep on Celery beat (``live_sweep_task``) that restarts a timer whose message was lost."""
+    n = 0
+    for live_id, version in LiveGame.objects.filter(
+            status=LiveGame.Status.RUNNING,
+            turn_deadline__lt=timezone.now() - timedelta(seconds=grace)).values_list(
+            "pk", "version"):
+        n += live_timer(live_id=live_id, version=version)
+    return n
