@@ -92,7 +92,11 @@ def exception_handler(exc, context):
         return Response(database_unavailable_body(), status=status.HTTP_503_SERVICE_UNAVAILABLE,
                         headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
     if isinstance(exc, ServiceError):
-        return Response(error_body(exc.code, exc.message, exc.detail or None), status=exc.status)
+        response = Response(error_body(exc.code, exc.message, exc.detail or None),
+                            status=exc.status)
+        if exc.status == 429 and "retry_after" in exc.detail:
+            response["Retry-After"] = str(exc.detail["retry_after"])
+        return response
     if isinstance(exc, Http404):
         exc = exceptions.NotFound()
     elif isinstance(exc, DjangoPermissionDenied):

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
+from api.throttling import client_address
 from api.views import ERRORS, _table, require_table_visible
 from live import services as live
 from live import streams
@@ -59,6 +60,12 @@ def _live(request, pk) -> LiveGame:
     return lg
 
 
+def _spectator(request, lg: LiveGame) -> bool:
+    """Whether the user only watches ``lg``: neither seated at its table nor its referee
+    (spectators' waiting requests are capped, live.streams.SpectatorSlots)."""
+    return lg.user_seat is None and not is_referee(request.user, lg.table.round.event)
+
+
 class LiveStartApi(APIView):
     permission_classes = [IsAuthenticated]
     throttle_scope = "writes"
@@ -93,7 +100,8 @@ class LiveGameApi(APIView):
             wait = float(request.query_params.get("wait", 0))
         except ValueError:
             since, wait = -1, 0.0
-        streams.long_poll(lg, since, wait)
+        streams.long_poll(lg, since, wait, address=client_address(request),
+                          spectator=_spectator(request, lg))
         # the version, and the seats in 托管 (switching it makes no new version)
         etag = f'"live-{lg.pk}-{lg.version}{f"-h{lg.hosted}" if lg.hosted else ""}"'
         if request.headers.get("If-None-Match") == etag:
@@ -209,8 +217,10 @@ class LiveEventsApi(APIView):
             seconds = float(request.query_params.get("seconds", MAX_STREAM))
         except ValueError:
             seconds = MAX_STREAM
-        resp = StreamingHttpResponse(streams.live_events(lg, lg.user_seat, since, seconds),
-                                     content_type="text/event-stream")
+        events = streams.open_events(lg, lg.user_seat, since, seconds,
+                                     address=client_address(request),
+                                     spectator=_spectator(request, lg))
+        resp = StreamingHttpResponse(events, content_type="text/event-stream")
         resp["Cache-Control"] = "no-store"
         resp["X-Accel-Buffering"] = "no"  # no proxy buffering
         return resp

@@ -11,6 +11,8 @@
   beside ``manage.py``; set it when the service is installed as a package).
 - ``DB_POOL_MAX_SIZE`` (a psycopg pool per process), ``DB_CONNECT_TIMEOUT``, ``DB_CONN_MAX_AGE``.
 - ``LIVE_PUBSUB_URL``: Redis that wakes live-play waiters (default: the broker when Redis).
+- ``LIVE_SPECTATOR_WAITERS``, ``LIVE_SPECTATOR_WAITERS_PER_ADDRESS``: spectators' open streams
+  and long-polls per process (100), and per client address (4).
 - ``CELERY_VISIBILITY_TIMEOUT``: when Redis redelivers a task whose worker died.
 - ``THROTTLE_*``: request rates (anonymous, user, writes, results, engine, live, login): ``20``
   (a minute) or ``20/min``, ``/s``, ``/hour``, ``/day``.
@@ -224,6 +226,12 @@ LIVE_PUBSUB_URL = os.environ.get("LIVE_PUBSUB_URL") or (
 # row lock (live/services.py, _act_unlocked); LIVE_FAST_PATH=0 takes the lock for every act
 # (``manage.py bench_live --no-fast-path`` measures the difference).
 LIVE_FAST_PATH = os.environ.get("LIVE_FAST_PATH", "1") != "0"
+# Spectators' waiting requests (event streams and long-polls of anyone neither seated at the table
+# nor its referee) per process, in all and per client address: each holds a stream worker's
+# thread, so keep LIVE_SPECTATOR_WAITERS well below the stream workers' --threads; seated
+# players and referees are never counted nor refused (live/streams.py, SpectatorSlots).
+LIVE_SPECTATOR_WAITERS = _whole("LIVE_SPECTATOR_WAITERS", 100)
+LIVE_SPECTATOR_WAITERS_PER_ADDRESS = _whole("LIVE_SPECTATOR_WAITERS_PER_ADDRESS", 4)
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
