@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
-from django.db.models import Max, Prefetch, Q
+from django.db.models import Max, Q
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -22,9 +22,10 @@ from django.utils.translation import pgettext_lazy
 
 import engine
 from games.models import GameResult
+from games.selectors import round_tables_with_results
 from tournaments.models import TIE_BREAK_CHOICES, Bye, Event, Round, Seat, Standing, Table
+from tournaments.selectors import SEATING_PUBLIC
 
-PUBLIC_ROUND = (Round.Status.PUBLISHED, Round.Status.FINISHED)
 LEADERBOARD_PAGE = 100
 SEATING_PAGE = 60
 POLL_SECONDS = 5
@@ -116,7 +117,7 @@ def _public_event(slug: str) -> Event:
 
 
 def _public_rounds(event: Event):
-    return Round.objects.filter(event=event, status__in=PUBLIC_ROUND).order_by("number")
+    return Round.objects.filter(event=event, status__in=SEATING_PUBLIC).order_by("number")
 
 
 def _current_round(event: Event) -> Round | None:
@@ -125,15 +126,7 @@ def _current_round(event: Event) -> Round | None:
 
 
 def _public_round(event: Event, number: int) -> Round:
-    return get_object_or_404(Round, event=event, number=number, status__in=PUBLIC_ROUND)
-
-
-def _tables(rnd: Round):
-    return (Table.objects.filter(round=rnd).select_related("team_a", "team_b")
-            .prefetch_related(Prefetch("seats", Seat.objects.select_related("player")
-                                       .order_by("seat")),
-                              Prefetch("results", GameResult.objects.order_by("number")))
-            .order_by("number"))
+    return get_object_or_404(Round, event=event, number=number, status__in=SEATING_PUBLIC)
 
 
 def _columns(event: Event) -> list[dict]:
@@ -265,7 +258,7 @@ def event_detail(request, slug):
     url = request.build_absolute_uri(reverse("pages:event", kwargs={"slug": slug}))
     return render(request, "web/public/event_detail.html", {
         **_base_context(event, "event"),
-        "rounds": rounds, "public_statuses": PUBLIC_ROUND, "tie_breaks": tie_breaks,
+        "rounds": rounds, "public_statuses": SEATING_PUBLIC, "tie_breaks": tie_breaks,
         "rules": _rules_view(event), "qr": qr_svg(url), "event_url": url,
         "entries_count": event.entries.exclude(status="withdrawn").count(),
         "standings_csv": _api("standings-csv", slug=slug),
@@ -306,7 +299,7 @@ def seating(request, slug, number=None):
     if rnd is None:
         return render(request, "web/public/seating.html", ctx)
     query = (request.GET.get("q") or "").strip()[:100]
-    tables = _tables(rnd)
+    tables = round_tables_with_results(rnd)
     byes = list(Bye.objects.filter(round=rnd).select_related("entry__player", "entry__team")
                 .order_by("entry__player__name", "entry__team__name"))
     bye_views = [{"name": _entry_name(b.entry),
@@ -339,7 +332,7 @@ def seating(request, slug, number=None):
 def table_detail(request, slug, number, table):
     event = _public_event(slug)
     rnd = _public_round(event, number)
-    tbl = get_object_or_404(_tables(rnd), number=table)
+    tbl = get_object_or_404(round_tables_with_results(rnd), number=table)
     seats = {s.seat: _seat_view(s) for s in tbl.seats.all()}
     results = list(tbl.results.all())
     games = []
