@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect
 from django.urls import reverse
 from django.utils.html import format_html
@@ -15,6 +16,13 @@ from django.utils.translation import ngettext
 from games.models import GameResult
 from tournaments import services, standings
 from tournaments.errors import ServiceError
+from tournaments.forms import (
+    RULE_OPTIONS,
+    TIE_BREAK_SLOTS,
+    EntryAdminForm,
+    EventAdminForm,
+    PenaltyAdminForm,
+)
 from tournaments.models import (
     Bye,
     Entry,
@@ -65,11 +73,13 @@ class PlayerAdmin(admin.ModelAdmin):
 
 
 class ShownOnly:
-    """An admin (or inline) that shows rows only the services write — 联邦 teams
-    (:func:`~tournaments.services.team_register`, over the API), rounds, tables, standings,
-    results — and changes none."""
+    """An admin (or inline) that shows rows only the services write — rounds, tables,
+    standings, results — and neither adds, changes nor deletes any (results depend on them)."""
 
     def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False
 
     def get_readonly_fields(self, request, obj=None):
@@ -78,65 +88,88 @@ class ShownOnly:
             self.readonly_fields)
 
 
-class TeamMemberInline(ShownOnly, admin.TabularInline):
-    model = TeamMember
-    extra = 0
-    fields = ("position", "player", "status")
-    can_delete = False
-
-
-@admin.register(Team)
-class TeamAdmin(ShownOnly, admin.ModelAdmin):
-    list_display = ("name", "event")
-    search_fields = ("name", "members__player__name")
-    list_filter = ("event",)
-    inlines = [TeamMemberInline]
-
-
-class ServiceForm(forms.ModelForm):
-    """A model form whose object the services save (:meth:`save_through_services`) once the
-    form is otherwise valid: a refusal is a form error and changes nothing. The admin's view
-    runs in one transaction, so what the services write is committed with the rest of the page
-    (e.g. an event's staff lists) or not at all; :class:`ServiceAdmin` saves nothing more."""
-
-    def save_through_services(self, data: dict):
-        raise NotImplementedError
-
-    def _post_clean(self):
-        super()._post_clean()
-        if self.errors:
-            return
-        try:
-            self.instance = self.save_through_services(self.cleaned_data)
-        except ServiceError as exc:
-            self.add_error(None, exc.message)
-
-
 class ServiceAdmin(admin.ModelAdmin):
-    """The admin of a :class:`ServiceForm`."""
+    """The admin of a :class:`~tournaments.forms.ServiceForm`."""
 
     def save_model(self, request, obj, form, change):
         """Saved already: by the services, when the form was validated."""
 
 
-class EventAdminForm(ServiceForm):
-    """An event's settings, through :func:`~tournaments.services.event_create`,
-    :func:`~tournaments.services.event_update` and :func:`~tournaments.services.event_publish`."""
+class TeamMemberFormSet(forms.BaseInlineFormSet):
+    """A new team's three players, registered with the team through
+    :func:`~tournaments.services.team_register` once the team's own form is valid (the admin
+    validates that form first): the event's staff register them, so all three join at once."""
+
+    def clean(self):
+        super().clean()
+        team = self.instance
+        if not (team._state.adding and getattr(team, "_form_valid", False)) or any(
+                self.errors):
+            return
+        players = [f.cleaned_data["player"] for f in self.forms if f.cleaned_data.get("player")]
+        try:
+            entry = services.team_register(event=team.event, name=team.name, players=players)
+        except ServiceError as exc:
+            raise ValidationError(exc.message) from None
+        team.pk, team._state.adding = entry.team_id, False
+
+
+class TeamMemberInline(admin.TabularInline):
+    """A team's players: three to choose when adding it, read only after."""
+
+    model = TeamMember
+    formset = TeamMemberFormSet
+    extra, min_num, max_num = 0, 3, 3
+    can_delete = False
+    autocomplete_fields = ("player",)
+
+    def get_fields(self, request, obj=None):
+        return ("player",) if obj is None else ("position", "player", "status")
+
+    def get_readonly_fields(self, request, obj=None):
+        return () if obj is None else ("position", "player", "status")
+
+    def has_add_permission(self, request, obj=None):
+        return obj is None
+
+
+class TeamAdminForm(forms.ModelForm):
+    """A 联邦 team's event (team events only) and name; its players are the inline's."""
 
     class Meta:
-        model = Event
-        fields = "__all__"
+        model = Team
+        fields = ("event", "name")
 
-    def save_through_services(self, data: dict) -> Event:
-        settings = services.EDITABLE_ALWAYS | services.EDITABLE_BEFORE_ROUND_1
-        if self.instance._state.adding:
-            event = services.event_create(**{k: data[k] for k in settings | {"slug"}})
-        else:
-            event = services.event_update(event=self.instance, **{
-                k: data[k] for k in self.changed_data if k in settings})
-        if data["published"] != event.published:
-            event = services.event_publish(event=event, published=data["published"])
-        return event
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "event" in self.fields:
+            self.fields["event"].queryset = Event.objects.filter(format=Event.Format.TEAM)
+
+    def _post_clean(self):
+        super()._post_clean()
+        self.instance._form_valid = not self.errors
+
+
+@admin.register(Team)
+class TeamAdmin(ServiceAdmin):
+    """联邦 teams: added with their three players (:class:`TeamMemberFormSet`), then shown."""
+
+    form = TeamAdminForm
+    list_display = ("name", "event")
+    search_fields = ("name", "members__player__name")
+    list_filter = ("event",)
+    inlines = [TeamMemberInline]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_related(self, request, form, formsets, change):
+        """Saved already, with the team, by the services (the change message lists none)."""
+        for formset in formsets:
+            formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
 
 
 @admin.register(Event)
@@ -145,7 +178,6 @@ class EventAdmin(ServiceAdmin):
     list_display = ("name", "format", "status", "rounds_planned", "games_per_match", "published")
     list_filter = ("format", "status", "published")
     search_fields = ("name", "slug")
-    prepopulated_fields = {"slug": ("name",)}
     filter_horizontal = ("organizers", "referees")
     actions = ["open_next_round", "recompute_standings", "print_qr_codes"]
     #: what only the services change (the status by the rounds, the versions by results)
@@ -155,8 +187,30 @@ class EventAdmin(ServiceAdmin):
     def get_readonly_fields(self, request, obj=None):
         return self.readonly_fields + (("slug",) if obj is not None else ())
 
-    def get_prepopulated_fields(self, request, obj=None):
-        return {} if obj is not None else self.prepopulated_fields
+    def get_fieldsets(self, request, obj=None):
+        """The settings in sections: the event, its rules (a preset, then every option), the
+        tie-break order, its staff, then what only the services change. A field not named
+        here (another part's new setting) goes to the first section."""
+        rules = ["rules_preset"] + [f"rule_{name}" for name in RULE_OPTIONS]
+        tie_breaks = [f"tie_break_{k}" for k in range(TIE_BREAK_SLOTS)]
+        staff = ["organizers", "referees"]
+        internal = list(self.readonly_fields)
+        named = set(rules) | set(tie_breaks) | set(staff) | set(internal)
+        event = [f for f in self.get_fields(request, obj) if f not in named]
+        return [
+            (None, {"fields": event}),
+            (_("Rules (RULES.md)"), {"fields": rules, "description": _(
+                "Choose a preset; set an option only where the event plays differently.")}),
+            (_("Tie-breaks"), {"fields": tie_breaks, "description": _(
+                "Standings are ordered by the first tie-break, then the second, …")}),
+            (_("Staff"), {"fields": staff}),
+            (_("Kept by the service"), {"fields": internal, "classes": ["collapse"]}),
+        ]
+
+    def has_delete_permission(self, request, obj=None):
+        """An event with rounds keeps them: results and standings depend on them."""
+        return super().has_delete_permission(request, obj) and not (
+            obj is not None and obj.rounds.exists())
 
     @admin.action(description=_("Open the next round and draw it (抽签组邦)"))
     def open_next_round(self, request, queryset):
@@ -193,31 +247,13 @@ class EventAdmin(ServiceAdmin):
                                          "try again in a moment."), messages.ERROR)
 
 
-class EntryAdminForm(ServiceForm):
-    """A player's entry in an individual event, through
-    :func:`~tournaments.services.entry_register` (a 联邦 team registers with its players through
-    the API); its status then changes through the actions."""
-
-    class Meta:
-        model = Entry
-        fields = ("event", "player")
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if "player" in self.fields:
-            self.fields["player"].required = True
-
-    def save_through_services(self, data: dict) -> Entry:
-        return services.entry_register(event=data["event"], player=data["player"])
-
-
 @admin.register(Entry)
 class EntryAdmin(ServiceAdmin):
     form = EntryAdminForm
     list_display = ("__str__", "event", "status", "late", "first_round", "left_after_round")
     list_filter = ("event", "status", "late")
     search_fields = ("player__name", "=player__number", "team__name")
-    raw_id_fields = ("player",)
+    autocomplete_fields = ("player",)
     actions = ["check_in", "withdraw"]
 
     def get_fields(self, request, obj=None):
@@ -227,6 +263,11 @@ class EntryAdmin(ServiceAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         return () if obj is None else self.get_fields(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        """An entry that sat at a table or had a bye keeps its results: withdraw it instead."""
+        return super().has_delete_permission(request, obj) and not (
+            obj is not None and (obj.seats.exists() or obj.byes.exists()))
 
     @admin.action(description=_("Check in (报到)"))
     def check_in(self, request, queryset):
@@ -325,26 +366,27 @@ class TableAdmin(ShownOnly, admin.ModelAdmin):
 
 
 @admin.register(Penalty)
-class PenaltyAdmin(admin.ModelAdmin):
-    list_display = ("event", "entry", "kind", "points", "created_by", "created_at")
-    list_filter = ("event", "kind")
-    search_fields = ("entry__player__name", "reason")
-    raw_id_fields = ("entry", "player", "round", "table")
-    readonly_fields = ("created_by", "created_at")
+class PenaltyAdmin(ServiceAdmin):
+    """Penalties, added through :func:`~tournaments.services.penalty_add` and then kept as
+    recorded (their effects — a deduction, a forced 大落 — are in the results)."""
 
-    def save_model(self, request, obj, form, change):
-        if change:
-            super().save_model(request, obj, form, change)
-            return
-        try:
-            penalty = services.penalty_add(
-                event=obj.event, entry=obj.entry, kind=obj.kind, reason=obj.reason,
-                points=obj.points, player=obj.player, round=obj.round, table=obj.table,
-                game_number=obj.game_number, by=request.user)
-        except ServiceError as exc:
-            self.message_user(request, exc.message, messages.ERROR)
-            return
-        obj.pk = penalty.pk
+    form = PenaltyAdminForm
+    list_display = ("__str__", "event", "player", "entry", "kind", "points", "created_by",
+                    "created_at")
+    list_filter = ("event", "kind")
+    search_fields = ("entry__player__name", "player__name", "entry__team__name", "reason")
+    autocomplete_fields = ("entry", "player")
+    raw_id_fields = ("round", "table")
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        return type(form.__name__, (form,), {"by": request.user}) if obj is None else form
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Standing)

@@ -69,6 +69,24 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
     return event
 
 
+def event_slug(name: str) -> str:
+    """A free, readable slug for an event's address made from its name: Chinese in pinyin, a
+    syllable a word ("2026 青岛够级公开赛" → ``2026-qing-dao-gou-ji-gong-kai-sai``), cut at a
+    word to fit the field, with ``-2``, ``-3``… if taken."""
+    from django.utils.text import slugify
+    from pypinyin import lazy_pinyin
+
+    base = slugify(" ".join(lazy_pinyin(name or ""))) or "event"
+    limit = Event._meta.get_field("slug").max_length - 4
+    if len(base) > limit:
+        base = base[:limit].rsplit("-", 1)[0] or base[:limit]
+    slug, n = base, 1
+    while Event.objects.filter(slug=slug).exists():
+        n += 1
+        slug = f"{base}-{n}"
+    return slug
+
+
 def check_bounds(*, model: type[Model], code: str, values: dict) -> None:
     """Refuse a value its model field's validators refuse (a length, a range: the bounds the
     database or the game needs), naming the field in the message and in ``detail.field``."""
