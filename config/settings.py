@@ -82,6 +82,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc served from our static files
     "axes",
     "tournaments",
     "games",
@@ -292,6 +293,11 @@ SPECTACULAR_SETTINGS = {
                    "Errors share one shape: {\"error\": {\"code\", \"message\", \"detail\"?, "
                    "\"fields\"?}}.",
     "VERSION": "1.0.0",
+    # the docs pages work offline: Swagger UI and Redoc from drf-spectacular-sidecar's static
+    # files, not a CDN (tests/api/test_docs_offline.py)
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",
