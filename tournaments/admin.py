@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
-from django.core.exceptions import ValidationError
+from django.contrib.admin.utils import unquote
+from django.core import signing
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect
-from django.urls import reverse
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
@@ -21,6 +24,7 @@ from tournaments.forms import (
     TIE_BREAK_SLOTS,
     EntryAdminForm,
     EventAdminForm,
+    ImportForm,
     PenaltyAdminForm,
 )
 from tournaments.models import (
@@ -45,6 +49,10 @@ def _run(modeladmin, request, fn, done_message):
         modeladmin.message_user(request, exc.message, messages.ERROR)
         return
     modeladmin.message_user(request, done_message(n), messages.SUCCESS)
+
+
+#: a bulk registration's preview carries its rows signed for this purpose, valid for an hour
+IMPORT_SALT, IMPORT_MAX_AGE = "tournaments.admin.import", 3600
 
 
 class SelfRegisteredFilter(admin.SimpleListFilter):
@@ -181,8 +189,11 @@ class EventAdmin(ServiceAdmin):
     filter_horizontal = ("organizers", "referees")
     actions = ["open_next_round", "recompute_standings", "print_qr_codes"]
     #: what only the services change (the status by the rounds, the versions by results)
-    readonly_fields = ("qr_codes", "status", "standings_version", "standings_digest",
-                       "results_version", "standings_results_version")
+    readonly_fields = ("bulk_registration", "qr_codes", "status", "standings_version",
+                       "standings_digest", "results_version", "standings_results_version")
+    #: kept by the services, shown folded away
+    internal_fields = ("status", "standings_version", "standings_digest", "results_version",
+                       "standings_results_version")
 
     def get_readonly_fields(self, request, obj=None):
         return self.readonly_fields + (("slug",) if obj is not None else ())
@@ -194,7 +205,7 @@ class EventAdmin(ServiceAdmin):
         rules = ["rules_preset"] + [f"rule_{name}" for name in RULE_OPTIONS]
         tie_breaks = [f"tie_break_{k}" for k in range(TIE_BREAK_SLOTS)]
         staff = ["organizers", "referees"]
-        internal = list(self.readonly_fields)
+        internal = list(self.internal_fields)
         named = set(rules) | set(tie_breaks) | set(staff) | set(internal)
         event = [f for f in self.get_fields(request, obj) if f not in named]
         return [
@@ -228,6 +239,72 @@ class EventAdmin(ServiceAdmin):
         """Open the printable page of QR codes (event, leaderboard, every table)."""
         slugs = queryset.order_by("name").values_list("slug", flat=True)
         return redirect(reverse("pages:qr-many") + "?" + urlencode([("event", s) for s in slugs]))
+
+    @admin.display(description=_("bulk registration"))
+    def bulk_registration(self, obj):
+        if not obj.pk:
+            return _("Save the event first.")
+        return format_html('<a href="{}">{}</a>', reverse(
+            "admin:tournaments_event_import", args=[obj.pk]), _(
+            "Import players or 联邦 teams (CSV, XLSX or a list of names)"))
+
+    def get_urls(self):
+        return [path("<path:object_id>/import/", self.admin_site.admin_view(self.import_view),
+                     name="tournaments_event_import")] + super().get_urls()
+
+    def import_view(self, request, object_id):
+        """Bulk registration in two steps: the upload (a CSV or XLSX file, or pasted names)
+        is checked line by line and shown — nothing stored — with its rows signed into the
+        page; confirming imports exactly those rows (:func:`services.entries_import`)."""
+        event = self.get_object(request, unquote(object_id))
+        if event is None or not self.has_change_permission(request, event):
+            raise PermissionDenied
+        team = event.format == Event.Format.TEAM
+        context = {**self.admin_site.each_context(request), "opts": Event._meta,
+                   "original": event, "event": event, "team": team,
+                   "title": _("Bulk registration: %(e)s") % {"e": event}}
+        form = ImportForm()
+        if request.method == "POST" and "payload" in request.POST:
+            return self._import_confirm(request, event)
+        if request.method == "POST":
+            form = ImportForm(request.POST, request.FILES)
+            if form.is_valid():
+                try:
+                    rows, source = form.rows(team=team)
+                    preview = services.entries_import(event=event, rows=rows,
+                                                      organizer=request.user, dry_run=True)
+                except ServiceError as exc:
+                    form.add_error(None, exc.message)
+                else:
+                    context.update(preview=preview, source=source, rows=rows,
+                                   errors=sum("error" in line for line in preview["lines"]),
+                                   payload=signing.dumps({"event": event.pk, "rows": rows},
+                                                         salt=IMPORT_SALT, compress=True))
+        context["form"] = form
+        return TemplateResponse(request, "admin/tournaments/event/import.html", context)
+
+    def _import_confirm(self, request, event):
+        again = redirect("admin:tournaments_event_import", event.pk)
+        try:
+            signed = signing.loads(request.POST["payload"], salt=IMPORT_SALT,
+                                   max_age=IMPORT_MAX_AGE)
+        except signing.BadSignature:
+            self.message_user(request, _("The preview has expired or was altered: upload the "
+                                         "file again."), messages.ERROR)
+            return again
+        if signed["event"] != event.pk:
+            raise PermissionDenied
+        try:
+            done = services.entries_import(event=event, rows=signed["rows"],
+                                           organizer=request.user)
+        except ServiceError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return again
+        self.message_user(request, _(
+            "Imported: %(registered)s registered (%(players_created)s new players), "
+            "%(checked_in)s checked in, %(unchanged)s unchanged.") % done, messages.SUCCESS)
+        return redirect(reverse("admin:tournaments_entry_changelist") + "?" + urlencode(
+            {"event__id__exact": event.pk}))
 
     @admin.display(description=_("QR codes"))
     def qr_codes(self, obj):

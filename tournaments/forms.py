@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 import engine
 from engine import rules as engine_rules
-from tournaments import services
+from tournaments import imports, services
 from tournaments.errors import ServiceError
 from tournaments.models import TIE_BREAK_CHOICES, Entry, Event, Penalty
 
@@ -256,3 +256,30 @@ class PenaltyAdminForm(ServiceForm):
             event=data["event"], entry=data["entry"], kind=data["kind"], reason=data["reason"],
             points=data.get("points") or 0, player=data.get("player"), round=data.get("round"),
             table=data.get("table"), game_number=data.get("game_number"), by=self.by)
+
+
+class ImportForm(forms.Form):
+    """A bulk registration: a CSV (UTF-8, GBK, GB18030) or XLSX file, or names pasted a line
+    each (team events: the team and its three players a line)."""
+
+    file = forms.FileField(label=_("CSV or XLSX file"), required=False, help_text=_(
+        "Headings: name, club, number, checked_in (individual events); team, player_1, "
+        "number_1, player_2, number_2, player_3, number_3, club, checked_in (team events). "
+        "Chinese headings (姓名, 俱乐部, 编号, 队名, 队员1…) work too."))
+    names = forms.CharField(label=_("or paste names"), required=False, widget=forms.Textarea(
+        attrs={"rows": 8, "cols": 60}), help_text=_(
+        "One player a line; team events: the team and its three players a line, separated "
+        "by commas."))
+
+    def clean(self):
+        data = super().clean()
+        if not data.get("file") and not (data.get("names") or "").strip():
+            raise ValidationError(_("Choose a file or paste names."))
+        return data
+
+    def rows(self, *, team: bool) -> tuple[list[dict], str]:
+        """The rows to import and where they came from (the file's encoding, or pasted)."""
+        upload = self.cleaned_data.get("file")
+        if upload:
+            return imports.read_file(upload.read(imports.MAX_BYTES + 1), team=team)
+        return imports.read_pasted(self.cleaned_data["names"], team=team), _("pasted text")
