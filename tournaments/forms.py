@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.utils.functional import lazy
+from django.utils.text import capfirst
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 import engine
@@ -77,6 +80,7 @@ def _value_key(value) -> str:
 
 def _option_field(name: str) -> forms.Field:
     label, help_text = RULE_OPTIONS[name]
+    label = capfirst(label)
     choices = engine_rules.OPTION_CHOICES[name]
     if choices is None:
         return forms.IntegerField(label=label, help_text=help_text, required=False,
@@ -123,7 +127,7 @@ class EventAdminForm(ServiceForm):
     the preset are stored: the same spec ``{"preset", "options"}`` the API takes); the
     tie-break order is a list of selects, first to last (no JavaScript needed)."""
 
-    rules_preset = forms.ChoiceField(label=_("rules preset"), choices=PRESET_CHOICES,
+    rules_preset = forms.ChoiceField(label=capfirst(_("rules preset")), choices=PRESET_CHOICES,
                                      initial="dagang", help_text=_(
                                          "The rule book's presets (RULES.md §13); each option "
                                          "below left “as the preset” follows it."))
@@ -137,7 +141,7 @@ class EventAdminForm(ServiceForm):
         if "slug" in self.fields:
             self.fields["slug"].required = False
             self.fields["slug"].help_text = _(
-                "The event's address (/e/<slug>/). Leave empty to make it from the name in "
+                "The event's address (/e/…/). Leave empty to make it from the name in "
                 "pinyin; it cannot change later.")
         spec = self.instance.rules if self.instance.pk else "dagang"
         rules = engine.Rules.from_spec(spec).spec()
@@ -218,10 +222,18 @@ class EntryAdminForm(ServiceForm):
         return services.entry_register(event=data["event"], player=data["player"])
 
 
+def _tie_break_text(n: int) -> str:
+    return capfirst(gettext("tie-break %(n)s") % {"n": n})
+
+
+#: translated when shown, in the page's language
+_tie_break_label = lazy(_tie_break_text, str)
+
+
 def tie_break_fields() -> dict[str, forms.Field]:
     """``tie_break_0`` … one select per place in the order (empty: not used)."""
     return {f"tie_break_{k}": forms.ChoiceField(
-        label=_("tie-break %(n)s") % {"n": k + 1}, required=False,
+        label=_tie_break_label(k + 1), required=False,
         choices=[("", "—")] + list(TIE_BREAK_CHOICES.items()),
         help_text=_("All empty: the format's default order.") if k == 0 else "")
         for k in range(TIE_BREAK_SLOTS)}
