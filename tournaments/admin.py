@@ -3,11 +3,10 @@ call the services (no rule lives here)."""
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.core import signing
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -26,6 +25,8 @@ from tournaments.forms import (
     EventAdminForm,
     ImportForm,
     PenaltyAdminForm,
+    TeamAdminForm,
+    TeamMemberFormSet,
 )
 from tournaments.models import (
     Bye,
@@ -103,25 +104,6 @@ class ServiceAdmin(admin.ModelAdmin):
         """Saved already: by the services, when the form was validated."""
 
 
-class TeamMemberFormSet(forms.BaseInlineFormSet):
-    """A new team's three players, registered with the team through
-    :func:`~tournaments.services.team_register` once the team's own form is valid (the admin
-    validates that form first): the event's staff register them, so all three join at once."""
-
-    def clean(self):
-        super().clean()
-        team = self.instance
-        if not (team._state.adding and getattr(team, "_form_valid", False)) or any(
-                self.errors):
-            return
-        players = [f.cleaned_data["player"] for f in self.forms if f.cleaned_data.get("player")]
-        try:
-            entry = services.team_register(event=team.event, name=team.name, players=players)
-        except ServiceError as exc:
-            raise ValidationError(exc.message) from None
-        team.pk, team._state.adding = entry.team_id, False
-
-
 class TeamMemberInline(admin.TabularInline):
     """A team's players: three to choose when adding it, read only after."""
 
@@ -139,23 +121,6 @@ class TeamMemberInline(admin.TabularInline):
 
     def has_add_permission(self, request, obj=None):
         return obj is None
-
-
-class TeamAdminForm(forms.ModelForm):
-    """A 联邦 team's event (team events only) and name; its players are the inline's."""
-
-    class Meta:
-        model = Team
-        fields = ("event", "name")
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if "event" in self.fields:
-            self.fields["event"].queryset = Event.objects.filter(format=Event.Format.TEAM)
-
-    def _post_clean(self):
-        super()._post_clean()
-        self.instance._form_valid = not self.errors
 
 
 @admin.register(Team)

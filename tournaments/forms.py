@@ -15,7 +15,7 @@ import engine
 from engine import rules as engine_rules
 from tournaments import imports, services
 from tournaments.errors import ServiceError
-from tournaments.models import TIE_BREAK_CHOICES, Entry, Event, Penalty
+from tournaments.models import TIE_BREAK_CHOICES, Entry, Event, Penalty, Team
 
 #: each rules option (RULES.md, engine/rules.py) with its label and the rule book's short
 #: explanation, in the order a rule book gives them
@@ -244,6 +244,42 @@ def tie_break_fields() -> dict[str, forms.Field]:
 for _fields in (rules_option_fields(), tie_break_fields()):
     EventAdminForm.declared_fields.update(_fields)
     EventAdminForm.base_fields.update(_fields)
+
+
+class TeamAdminForm(forms.ModelForm):
+    """A 联邦 team's event (team events only) and name; its players are the inline's."""
+
+    class Meta:
+        model = Team
+        fields = ("event", "name")
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if "event" in self.fields:
+            self.fields["event"].queryset = Event.objects.filter(format=Event.Format.TEAM)
+
+    def _post_clean(self):
+        super()._post_clean()
+        self.instance._form_valid = not self.errors
+
+
+class TeamMemberFormSet(forms.BaseInlineFormSet):
+    """A new team's three players, registered with the team through
+    :func:`~tournaments.services.team_register` once the team's own form is valid (the admin
+    validates that form first): the event's staff register them, so all three join at once."""
+
+    def clean(self):
+        super().clean()
+        team = self.instance
+        if not (team._state.adding and getattr(team, "_form_valid", False)) or any(
+                self.errors):
+            return
+        players = [f.cleaned_data["player"] for f in self.forms if f.cleaned_data.get("player")]
+        try:
+            entry = services.team_register(event=team.event, name=team.name, players=players)
+        except ServiceError as exc:
+            raise ValidationError(exc.message) from None
+        team.pk, team._state.adding = entry.team_id, False
 
 
 class PenaltyAdminForm(ServiceForm):
