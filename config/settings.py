@@ -122,9 +122,10 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
 SESSION_COOKIE_HTTPONLY = True
 
 # Content-Security-Policy (django-csp) on every page: scripts, styles, images and requests from
-# this site only; no inline script or style, no plugin, no framing. The API (JSON, and the
-# browsable API and Swagger/ReDoc pages of DRF and drf-spectacular, which use inline code and a
-# CDN) is left out.
+# this site only; no inline script or style, no plugin, no framing. The API under /api/ (JSON,
+# and DRF's browsable API, which uses inline styles) is left out — but its Swagger UI and Redoc
+# pages, served from our static files (drf-spectacular-sidecar), set this policy themselves,
+# Redoc's with inline styles and a blob worker on top (api/urls.py).
 _SELF, _NONE = "'self'", "'none'"
 CONTENT_SECURITY_POLICY = {
     "EXCLUDE_URL_PREFIXES": ["/api/"],
