@@ -817,8 +817,12 @@ def _import_row(i: int, row: dict) -> dict:
         raise ServiceError("bad_csv", _("line %(i)s: %(m)s") % {"i": i, "m": exc.message},
                            detail={"line": i, **exc.detail}) from None
     return {"name": name, "club": club, "number": number,
-            "checked_in": str(row.get("checked_in") or "").strip().lower() in (
-                "1", "yes", "true", "y", "是")}
+            "checked_in": _import_yes(row.get("checked_in"))}
+
+
+def _import_yes(value) -> bool:
+    """A yes in an import's ``checked_in`` column (1, yes, true, y, 是)."""
+    return str(value or "").strip().lower() in ("1", "yes", "true", "y", "是")
 
 
 def _import_team_row(i: int, row: dict) -> dict:
@@ -844,8 +848,7 @@ def _import_team_row(i: int, row: dict) -> dict:
                 exc.detail.get("field"), exc.detail.get("field"))
             raise ServiceError("bad_csv", _("%(m)s (player %(k)s)") % {"m": exc.message, "k": k},
                                detail={"line": i, "field": field}) from None
-    return {"team": name, "players": players, "checked_in": _import_row(
-        i, {"name": name, "checked_in": row.get("checked_in")})["checked_in"]}
+    return {"team": name, "players": players, "checked_in": _import_yes(row.get("checked_in"))}
 
 
 def _number_claim(i: int, number: int, name: str, player: Player) -> dict:
@@ -928,9 +931,9 @@ def entries_import(*, event: Event, rows: list[dict], organizer=None,
                         seen=seen)
             except ServiceError as exc:
                 if not dry_run:
-                    raise ServiceError(exc.code, _("line %(i)s: %(m)s") % {
-                        "i": i, "m": exc.message}, detail={"line": i, **exc.detail},
-                        status=exc.status) from None
+                    raise ServiceError(exc.code, exc.message if "line" in exc.detail else _(
+                        "line %(i)s: %(m)s") % {"i": i, "m": exc.message},
+                        detail={"line": i, **exc.detail}, status=exc.status) from None
                 lines[i] = {"line": i, "what": what, "error": exc.message}
                 continue
             lines[i] = {"line": i, "what": what, "action": action}
@@ -960,7 +963,7 @@ def _import_person(*, line: int, values: dict, organizer, counts: dict) -> Playe
         "number"] is not None else None
     if number_claimed_by(player=player, organizer=organizer):  # claimed meanwhile
         raise Conflict("number_claimed", _number_claim(line, values["number"], values["name"],
-                                                       player)["message"])
+                                                       player)["message"], detail={"line": line})
     if player is None:
         player = player_create(name=values["name"], club=values["club"],
                                number=values["number"])
