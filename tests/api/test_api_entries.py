@@ -402,3 +402,21 @@ def test_entries_csv_has_a_header_and_one_line_per_entry(anon, event, entries):
     assert len(rows) == 1 + 12
     assert rows[1][0] == str(entries[0].pk) and rows[1][2:4] == ["100", "withdrawn"]
     assert {r[3] for r in rows[2:]} == {"checked_in"}
+
+
+def test_a_team_event_imports_its_teams_and_the_same_file_again_changes_nothing(organizer,
+                                                                                 team_event):
+    text = ("team,player_1,number_1,player_2,number_2,player_3,number_3,checked_in\n"
+            "青岛一队,张三,101,李四,102,王五,103,yes\n").encode("gb18030")
+    first = client_for(organizer).post(entries_url(team_event, "import/"), upload(text),
+                                       format="multipart")
+    assert first.status_code == 201, first.content
+    assert (first.json()["registered"], first.json()["checked_in"]) == (1, 1)
+    entry = Entry.objects.get(event=team_event)
+    assert entry.team.name == "青岛一队" and entry.status == Entry.Status.CHECKED_IN
+
+    again = client_for(organizer).post(entries_url(team_event, "import/"), upload(text),
+                                       format="multipart")
+    assert again.status_code == 201
+    assert (again.json()["registered"], again.json()["unchanged"]) == (0, 1)
+    assert Player.objects.filter(number__in=[101, 102, 103]).count() == 3
