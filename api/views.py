@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
-
 from django.contrib.auth import get_user_model
 from django.db.models import Prefetch, Q, prefetch_related_objects
 from django.shortcuts import get_object_or_404
@@ -25,7 +22,7 @@ from api.permissions import ReadOnlyOrAuthenticated, player_of
 from games import services as game_services
 from games.models import GameResult, GameResultVersion, ResultProposal
 from games.selectors import round_tables_with_results
-from tournaments import services
+from tournaments import imports, services
 from tournaments.errors import ServiceError
 from tournaments.models import (
     Entry,
@@ -320,26 +317,20 @@ class EntryImportApi(APIView):
                                                    "number a self-registered player holds"),
                               **ERRORS})
     def post(self, request, slug):
-        """Import players and register them from a CSV (all rows or none). A bad value is a
-        400 naming the line and field; a number a self-registered player holds is a 409
-        ``number_claimed`` listing every such line (``detail.collisions``)."""
+        """Import players (individual events) or 联邦 teams (team events) and register them
+        from a CSV (UTF-8, UTF-8 with BOM, GBK or GB18030) or XLSX file, all rows or none
+        (``tournaments.imports``). A bad value is a 400 naming the line and field; a number a
+        self-registered player holds is a 409 ``number_claimed`` listing every such line
+        (``detail.collisions``). The same file again changes nothing (``unchanged``)."""
         event = _event(request, slug)
         _require(is_organizer(request.user, event), "only organizers import entries")
         ser = s.CsvImportSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        raw = ser.validated_data["file"].read(2_000_001)
-        if len(raw) > 2_000_000:
-            raise ServiceError("too_large", "a CSV import holds at most 2 MB", status=413)
-        try:
-            text = raw.decode("utf-8-sig")
-        except UnicodeDecodeError:
-            raise ServiceError("bad_csv", "the CSV is not UTF-8 text") from None
-        if "\x00" in text:
-            raise ServiceError("bad_csv", "the CSV holds a NUL character")
-        reader = csv.DictReader(io.StringIO(text))
-        if not reader.fieldnames or "name" not in reader.fieldnames:
-            raise ServiceError("bad_csv", "the CSV needs a header line with at least 'name'")
-        counts = services.entries_import(event=event, rows=list(reader), organizer=request.user)
+        rows, encoding = imports.read_file(
+            ser.validated_data["file"].read(imports.MAX_BYTES + 1),
+            team=event.format == Event.Format.TEAM)
+        counts = services.entries_import(event=event, rows=rows, organizer=request.user)
+        counts["encoding"] = encoding
         return Response(counts, status=status.HTTP_201_CREATED)
 
 

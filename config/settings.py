@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "rest_framework.authtoken",
     "django_filters",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc served from our static files
     "axes",
     "tournaments",
     "games",
@@ -124,9 +125,10 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
 SESSION_COOKIE_HTTPONLY = True
 
 # Content-Security-Policy (django-csp) on every page: scripts, styles, images and requests from
-# this site only; no inline script or style, no plugin, no framing. The API (JSON, and the
-# browsable API and Swagger/ReDoc pages of DRF and drf-spectacular, which use inline code and a
-# CDN) is left out.
+# this site only; no inline script or style, no plugin, no framing. The API under /api/ (JSON,
+# and DRF's browsable API, which uses inline styles) is left out — but its Swagger UI and Redoc
+# pages, served from our static files (drf-spectacular-sidecar), set this policy themselves,
+# Redoc's with inline styles and a blob worker on top (api/urls.py).
 _SELF, _NONE = "'self'", "'none'"
 CONTENT_SECURITY_POLICY = {
     "EXCLUDE_URL_PREFIXES": ["/api/"],
@@ -307,6 +309,11 @@ SPECTACULAR_SETTINGS = {
                    "Errors share one shape: {\"error\": {\"code\", \"message\", \"detail\"?, "
                    "\"fields\"?}}.",
     "VERSION": "1.0.0",
+    # the docs pages work offline: Swagger UI and Redoc from drf-spectacular-sidecar's static
+    # files, not a CDN (tests/api/test_docs_offline.py)
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "SERVE_INCLUDE_SCHEMA": False,
     "COMPONENT_SPLIT_REQUEST": True,
     "POSTPROCESSING_HOOKS": ["drf_spectacular.hooks.postprocess_schema_enums",

@@ -3,10 +3,13 @@ call the services (no rule lives here)."""
 
 from __future__ import annotations
 
-from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.core import signing
+from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect
-from django.urls import reverse
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
 from django.utils.html import format_html
 from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
@@ -15,6 +18,16 @@ from django.utils.translation import ngettext
 from games.models import GameResult
 from tournaments import services, standings
 from tournaments.errors import ServiceError
+from tournaments.forms import (
+    RULE_OPTIONS,
+    TIE_BREAK_SLOTS,
+    EntryAdminForm,
+    EventAdminForm,
+    ImportForm,
+    PenaltyAdminForm,
+    TeamAdminForm,
+    TeamMemberFormSet,
+)
 from tournaments.models import (
     Bye,
     Entry,
@@ -37,6 +50,10 @@ def _run(modeladmin, request, fn, done_message):
         modeladmin.message_user(request, exc.message, messages.ERROR)
         return
     modeladmin.message_user(request, done_message(n), messages.SUCCESS)
+
+
+#: a bulk registration's preview carries its rows signed for this purpose, valid for an hour
+IMPORT_SALT, IMPORT_MAX_AGE = "tournaments.admin.import", 3600
 
 
 class SelfRegisteredFilter(admin.SimpleListFilter):
@@ -65,11 +82,13 @@ class PlayerAdmin(admin.ModelAdmin):
 
 
 class ShownOnly:
-    """An admin (or inline) that shows rows only the services write — 联邦 teams
-    (:func:`~tournaments.services.team_register`, over the API), rounds, tables, standings,
-    results — and changes none."""
+    """An admin (or inline) that shows rows only the services write — rounds, tables,
+    standings, results — and neither adds, changes nor deletes any (results depend on them)."""
 
     def has_add_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
         return False
 
     def get_readonly_fields(self, request, obj=None):
@@ -78,65 +97,52 @@ class ShownOnly:
             self.readonly_fields)
 
 
-class TeamMemberInline(ShownOnly, admin.TabularInline):
-    model = TeamMember
-    extra = 0
-    fields = ("position", "player", "status")
-    can_delete = False
-
-
-@admin.register(Team)
-class TeamAdmin(ShownOnly, admin.ModelAdmin):
-    list_display = ("name", "event")
-    search_fields = ("name", "members__player__name")
-    list_filter = ("event",)
-    inlines = [TeamMemberInline]
-
-
-class ServiceForm(forms.ModelForm):
-    """A model form whose object the services save (:meth:`save_through_services`) once the
-    form is otherwise valid: a refusal is a form error and changes nothing. The admin's view
-    runs in one transaction, so what the services write is committed with the rest of the page
-    (e.g. an event's staff lists) or not at all; :class:`ServiceAdmin` saves nothing more."""
-
-    def save_through_services(self, data: dict):
-        raise NotImplementedError
-
-    def _post_clean(self):
-        super()._post_clean()
-        if self.errors:
-            return
-        try:
-            self.instance = self.save_through_services(self.cleaned_data)
-        except ServiceError as exc:
-            self.add_error(None, exc.message)
-
-
 class ServiceAdmin(admin.ModelAdmin):
-    """The admin of a :class:`ServiceForm`."""
+    """The admin of a :class:`~tournaments.forms.ServiceForm`."""
 
     def save_model(self, request, obj, form, change):
         """Saved already: by the services, when the form was validated."""
 
 
-class EventAdminForm(ServiceForm):
-    """An event's settings, through :func:`~tournaments.services.event_create`,
-    :func:`~tournaments.services.event_update` and :func:`~tournaments.services.event_publish`."""
+class TeamMemberInline(admin.TabularInline):
+    """A team's players: three to choose when adding it, read only after."""
 
-    class Meta:
-        model = Event
-        fields = "__all__"
+    model = TeamMember
+    formset = TeamMemberFormSet
+    extra, min_num, max_num = 0, 3, 3
+    can_delete = False
+    autocomplete_fields = ("player",)
 
-    def save_through_services(self, data: dict) -> Event:
-        settings = services.EDITABLE_ALWAYS | services.EDITABLE_BEFORE_ROUND_1
-        if self.instance._state.adding:
-            event = services.event_create(**{k: data[k] for k in settings | {"slug"}})
-        else:
-            event = services.event_update(event=self.instance, **{
-                k: data[k] for k in self.changed_data if k in settings})
-        if data["published"] != event.published:
-            event = services.event_publish(event=event, published=data["published"])
-        return event
+    def get_fields(self, request, obj=None):
+        return ("player",) if obj is None else ("position", "player", "status")
+
+    def get_readonly_fields(self, request, obj=None):
+        return () if obj is None else ("position", "player", "status")
+
+    def has_add_permission(self, request, obj=None):
+        return obj is None
+
+
+@admin.register(Team)
+class TeamAdmin(ServiceAdmin):
+    """联邦 teams: added with their three players (:class:`TeamMemberFormSet`), then shown."""
+
+    form = TeamAdminForm
+    list_display = ("name", "event")
+    search_fields = ("name", "members__player__name")
+    list_filter = ("event",)
+    inlines = [TeamMemberInline]
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
+
+    def save_related(self, request, form, formsets, change):
+        """Saved already, with the team, by the services (the change message lists none)."""
+        for formset in formsets:
+            formset.new_objects, formset.changed_objects, formset.deleted_objects = [], [], []
 
 
 @admin.register(Event)
@@ -145,18 +151,42 @@ class EventAdmin(ServiceAdmin):
     list_display = ("name", "format", "status", "rounds_planned", "games_per_match", "published")
     list_filter = ("format", "status", "published")
     search_fields = ("name", "slug")
-    prepopulated_fields = {"slug": ("name",)}
     filter_horizontal = ("organizers", "referees")
     actions = ["open_next_round", "recompute_standings", "print_qr_codes"]
     #: what only the services change (the status by the rounds, the versions by results)
-    readonly_fields = ("qr_codes", "status", "standings_version", "standings_digest",
-                       "results_version", "standings_results_version")
+    readonly_fields = ("bulk_registration", "qr_codes", "status", "standings_version",
+                       "standings_digest", "results_version", "standings_results_version")
+    #: kept by the services, shown folded away
+    internal_fields = ("status", "standings_version", "standings_digest", "results_version",
+                       "standings_results_version")
 
     def get_readonly_fields(self, request, obj=None):
         return self.readonly_fields + (("slug",) if obj is not None else ())
 
-    def get_prepopulated_fields(self, request, obj=None):
-        return {} if obj is not None else self.prepopulated_fields
+    def get_fieldsets(self, request, obj=None):
+        """The settings in sections: the event, its rules (a preset, then every option), the
+        tie-break order, its staff, then what only the services change. A field not named
+        here (another part's new setting) goes to the first section."""
+        rules = ["rules_preset"] + [f"rule_{name}" for name in RULE_OPTIONS]
+        tie_breaks = [f"tie_break_{k}" for k in range(TIE_BREAK_SLOTS)]
+        staff = ["organizers", "referees"]
+        internal = list(self.internal_fields)
+        named = set(rules) | set(tie_breaks) | set(staff) | set(internal)
+        event = [f for f in self.get_fields(request, obj) if f not in named]
+        return [
+            (None, {"fields": event}),
+            (_("Rules (RULES.md)"), {"fields": rules, "description": _(
+                "Choose a preset; set an option only where the event plays differently.")}),
+            (_("Tie-breaks"), {"fields": tie_breaks, "description": _(
+                "Standings are ordered by the first tie-break, then the second, …")}),
+            (_("Staff"), {"fields": staff}),
+            (_("Kept by the service"), {"fields": internal, "classes": ["collapse"]}),
+        ]
+
+    def has_delete_permission(self, request, obj=None):
+        """An event with rounds keeps them: results and standings depend on them."""
+        return super().has_delete_permission(request, obj) and not (
+            obj is not None and obj.rounds.exists())
 
     @admin.action(description=_("Open the next round and draw it (抽签组邦)"))
     def open_next_round(self, request, queryset):
@@ -174,6 +204,72 @@ class EventAdmin(ServiceAdmin):
         """Open the printable page of QR codes (event, leaderboard, every table)."""
         slugs = queryset.order_by("name").values_list("slug", flat=True)
         return redirect(reverse("pages:qr-many") + "?" + urlencode([("event", s) for s in slugs]))
+
+    @admin.display(description=_("bulk registration"))
+    def bulk_registration(self, obj):
+        if not obj.pk:
+            return _("Save the event first.")
+        return format_html('<a href="{}">{}</a>', reverse(
+            "admin:tournaments_event_import", args=[obj.pk]), _(
+            "Import players or 联邦 teams (CSV, XLSX or a list of names)"))
+
+    def get_urls(self):
+        return [path("<path:object_id>/import/", self.admin_site.admin_view(self.import_view),
+                     name="tournaments_event_import")] + super().get_urls()
+
+    def import_view(self, request, object_id):
+        """Bulk registration in two steps: the upload (a CSV or XLSX file, or pasted names)
+        is checked line by line and shown — nothing stored — with its rows signed into the
+        page; confirming imports exactly those rows (:func:`services.entries_import`)."""
+        event = self.get_object(request, unquote(object_id))
+        if event is None or not self.has_change_permission(request, event):
+            raise PermissionDenied
+        team = event.format == Event.Format.TEAM
+        context = {**self.admin_site.each_context(request), "opts": Event._meta,
+                   "original": event, "event": event, "team": team,
+                   "title": _("Bulk registration: %(e)s") % {"e": event}}
+        form = ImportForm()
+        if request.method == "POST" and "payload" in request.POST:
+            return self._import_confirm(request, event)
+        if request.method == "POST":
+            form = ImportForm(request.POST, request.FILES)
+            if form.is_valid():
+                try:
+                    rows, source = form.rows(team=team)
+                    preview = services.entries_import(event=event, rows=rows,
+                                                      organizer=request.user, dry_run=True)
+                except ServiceError as exc:
+                    form.add_error(None, exc.message)
+                else:
+                    context.update(preview=preview, source=source, rows=rows,
+                                   errors=sum("error" in line for line in preview["lines"]),
+                                   payload=signing.dumps({"event": event.pk, "rows": rows},
+                                                         salt=IMPORT_SALT, compress=True))
+        context["form"] = form
+        return TemplateResponse(request, "admin/tournaments/event/import.html", context)
+
+    def _import_confirm(self, request, event):
+        again = redirect("admin:tournaments_event_import", event.pk)
+        try:
+            signed = signing.loads(request.POST["payload"], salt=IMPORT_SALT,
+                                   max_age=IMPORT_MAX_AGE)
+        except signing.BadSignature:
+            self.message_user(request, _("The preview has expired or was altered: upload the "
+                                         "file again."), messages.ERROR)
+            return again
+        if signed["event"] != event.pk:
+            raise PermissionDenied
+        try:
+            done = services.entries_import(event=event, rows=signed["rows"],
+                                           organizer=request.user)
+        except ServiceError as exc:
+            self.message_user(request, exc.message, messages.ERROR)
+            return again
+        self.message_user(request, _(
+            "Imported: %(registered)s registered (%(players_created)s new players), "
+            "%(checked_in)s checked in, %(unchanged)s unchanged.") % done, messages.SUCCESS)
+        return redirect(reverse("admin:tournaments_entry_changelist") + "?" + urlencode(
+            {"event__id__exact": event.pk}))
 
     @admin.display(description=_("QR codes"))
     def qr_codes(self, obj):
@@ -193,31 +289,13 @@ class EventAdmin(ServiceAdmin):
                                          "try again in a moment."), messages.ERROR)
 
 
-class EntryAdminForm(ServiceForm):
-    """A player's entry in an individual event, through
-    :func:`~tournaments.services.entry_register` (a 联邦 team registers with its players through
-    the API); its status then changes through the actions."""
-
-    class Meta:
-        model = Entry
-        fields = ("event", "player")
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        if "player" in self.fields:
-            self.fields["player"].required = True
-
-    def save_through_services(self, data: dict) -> Entry:
-        return services.entry_register(event=data["event"], player=data["player"])
-
-
 @admin.register(Entry)
 class EntryAdmin(ServiceAdmin):
     form = EntryAdminForm
     list_display = ("__str__", "event", "status", "late", "first_round", "left_after_round")
     list_filter = ("event", "status", "late")
     search_fields = ("player__name", "=player__number", "team__name")
-    raw_id_fields = ("player",)
+    autocomplete_fields = ("player",)
     actions = ["check_in", "withdraw"]
 
     def get_fields(self, request, obj=None):
@@ -227,6 +305,11 @@ class EntryAdmin(ServiceAdmin):
 
     def get_readonly_fields(self, request, obj=None):
         return () if obj is None else self.get_fields(request, obj)
+
+    def has_delete_permission(self, request, obj=None):
+        """An entry that sat at a table or had a bye keeps its results: withdraw it instead."""
+        return super().has_delete_permission(request, obj) and not (
+            obj is not None and (obj.seats.exists() or obj.byes.exists()))
 
     @admin.action(description=_("Check in (报到)"))
     def check_in(self, request, queryset):
@@ -325,26 +408,27 @@ class TableAdmin(ShownOnly, admin.ModelAdmin):
 
 
 @admin.register(Penalty)
-class PenaltyAdmin(admin.ModelAdmin):
-    list_display = ("event", "entry", "kind", "points", "created_by", "created_at")
-    list_filter = ("event", "kind")
-    search_fields = ("entry__player__name", "reason")
-    raw_id_fields = ("entry", "player", "round", "table")
-    readonly_fields = ("created_by", "created_at")
+class PenaltyAdmin(ServiceAdmin):
+    """Penalties, added through :func:`~tournaments.services.penalty_add` and then kept as
+    recorded (their effects — a deduction, a forced 大落 — are in the results)."""
 
-    def save_model(self, request, obj, form, change):
-        if change:
-            super().save_model(request, obj, form, change)
-            return
-        try:
-            penalty = services.penalty_add(
-                event=obj.event, entry=obj.entry, kind=obj.kind, reason=obj.reason,
-                points=obj.points, player=obj.player, round=obj.round, table=obj.table,
-                game_number=obj.game_number, by=request.user)
-        except ServiceError as exc:
-            self.message_user(request, exc.message, messages.ERROR)
-            return
-        obj.pk = penalty.pk
+    form = PenaltyAdminForm
+    list_display = ("__str__", "event", "player", "entry", "kind", "points", "created_by",
+                    "created_at")
+    list_filter = ("event", "kind")
+    search_fields = ("entry__player__name", "player__name", "entry__team__name", "reason")
+    autocomplete_fields = ("entry", "player")
+    raw_id_fields = ("round", "table")
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        form = super().get_form(request, obj, change, **kwargs)
+        return type(form.__name__, (form,), {"by": request.user}) if obj is None else form
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def has_delete_permission(self, request, obj=None):
+        return False
 
 
 @admin.register(Standing)

@@ -413,6 +413,9 @@ class Penalty(models.Model):
             models.CheckConstraint(condition=~Q(reason=""), name="penalty_has_reason"),
         ]
 
+    def __str__(self):
+        return f"{self.get_kind_display()}: {self.player or self.entry}"
+
 
 class Standing(models.Model):
     """An entry's place in the event, from confirmed results only."""

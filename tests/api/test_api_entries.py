@@ -283,7 +283,12 @@ def test_import_creates_players_and_entries(organizer, event):
     r = client_for(organizer).post(entries_url(event, "import/"), upload(text),
                                    format="multipart")
     assert r.status_code == 201, r.content
-    assert r.json() == {"players_created": 2, "registered": 3, "checked_in": 2}
+    body = r.json()
+    assert {k: body[k] for k in ("players_created", "registered", "checked_in", "unchanged",
+                                 "encoding")} == {"players_created": 2, "registered": 3,
+                                                  "checked_in": 2, "unchanged": 0,
+                                                  "encoding": "UTF-8"}
+    assert [line["action"] for line in body["lines"]] == ["registered"] * 3
     assert Player.objects.get(number=51).club == "市南"
     statuses = dict(Entry.objects.filter(event=event).values_list("player__number", "status"))
     assert statuses == {51: "checked_in", 52: "registered", 55: "checked_in"}
@@ -316,17 +321,30 @@ def test_a_duplicate_line_refuses_the_whole_file(organizer, event):
 
 def test_a_nameless_line_is_refused(organizer, event):
     err = error_of(client_for(organizer).post(entries_url(event, "import/"),
-                                              upload("name,number\nA,81\n,\n"),
+                                              upload("name,number\nA,81\n,82\n"),
                                               format="multipart"), 400)
     assert "line 3" in err["message"]
     assert not Player.objects.filter(number=81).exists()
 
 
-def test_non_utf8_csv_is_refused(organizer, event):
+@pytest.mark.parametrize("encoding,label", [("gbk", "GBK"), ("gb18030", "GB18030"),
+                                            ("utf-8-sig", "UTF-8 with BOM")])
+def test_a_chinese_spreadsheets_csv_is_read_in_its_encoding(organizer, event, encoding, label):
+    """Excel on Chinese systems saves CSV as GBK; GB18030 holds what GBK lacks (𠀀)."""
+    name = "张三𠀀" if encoding == "gb18030" else "张三"
+    r = client_for(organizer).post(entries_url(event, "import/"),
+                                   upload(f"姓名,编号\n{name},91\n".encode(encoding)),
+                                   format="multipart")
+    assert r.status_code == 201, r.content
+    assert r.json()["encoding"] == label
+    assert Player.objects.get(number=91).name == name
+
+
+def test_a_file_in_no_known_encoding_is_refused(organizer, event):
     err = error_of(client_for(organizer).post(entries_url(event, "import/"),
-                                              upload("name\n张三\n".encode("gbk")),
+                                              upload(b"name\n\x81\x20\xff\n"),
                                               format="multipart"), 400)
-    assert err["code"] == "bad_csv" and "UTF-8" in err["message"]
+    assert err["code"] == "bad_csv" and "GBK" in err["message"]
     assert not Entry.objects.filter(event=event).exists()
 
 
@@ -384,3 +402,21 @@ def test_entries_csv_has_a_header_and_one_line_per_entry(anon, event, entries):
     assert len(rows) == 1 + 12
     assert rows[1][0] == str(entries[0].pk) and rows[1][2:4] == ["100", "withdrawn"]
     assert {r[3] for r in rows[2:]} == {"checked_in"}
+
+
+def test_a_team_event_imports_its_teams_and_the_same_file_again_changes_nothing(organizer,
+                                                                                 team_event):
+    text = ("team,player_1,number_1,player_2,number_2,player_3,number_3,checked_in\n"
+            "青岛一队,张三,101,李四,102,王五,103,yes\n").encode("gb18030")
+    first = client_for(organizer).post(entries_url(team_event, "import/"), upload(text),
+                                       format="multipart")
+    assert first.status_code == 201, first.content
+    assert (first.json()["registered"], first.json()["checked_in"]) == (1, 1)
+    entry = Entry.objects.get(event=team_event)
+    assert entry.team.name == "青岛一队" and entry.status == Entry.Status.CHECKED_IN
+
+    again = client_for(organizer).post(entries_url(team_event, "import/"), upload(text),
+                                       format="multipart")
+    assert again.status_code == 201
+    assert (again.json()["registered"], again.json()["unchanged"]) == (0, 1)
+    assert Player.objects.filter(number__in=[101, 102, 103]).count() == 3

@@ -393,20 +393,53 @@ def test_event_form_saves_through_the_services(admin_client, superuser):
 
 
 def test_event_form_creates_through_event_create(admin_client):
-    # given the add form with unknown rules
+    # given the add form, its rules a preset and one field per option
     url = _admin_url(Event, "add")
     data = {**_form_data(admin_client, url), "name": "New cup", "slug": "new-cup"}
 
-    # when the rules are not ones the engine knows, then nothing is created
-    refused = admin_client.post(url, {**data, "rules": '"no-such-rules"'})
-    assert refused.status_code == 200 and refused.context["adminform"].form.non_field_errors()
+    # when the options are ones the engine refuses together (会3 with 憋3), nothing is created
+    refused = admin_client.post(url, {**data, "rule_hui3": "on", "rule_bie3": "on"})
+    assert refused.status_code == 200
+    assert "cannot be used with" in str(refused.context["adminform"].form.non_field_errors())
     assert not Event.objects.filter(slug="new-cup").exists()
 
-    # when they are, the event is created with the engine's rules spec
-    created = admin_client.post(url, {**data, "rules": '"dagang"'})
+    # when they are accepted, the event stores the preset and only the options set
+    created = admin_client.post(url, {**data, "rules_preset": "basic",
+                                      "rule_fanche_double": "on", "rule_revolution_gousiji": 2,
+                                      "tie_break_0": "game_wins", "tie_break_1": "points"})
     assert created.status_code == 302
     event = Event.objects.get(slug="new-cup")
-    assert event.rules == services.rules_check(rules="dagang")
+    assert event.rules == {"preset": "basic",
+                           "options": {"fanche_double": True, "revolution_gousiji": 2}}
+    assert event.tie_breaks == ["game_wins", "points"]
+
+    # and its page shows them as they were chosen
+    form = admin_client.get(_admin_url(Event, "change", event.pk)).context["adminform"].form
+    assert (form["rules_preset"].value(), form["rule_fanche_double"].value(),
+            form["rule_bie3"].value(), form["tie_break_1"].value()) == ("basic", "on", None,
+                                                                        "points")
+
+
+def test_event_form_refuses_a_tie_break_twice_and_out_of_bounds_values(admin_client):
+    url = _admin_url(Event, "add")
+    data = {**_form_data(admin_client, url), "name": "New cup", "slug": "new-cup"}
+    response = admin_client.post(url, {**data, "tie_break_0": "points", "tie_break_2": "points",
+                                       "rule_revolution_gousiji": 10, "games_per_match": 25})
+    errors = response.context["adminform"].form.errors
+    assert set(errors) == {"tie_break_0", "rule_revolution_gousiji", "games_per_match"}
+    assert not Event.objects.filter(slug="new-cup").exists()
+
+
+def test_a_chinese_event_name_gets_a_pinyin_slug_unique_with_a_suffix(admin_client):
+    url = _admin_url(Event, "add")
+    data = {**_form_data(admin_client, url), "name": "2026 青岛够级公开赛", "slug": ""}
+    assert admin_client.post(url, data).status_code == 302
+    assert admin_client.post(url, data).status_code == 302
+    assert sorted(Event.objects.values_list("slug", flat=True)) == [
+        "2026-qing-dao-gou-ji-gong-kai-sai", "2026-qing-dao-gou-ji-gong-kai-sai-2"]
+    # an organizer's own slug is kept
+    assert admin_client.post(url, {**data, "slug": "qingdao-2026"}).status_code == 302
+    assert Event.objects.filter(slug="qingdao-2026").exists()
 
 
 def test_event_form_leaves_the_status_and_versions_to_the_services(admin_client):
@@ -436,9 +469,33 @@ def test_entry_form_registers_through_entry_register(admin_client):
     assert (entry.late, entry.first_round, entry.status) == (True, 2, Entry.Status.REGISTERED)
 
 
-@pytest.mark.parametrize("model", [Team, Round, Table, Standing, GameResult],
+@pytest.mark.parametrize("model", [Round, Table, Standing, GameResult],
                          ids=lambda m: m._meta.label)
 def test_rows_the_services_write_are_not_added_or_changed_in_the_admin(admin_client, model):
     assert admin_client.get(_admin_url(model, "add")).status_code == 403
     # every field is shown read-only: the admin's form for the model has none to edit
     assert list(admin.site._registry[model].get_form(None).base_fields) == []
+
+
+def test_every_rules_option_has_a_labelled_field_explained_in_both_languages(admin_client):
+    """One field per option of engine/rules.py, with the rule book's short explanation, in
+    English and in the zh-hans catalogue."""
+    from pathlib import Path
+
+    from engine.rules import OPTION_CHOICES
+    from tests.pages.test_locale import read_po
+    from tournaments.forms import RULE_OPTIONS, VALUE_LABELS
+
+    form = admin_client.get(_admin_url(Event, "add")).context["adminform"].form
+    assert {f"rule_{name}" for name in OPTION_CHOICES} <= set(form.fields)
+    catalogue = {e["msgid"]: e["msgstr"][0] for e in read_po(
+        Path(__file__).resolve().parents[2] / "locale/zh_Hans/LC_MESSAGES/django.po")}
+    texts = [str(t) for label, help_text in RULE_OPTIONS.values() for t in (label, help_text)]
+    texts += [str(v) for v in VALUE_LABELS.values()]
+    assert all(form.fields[f"rule_{n}"].help_text for n in OPTION_CHOICES)
+    assert [t for t in texts if not catalogue.get(t)] == []
+
+
+def test_the_settings_form_shows_in_chinese(admin_client):
+    page = admin_client.get(_admin_url(Event, "add"), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "规则预设" in page.content.decode() and "按预设" in page.content.decode()
