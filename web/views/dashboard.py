@@ -143,9 +143,10 @@ def dashboard(request, slug):
                                                           Round.Status.FINISHED)]
     live = (Standing.objects.filter(event=event).select_related("entry__player", "entry__team")
             .order_by("rank")[:LIVE_TOP])
-    can_open = current is None or (current.status in (Round.Status.PUBLISHED,
-                                                      Round.Status.FINISHED)
-                                   and event.status != Event.Status.FINISHED)
+    # the service refuses a next round while this one misses results: say so instead
+    can_open = event.status != Event.Status.FINISHED and (current is None or (
+        current.status in (Round.Status.PUBLISHED, Round.Status.FINISHED)
+        and not status["progress"]["missing"]))
     return render(request, "web/dashboard/dashboard.html", {
         "event": event, "section": "dashboard", "round": current, "rounds": rounds,
         "status": status, "states": [(k, label, status["progress"]["states"][k])
