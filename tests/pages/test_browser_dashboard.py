@@ -140,3 +140,41 @@ def test_public_leaderboard_shows_the_released_round_until_the_next_release(
     _submit(tab, "form.release button")
     assert public_points() == after[2]
     public.context.close()
+
+
+# ----------------------------------------------------------------------------- words and layout
+@pytest.mark.parametrize("lang", ["en-US", "zh-Hans"])
+def test_table_page_fits_a_phone_with_names_whole(live_server, browser, event,  # noqa: F811
+                                                  referee_user, lang):
+    """390 px wide, no sideways scrolling; the 头科 and 大落 names on one line each, also while a
+    game awaits confirmation (its long status badge)."""
+    table = event.rounds.get().tables.get(number=2)
+    play_table(table=table, referee=referee_user, confirm=False)
+    context = browser.new_context(viewport={"width": 390, "height": 844}, locale=lang,
+                                  extra_http_headers={"Accept-Language": lang})
+    tab = context.new_page()
+
+    tab.goto(url(live_server, "pages:table", slug=event.slug, number=1, table=2))
+
+    assert tab.evaluate("document.scrollingElement.scrollWidth") <= 390
+    cells = tab.locator("#results td.who")
+    assert cells.count() == 2 * event.games_per_match
+    lines = cells.evaluate_all("cells => cells.map(c => { const r = document.createRange(); "
+                              "r.selectNodeContents(c); return r.getClientRects().length; })")
+    assert lines == [1] * cells.count()  # each name on one line
+    context.close()
+
+
+def test_projector_seating_slides_list_the_byes(live_server, browser, event):  # noqa: F811
+    byes = sorted(b.entry.player.name for b in event.rounds.get().byes.all())
+    assert byes
+    context = browser.new_context(viewport={"width": 1920, "height": 1080}, locale="en-US")
+    tab = context.new_page()
+
+    tab.goto(url(live_server, "pages:projector", slug=event.slug) + "?seconds=3")
+
+    tab.locator("ol.pj-names li.bye").first.wait_for(timeout=WAIT_MS)
+    shown = tab.locator("ol.pj-names li.bye .pname").all_inner_texts()
+    assert sorted(shown) == byes
+    assert set(tab.locator("ol.pj-names li.bye .where").all_inner_texts()) == {"bye"}
+    context.close()
