@@ -132,8 +132,9 @@ class Event(models.Model):
         help_text=_("Bumped by every change standings depend on"))
     standings_results_version = models.PositiveIntegerField(
         _("results version of the standings"), default=0)
+    #: set by ``services.standings_release`` only (it stores the snapshot), so not a form field
     standings_released_round = models.PositiveSmallIntegerField(
-        _("standings released through round"), null=True, blank=True,
+        _("standings released through round"), null=True, blank=True, editable=False,
         help_text=_("Empty: the public sees the live standings. A round number: the public "
                     "sees the standings after that round until the organizers release the "
                     "next (0: none yet)."))
