@@ -178,3 +178,30 @@ def test_projector_seating_slides_list_the_byes(live_server, browser, event):  #
     assert sorted(shown) == byes
     assert set(tab.locator("ol.pj-names li.bye .where").all_inner_texts()) == {"bye"}
     context.close()
+
+
+def test_dashboard_forms_work_without_javascript(live_server, browser, make_event,  # noqa: F811
+                                                 referee_user):
+    event = _played_round_1(make_event, referee_user)
+    user = get_user_model().objects.create_user("organizer", password="pw-1")
+    event.organizers.add(user)
+    client = Client()
+    client.force_login(user)
+    context = browser.new_context(viewport={"width": 390, "height": 844},
+                                  java_script_enabled=False)
+    context.add_cookies([{"name": settings.SESSION_COOKIE_NAME,
+                          "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
+                          "url": live_server.url}])
+    tab = context.new_page()
+    tab.goto(url(live_server, "pages:dashboard", slug=event.slug))
+
+    _action(tab, "open")
+    _action(tab, "publish")
+    tab.locator("#release-round").select_option("0")
+    _submit(tab, "form.release button")
+
+    assert Round.objects.get(event=event, number=2).status == Round.Status.PUBLISHED
+    event.refresh_from_db()
+    assert event.standings_released_round == 0
+    assert tab.locator("#release-state").inner_text() == "The public sees no standings yet."
+    context.close()

@@ -78,3 +78,15 @@ def test_event_admin_page_links_to_the_dashboard_and_the_site(event):
     assert reverse("pages:dashboard", kwargs={"slug": event.slug}) in text
     assert "View on site" in text
     assert client.get(reverse("pages:dashboard", kwargs={"slug": event.slug})).status_code == 200
+
+
+def test_event_page_links_organizers_to_their_dashboard(event):
+    dashboard = reverse("pages:dashboard", kwargs={"slug": event.slug})
+    organizer = get_user_model().objects.create_user("org")
+    event.organizers.add(organizer)
+    client = Client()
+    page = reverse("pages:event", kwargs={"slug": event.slug})
+
+    assert dashboard not in client.get(page).content.decode()
+    client.force_login(organizer)
+    assert dashboard in client.get(page).content.decode()

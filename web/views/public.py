@@ -23,7 +23,7 @@ from django.utils.translation import pgettext_lazy
 import engine
 from games.models import GameResult
 from tournaments.models import TIE_BREAK_CHOICES, Bye, Event, Round, Seat, Table
-from tournaments.selectors import knockout_matches
+from tournaments.selectors import is_organizer, knockout_matches
 from tournaments.standings import public_standings, standings_etag
 
 PUBLIC_ROUND = (Round.Status.PUBLISHED, Round.Status.FINISHED)
@@ -275,6 +275,7 @@ def event_detail(request, slug):
         "rules": _rules_view(event), "qr": qr_svg(url), "event_url": url,
         "entries_count": event.entries.exclude(status="withdrawn").count(),
         "standings_csv": _api("standings-csv", slug=slug),
+        "organizer": is_organizer(request.user, event),
     })
 
 
