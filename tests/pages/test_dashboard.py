@@ -222,22 +222,33 @@ def test_release_form_on_the_dashboard(event, organizer):
 
 
 # ----------------------------------------------------------------------------- bracket page
-def test_bracket_page_shows_the_knockout_matches(make_event, referee_user):
+def _knockout_cup(referee, organizer=None):
+    """A published team event of one Swiss round, played, and a two-team final to come."""
     from tests.tournaments.test_knockout import TEAM0_WINS, TEAM1_WINS, _draw, _play_round
 
     event = services.event_create(name="联邦杯", slug="ko-cup", format="team",
                                   games_per_match=2, rounds_planned=1, knockout_teams=2)
+    if organizer is not None:
+        event.organizers.add(organizer)
     for t in range(2):
         entry = services.team_register(event=event, name=f"队{t}", players=[
             services.player_create(name=f"选手{t}{k}", number=900 + 3 * t + k)
             for k in range(3)])
         services.entry_check_in(entry=entry)
     services.event_publish(event=event)
+    _play_round(services.round_publish(round=_draw(event)), referee,
+                lambda t: [TEAM0_WINS, TEAM1_WINS])
+    return event
+
+
+def test_bracket_page_shows_the_knockout_matches(referee_user):
+    from tests.tournaments.test_knockout import TEAM0_WINS, _draw, _play_round
+
+    event = _knockout_cup(referee_user)
     url = reverse("pages:bracket", kwargs={"slug": event.slug})
     assert "Knockout finals" in Client().get(reverse(
         "pages:event", kwargs={"slug": event.slug})).content.decode()
     assert b"not drawn yet" in Client().get(url).content
-    _play_round(_draw(event), referee_user, lambda t: [TEAM0_WINS, TEAM1_WINS])
     ko = services.round_publish(round=_draw(event, knockout=True))
     _play_round(ko, referee_user, lambda t: [TEAM0_WINS, TEAM0_WINS])
 
@@ -247,7 +258,35 @@ def test_bracket_page_shows_the_knockout_matches(make_event, referee_user):
     assert response.status_code == 200
     table = ko.tables.get()
     assert table.team_a.name in text and table.team_b.name in text
-    assert f"{table.team_a.name} goes through" in text
+    assert f"{table.team_a.name} wins the final" in text
+
+
+def test_dashboard_opens_the_knockout_finals_after_the_swiss_rounds(referee_user,
+                                                                    django_capture_on_commit_callbacks):
+    user = get_user_model().objects.create_user("ko-organizer")
+    event = _knockout_cup(referee_user, organizer=user)
+    client = _client(user)
+    assert "Open and draw the next knockout round" in client.get(
+        _dashboard(event)).content.decode()
+
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("pages:dashboard-action",
+                            kwargs={"slug": event.slug, "action": "open"}), {"knockout": "1"})
+
+    assert event.rounds.get(number=2).stage == Round.Stage.KNOCKOUT
+
+
+def test_dashboard_offers_no_round_after_the_last_planned_one(make_event, referee_user):
+    event = make_event(slug="short", rounds_planned=1)
+    user = get_user_model().objects.create_user("short-organizer")
+    event.organizers.add(user)
+    for table in draw_round(event).tables.all():
+        play_table(table=table, referee=referee_user)
+
+    page = _client(user).get(_dashboard(event)).content.decode()
+
+    assert "Every planned round is open." in page
+    assert "/dashboard/open/" not in page
 
 
 def test_bracket_page_is_404_without_knockout_finals(event):

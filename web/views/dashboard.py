@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 
 from django.contrib import messages
-from django.contrib.auth.views import redirect_to_login
+from django.contrib.auth.decorators import login_required
 from django.db.models import Count
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -51,16 +51,8 @@ def _organizer_event(request, slug: str) -> Event:
     return event
 
 
-def _signed_in(view):
-    """Send anonymous visitors to the admin's sign-in page (and back here afterwards)."""
-    def wrapped(request, *args, **kwargs):
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path(), reverse("admin:login"))
-        return view(request, *args, **kwargs)
-
-    wrapped.__name__ = view.__name__
-    wrapped.__doc__ = view.__doc__
-    return wrapped
+#: anonymous visitors sign in on the admin's page and come back
+_signed_in = login_required(login_url="admin:login")
 
 
 def _disputed_status() -> str | None:
@@ -144,14 +136,15 @@ def dashboard(request, slug):
     live = (Standing.objects.filter(event=event).select_related("entry__player", "entry__team")
             .order_by("rank")[:LIVE_TOP])
     # the service refuses a next round while this one misses results: say so instead
-    can_open = event.status != Event.Status.FINISHED and (current is None or (
-        current.status in (Round.Status.PUBLISHED, Round.Status.FINISHED)
-        and not status["progress"]["missing"]))
+    next_stage = _next_stage(event, current)
+    can_open = event.status != Event.Status.FINISHED and next_stage is not None and (
+        current is None or (current.status in (Round.Status.PUBLISHED, Round.Status.FINISHED)
+                            and not status["progress"]["missing"]))
     return render(request, "web/dashboard/dashboard.html", {
-        "event": event, "section": "dashboard", "round": current, "rounds": rounds,
+        "event": event, "section": "dashboard", "round": current,
         "status": status, "states": [(k, label, status["progress"]["states"][k])
                                      for k, label in TABLE_STATES.items()],
-        "can_open": can_open, "knockout_next": _knockout_next(event, current),
+        "can_open": can_open, "next_stage": next_stage,
         "release_choices": [0, *published],
         "release_default": published[-1] if published else 0,
         "live_standings": live, "desk_url": _desk_url(slug),
@@ -163,15 +156,15 @@ def dashboard(request, slug):
     })
 
 
-def _knockout_next(event: Event, current: Round | None) -> bool:
-    """Whether the next round is a knockout round: the Swiss rounds are all played, or the
-    finals have started."""
-    if event.knockout_teams < 2:
-        return False
+def _next_stage(event: Event, current: Round | None) -> str | None:
+    """The stage of the round to open next: Swiss until the planned rounds are played, then
+    the knockout finals if the event has them; None when nothing is left to open."""
     if current is not None and current.stage == Round.Stage.KNOCKOUT:
-        return True
-    swiss = event.rounds.filter(stage=Round.Stage.SWISS).count()
-    return swiss >= event.rounds_planned
+        last = current.tables.count() <= 1  # the final
+        return None if last else Round.Stage.KNOCKOUT
+    if event.rounds.filter(stage=Round.Stage.SWISS).count() < event.rounds_planned:
+        return Round.Stage.SWISS
+    return Round.Stage.KNOCKOUT if event.knockout_teams >= 2 else None
 
 
 @_signed_in
