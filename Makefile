@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: venv test lint bench demo clean FORCE
+.PHONY: venv test lint bench demo serve clean FORCE
 
 venv: $(STAMP)
 
@@ -50,6 +50,13 @@ ci: venv
 demo: venv
 	$(PY) manage.py migrate --noinput -v0
 	$(PY) manage.py demo_event
+
+# The pages on the demo data (or whatever the database holds) at http://127.0.0.1:8000/.
+# DJANGO_DEBUG=1: runserver serves the static files itself, and the public development key is
+# accepted; a development server only, never for production (see the README).
+serve: venv
+	$(PY) manage.py migrate --noinput -v0
+	DJANGO_DEBUG=1 $(PY) manage.py runserver 127.0.0.1:8000
 
 FORCE:
 

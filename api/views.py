@@ -40,9 +40,10 @@ from tournaments.selectors import (
     can_see_table,
     is_organizer,
     is_referee,
+    knockout_matches,
     public_seat_of,
 )
-from tournaments.standings import standings_heal
+from tournaments.standings import public_standings, standings_etag, standings_heal
 
 ERRORS = {400: OpenApiResponse(description="invalid request (error shape)"),
           403: OpenApiResponse(description="not allowed for this role"),
@@ -486,23 +487,7 @@ class BracketApi(APIView):
     @extend_schema(responses={200: s.BracketMatchSerializer(many=True), **ERRORS})
     def get(self, request, slug):
         """The knockout finals: every match, its score and its winner once decided."""
-        event = _event(request, slug)
-        out = []
-        for rnd in event.rounds.filter(stage=Round.Stage.KNOCKOUT).order_by("number"):
-            if not can_see_seating(request.user, rnd):
-                continue
-            for table in rnd.tables.select_related("round__event", "team_a__entry",
-                                                   "team_b__entry").order_by("number"):
-                score = services.match_score(table=table)
-                winner = None
-                if score["winner"] is not None:
-                    winner = (table.team_a if table.team_a.entry.pk == score["winner"]
-                              else table.team_b).name
-                out.append({"round": rnd.number, "table": table.number,
-                            "team_a": table.team_a.name, "team_b": table.team_b.name,
-                            "points_a": score["points_a"], "points_b": score["points_b"],
-                            "games": score["games"], "extra_games": score["extra_games"],
-                            "winner": winner})
+        out = knockout_matches(request.user, _event(request, slug))
         return Response(s.BracketMatchSerializer(out, many=True).data)
 
 
@@ -780,13 +765,9 @@ class PenaltyListCreateApi(generics.ListCreateAPIView):
 
 
 # ----------------------------------------------------------------------------- standings
-def _standings(event):
-    return (Standing.objects.filter(event=event).select_related("entry__player", "entry__team")
-            .order_by("rank"))
-
-
 class StandingsApi(generics.ListAPIView):
-    """Standings from confirmed results, with an ETag (the standings version)."""
+    """Standings from confirmed results, with an ETag (the standings version): the live ones, or
+    the last released round's while the organizers hold them back."""
 
     serializer_class = s.StandingSerializer
     permission_classes = [AllowAny]
@@ -795,11 +776,11 @@ class StandingsApi(generics.ListAPIView):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return Standing.objects.none()
-        return _standings(_event(self.request, self.kwargs["slug"]))
+        return public_standings(_event(self.request, self.kwargs["slug"]))
 
     def get(self, request, *args, **kwargs):
         event = _event(request, kwargs["slug"])
-        etag = f'"standings-{event.pk}-{event.standings_version}"'
+        etag = standings_etag(event)
         if etag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
             resp = Response(status=status.HTTP_304_NOT_MODIFIED)
         else:
@@ -821,7 +802,7 @@ class StandingsCsvApi(APIView):
         event = _event(request, slug)
         rows = [(st.rank, str(st.entry), st.points, st.match_points, st.game_wins,
                  st.head_count, st.opponents_points, st.games_played, st.byes,
-                 st.penalty_points, st.previous_rank or "") for st in _standings(event)]
+                 st.penalty_points, st.previous_rank or "") for st in public_standings(event)]
         return csv_response(f"{event.slug}-standings.csv",
                              ["rank", "name", "points", "match_points", "game_wins", "head_count",
                               "opponents_points", "games", "byes", "penalty_points",

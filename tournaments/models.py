@@ -6,6 +6,8 @@ from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.urls import reverse
+from django.utils.http import urlencode
 from django.utils.translation import gettext_lazy as _
 
 DEFAULT_TIE_BREAKS = ["points", "game_wins", "head_count", "opponents_points", "head_to_head",
@@ -61,6 +63,16 @@ class Player(models.Model):
 
     def __str__(self):
         return f"{self.name} (#{self.number})" if self.number else self.name
+
+    def get_absolute_url(self) -> str:
+        """The player's line on the leaderboard of their latest published event (the admin's
+        "view on site"); the list of events if they have none."""
+        entry = self.entries.filter(event__published=True).select_related("event").order_by(
+            "-event__created_at").first()
+        if entry is None:
+            return reverse("pages:events")
+        return reverse("pages:leaderboard", kwargs={"slug": entry.event.slug}) + "?" + \
+            urlencode({"q": self.number if self.number is not None else self.name})
 
 
 class Event(models.Model):
@@ -120,6 +132,12 @@ class Event(models.Model):
         help_text=_("Bumped by every change standings depend on"))
     standings_results_version = models.PositiveIntegerField(
         _("results version of the standings"), default=0)
+    #: set by ``services.standings_release`` only (it stores the snapshot), so not a form field
+    standings_released_round = models.PositiveSmallIntegerField(
+        _("standings released through round"), null=True, blank=True, editable=False,
+        help_text=_("Empty: the public sees the live standings. A round number: the public "
+                    "sees the standings after that round until the organizers release the "
+                    "next (0: none yet)."))
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
 
     class Meta:
@@ -137,6 +155,9 @@ class Event(models.Model):
 
     def __str__(self):
         return self.name
+
+    def get_absolute_url(self) -> str:
+        return reverse("pages:event", kwargs={"slug": self.slug})
 
     @property
     def tie_break_order(self) -> list[str]:
@@ -290,6 +311,10 @@ class Round(models.Model):
     def __str__(self):
         return f"{self.event} · {_('round')} {self.number}"
 
+    def get_absolute_url(self) -> str:
+        return reverse("pages:round-seating", kwargs={"slug": self.event.slug,
+                                                      "number": self.number})
+
     @property
     def seed_revealed(self) -> bool:
         """Drawn: the seed may be shown to the event's staff."""
@@ -324,6 +349,11 @@ class Table(models.Model):
 
     def __str__(self):
         return f"{self.round} · {_('table')} {self.number}"
+
+    def get_absolute_url(self) -> str:
+        return reverse("pages:table", kwargs={"slug": self.round.event.slug,
+                                              "number": self.round.number,
+                                              "table": self.number})
 
 
 class Seat(models.Model):
@@ -417,13 +447,10 @@ class Penalty(models.Model):
         return f"{self.get_kind_display()}: {self.player or self.entry}"
 
 
-class Standing(models.Model):
-    """An entry's place in the event, from confirmed results only."""
+class StandingValues(models.Model):
+    """An entry's place and the figures behind it (shared by the live standings and the
+    released ones)."""
 
-    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="standings",
-                              verbose_name=_("event"))
-    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="standings",
-                              verbose_name=_("entry"))
     rank = models.PositiveIntegerField(_("rank"))
     points = models.IntegerField(_("points"), default=0)
     match_points = models.IntegerField(_("match points"), default=0)
@@ -437,6 +464,19 @@ class Standing(models.Model):
     drawn = models.CharField(_("drawn order"), max_length=64, default="")
     previous_rank = models.PositiveIntegerField(_("previous rank"), null=True, blank=True)
     through_round = models.PositiveSmallIntegerField(_("through round"), default=0)
+
+    class Meta:
+        abstract = True
+
+
+class Standing(StandingValues):
+    """An entry's place in the event, from confirmed results only (live: recomputed on every
+    change)."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="standings",
+                              verbose_name=_("event"))
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="standings",
+                              verbose_name=_("entry"))
     computed_at = models.DateTimeField(_("computed"), auto_now=True)
 
     class Meta:
@@ -445,3 +485,23 @@ class Standing(models.Model):
         ordering = ["event", "rank", "pk"]
         constraints = [models.UniqueConstraint(fields=["event", "entry"],
                                                name="standing_once_per_entry")]
+
+
+class ReleasedStanding(StandingValues):
+    """An entry's place after round ``through_round`` as the organizers released it (公布): what
+    the public sees while the event holds its standings back (``Event.standings_released_round``).
+    Written once per release, never recomputed (a correction shows when the round is released
+    again)."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="released_standings",
+                              verbose_name=_("event"))
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="+",
+                              verbose_name=_("entry"))
+    released_at = models.DateTimeField(_("released"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("released standing")
+        verbose_name_plural = _("released standings")
+        ordering = ["event", "through_round", "rank", "pk"]
+        constraints = [models.UniqueConstraint(fields=["event", "through_round", "entry"],
+                                               name="released_standing_once_per_round")]

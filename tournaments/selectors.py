@@ -73,3 +73,28 @@ def round_tables(rnd: Round) -> QuerySet[Table]:
             .prefetch_related(Prefetch("seats", Seat.objects.select_related("player")
                                        .order_by("seat")))
             .order_by("number"))
+
+
+def knockout_matches(user, event: Event) -> list[dict]:
+    """The knockout finals as ``user`` may see them (rounds whose seating is public, or all for
+    the event's staff): every match in round and table order, its score from confirmed games
+    and its winner's name once decided. The bracket API and the bracket page read this."""
+    from tournaments.services import match_score
+
+    out = []
+    for rnd in event.rounds.filter(stage=Round.Stage.KNOCKOUT).order_by("number"):
+        if not can_see_seating(user, rnd):
+            continue
+        for table in rnd.tables.select_related("round__event", "team_a__entry",
+                                               "team_b__entry").order_by("number"):
+            score = match_score(table=table)
+            winner = None
+            if score["winner"] is not None:
+                winner = (table.team_a if table.team_a.entry.pk == score["winner"]
+                          else table.team_b).name
+            out.append({"round": rnd.number, "table": table.number,
+                        "team_a": table.team_a.name, "team_b": table.team_b.name,
+                        "points_a": score["points_a"], "points_b": score["points_b"],
+                        "games": score["games"], "extra_games": score["extra_games"],
+                        "winner": winner})
+    return out

@@ -766,6 +766,30 @@ def event_publish(*, event: Event, published: bool = True) -> Event:
     return event
 
 
+def standings_release(*, event: Event, round_number: int | None) -> Event:
+    """Release the standings after round ``round_number`` to the public (公布成绩; Tabbycat's
+    release toggle): a snapshot of them is stored and the public leaderboard, the standings API
+    and standings.csv show it until the next release. ``0`` shows none yet; ``None`` stops
+    holding back (the public sees the live standings again). Releasing a round again replaces
+    its snapshot (after a correction)."""
+    from tournaments import standings as standings_module
+
+    with transaction.atomic():
+        event = locks.lock_event(event.pk)
+        if round_number is not None:
+            latest = event.rounds.filter(status__in=(Round.Status.PUBLISHED,
+                                                     Round.Status.FINISHED)).aggregate(
+                m=Max("number"))["m"] or 0
+            if isinstance(round_number, bool) or not isinstance(round_number, int) or \
+                    not 0 <= round_number <= latest:
+                raise ServiceError("bad_round", _(
+                    "round_number: choose a published round (0–%(n)s)") % {"n": latest})
+            standings_module.standings_snapshot(event=event, through_round=round_number)
+        event.standings_released_round = round_number
+        event.save(update_fields=["standings_released_round"])
+    return event
+
+
 def event_finish(*, event: Event) -> Event:
     """Close the event: it takes no more entries, check-ins or rounds."""
     with transaction.atomic():

@@ -25,7 +25,17 @@ from django.db import transaction
 from django.db.models import F, Max
 
 from tournaments.locks import Advisory, advisory_xact_lock
-from tournaments.models import Bye, Entry, Event, Penalty, Round, Seat, Standing, Table
+from tournaments.models import (
+    Bye,
+    Entry,
+    Event,
+    Penalty,
+    ReleasedStanding,
+    Round,
+    Seat,
+    Standing,
+    Table,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -372,3 +382,40 @@ def standings_recompute(*, event_id: int, force: bool = False) -> bool:
         events.update(standings_digest=digest, standings_version=F("standings_version") + 1,
                       standings_results_version=covered)
     return True
+
+
+def standings_snapshot(*, event: Event, through_round: int) -> int:
+    """Store the standings after ``through_round`` as released (replacing an earlier release of
+    that round); returns the number of rows. Called by ``services.standings_release`` inside its
+    transaction."""
+    ReleasedStanding.objects.filter(event=event, through_round=through_round).delete()
+    if through_round == 0:
+        return 0
+    previous = {r.entry_id: r.rank for r in compute(event, through_round - 1)} \
+        if through_round > 1 else {}
+    rows = compute(event, through_round)
+    ReleasedStanding.objects.bulk_create(
+        [ReleasedStanding(event=event, entry_id=r.entry_id, through_round=through_round,
+                          previous_rank=previous.get(r.entry_id),
+                          **{k: getattr(r, k) for k in STORED}) for r in rows],
+        batch_size=2000)
+    return len(rows)
+
+
+def public_standings(event: Event):
+    """The standings the public sees, in rank order with their entries: the live ones, or the
+    last released round's while the event holds them back (``standings_released_round``). Staff
+    see the live ones on the dashboard."""
+    if event.standings_released_round is None:
+        qs = Standing.objects.filter(event=event)
+    else:
+        qs = ReleasedStanding.objects.filter(event=event,
+                                             through_round=event.standings_released_round)
+    return qs.select_related("entry__player", "entry__team").order_by("rank")
+
+
+def standings_etag(event: Event) -> str:
+    """The ETag of :func:`public_standings` (the standings version and the released round)."""
+    released = "" if event.standings_released_round is None else \
+        f"-r{event.standings_released_round}"
+    return f'"standings-{event.pk}-{event.standings_version}{released}"'

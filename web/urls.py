@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from web.views import public
+from web.views import dashboard, public
 
 app_name = "pages"
 
@@ -12,10 +12,17 @@ urlpatterns = [
     path("e/<slug:slug>/leaderboard/", public.leaderboard, name="leaderboard"),
     path("e/<slug:slug>/seating/", public.seating, name="seating"),
     path("e/<slug:slug>/rounds/<int:number>/", public.seating, name="round-seating"),
+    path("e/<slug:slug>/rounds/<int:number>/byes.json", public.round_byes, name="round-byes"),
     path("e/<slug:slug>/rounds/<int:number>/tables/<int:table>/", public.table_detail,
          name="table"),
     path("e/<slug:slug>/table/<int:table>/", public.table_current, name="table-current"),
     path("e/<slug:slug>/projector/", public.projector, name="projector"),
+    path("e/<slug:slug>/bracket/", public.bracket, name="bracket"),
     path("e/<slug:slug>/qr/", public.qr_codes, name="qr"),
+    path("e/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),
+    path("e/<slug:slug>/dashboard/status.json", dashboard.dashboard_status,
+         name="dashboard-status"),
+    path("e/<slug:slug>/dashboard/<slug:action>/", dashboard.dashboard_action,
+         name="dashboard-action"),
     path("qr/", public.qr_codes, name="qr-many"),
 ]

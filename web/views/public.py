@@ -12,7 +12,7 @@ from __future__ import annotations
 from django.contrib.admin.views.decorators import staff_member_required
 from django.core.paginator import Paginator
 from django.db.models import Max, Q
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -23,8 +23,9 @@ from django.utils.translation import pgettext_lazy
 import engine
 from games.models import GameResult
 from games.selectors import round_tables_with_results
-from tournaments.models import TIE_BREAK_CHOICES, Bye, Event, Round, Seat, Standing, Table
-from tournaments.selectors import SEATING_PUBLIC
+from tournaments.models import TIE_BREAK_CHOICES, Bye, Event, Round, Seat, Table
+from tournaments.selectors import SEATING_PUBLIC, is_organizer, knockout_matches
+from tournaments.standings import public_standings, standings_etag
 
 LEADERBOARD_PAGE = 100
 SEATING_PAGE = 60
@@ -136,7 +137,8 @@ def _columns(event: Event) -> list[dict]:
     if "points" not in keys:
         keys.insert(0, "points")
     keys.append("games_played")
-    return [{"key": k, "label": COLUMN_LABELS[k], "short": COLUMN_SHORT[k]} for k in keys]
+    return [{"key": k, "label": COLUMN_LABELS[k], "short": COLUMN_SHORT[k],
+             "explain": str(COLUMN_SHORT[k]) != str(COLUMN_LABELS[k])} for k in keys]
 
 
 def _entry_name(entry) -> str:
@@ -166,19 +168,13 @@ def _as_number(query: str) -> int | None:
 
 
 def _standings(event: Event, search: str = ""):
-    qs = (Standing.objects.filter(event=event).select_related("entry__player", "entry__team")
-          .order_by("rank"))
+    qs = public_standings(event)
     if search:
         match = Q(entry__player__name__icontains=search) | Q(entry__team__name__icontains=search)
         if _as_number(search) is not None:
             match |= Q(entry__player__number=_as_number(search))
         qs = qs.filter(match)
     return qs
-
-
-def _standings_etag(event: Event) -> str:
-    """The ETag the standings API answers with, so the first poll can be a 304."""
-    return f'"standings-{event.pk}-{event.standings_version}"'
 
 
 def _seat_view(seat: Seat, hit: bool = False) -> dict:
@@ -207,6 +203,15 @@ def _table_view(table: Table, query: str = "") -> dict:
             "team_b": table.team_b.name if table.team_b_id else None,
             "hit": any(s["hit"] for s in seats) or table.number == _as_number(query),
             **_result_counts(table)}
+
+
+def _bye_views(rnd: Round) -> list[dict]:
+    """The round's byes (轮空) by name: who sits out and what it scores."""
+    byes = (Bye.objects.filter(round=rnd).select_related("entry__player", "entry__team")
+            .order_by("entry__player__name", "entry__team__name"))
+    return [{"name": _entry_name(b.entry),
+             "number": b.entry.player.number if b.entry.player_id else None,
+             "points": b.points} for b in byes]
 
 
 def _rules_view(event: Event) -> dict:
@@ -262,6 +267,7 @@ def event_detail(request, slug):
         "rules": _rules_view(event), "qr": qr_svg(url), "event_url": url,
         "entries_count": event.entries.exclude(status="withdrawn").count(),
         "standings_csv": _api("standings-csv", slug=slug),
+        "organizer": is_organizer(request.user, event),
     })
 
 
@@ -270,7 +276,7 @@ def leaderboard(request, slug):
     query = (request.GET.get("q") or "").strip()[:100]
     columns = _columns(event)
     page = Paginator(_standings(event, query), LEADERBOARD_PAGE).get_page(request.GET.get("page"))
-    through = Standing.objects.filter(event=event).aggregate(m=Max("through_round"))["m"]
+    through = public_standings(event).aggregate(m=Max("through_round"))["m"]
     params = {"page": page.number, "page_size": LEADERBOARD_PAGE}
     if query:
         params["search"] = query
@@ -279,7 +285,7 @@ def leaderboard(request, slug):
         **_base_context(event, "leaderboard"),
         "columns": columns, "rows": _standing_rows(page.object_list, columns), "page": page,
         "query": query, "through_round": through or 0,
-        "live": {"api": api, "etag": _standings_etag(event),
+        "live": {"api": api, "etag": standings_etag(event),
                  "columns": [c["key"] for c in columns], "interval": POLL_SECONDS},
         "standings_csv": _api("standings-csv", slug=slug),
     })
@@ -300,11 +306,7 @@ def seating(request, slug, number=None):
         return render(request, "web/public/seating.html", ctx)
     query = (request.GET.get("q") or "").strip()[:100]
     tables = round_tables_with_results(rnd)
-    byes = list(Bye.objects.filter(round=rnd).select_related("entry__player", "entry__team")
-                .order_by("entry__player__name", "entry__team__name"))
-    bye_views = [{"name": _entry_name(b.entry),
-                  "number": b.entry.player.number if b.entry.player_id else None,
-                  "points": b.points} for b in byes]
+    bye_views = _bye_views(rnd)
     if query:
         match = Q(seats__player__name__icontains=query)
         number = _as_number(query)
@@ -327,6 +329,12 @@ def seating(request, slug, number=None):
               "latest": rnd.number == rounds[-1].number},
     )
     return render(request, "web/public/seating.html", ctx)
+
+
+def round_byes(request, slug, number):
+    """A published round's byes as JSON (the projector's seating slides list them)."""
+    rnd = _public_round(_public_event(slug), number)
+    return JsonResponse({"round": rnd.number, "byes": _bye_views(rnd)})
 
 
 def table_detail(request, slug, number, table):
@@ -388,11 +396,29 @@ def projector(request, slug):
             "standings_api": _api("standings", slug=slug),
             "rounds_api": _api("rounds", slug=slug),
             "tables_api": _api("round-tables", slug=slug, number=0),
+            "byes_url": reverse("pages:round-byes", kwargs={"slug": slug, "number": 0}),
             "columns": [c["key"] for c in columns],
             "rows": rows, "top": _int("top", 48, rows, 1000),
             "seconds": _int("seconds", 10, 3, 120), "interval": POLL_SECONDS,
             "seating": request.GET.get("seating", "1") != "0",
         },
+    })
+
+
+def bracket(request, slug):
+    """The knockout finals (淘汰赛) as a bracket: a column per round, each match with its score
+    and winner (the same read as the bracket API, :func:`knockout_matches`)."""
+    event = _public_event(slug)
+    if event.knockout_teams < 2:
+        raise Http404("this event has no knockout finals")
+    rounds: dict[int, list[dict]] = {}
+    for match in knockout_matches(request.user, event):
+        rounds.setdefault(match["round"], []).append(match)
+    return render(request, "web/public/bracket.html", {
+        **_base_context(event, "bracket"),
+        "rounds": [{"number": n, "matches": m, "final": len(m) == 1}
+                   for n, m in sorted(rounds.items())],
+        "games_per_match": event.games_per_match,
     })
 
 

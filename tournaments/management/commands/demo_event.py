@@ -1,5 +1,6 @@
 """Run a whole demo event through the real services: registration, check-in, draws,
-bot-played games validated by the engine, confirmations, standings; print the leaderboard."""
+bot-played games validated by the engine, confirmations, standings; publish it, print the
+leaderboard and the addresses to open once ``make serve`` runs."""
 
 from __future__ import annotations
 
@@ -8,13 +9,44 @@ import time
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django.urls import reverse
 
 from engine.bots import play_match
 from engine.sheet import sheet_of
 from games import services as game_services
 from games.models import GameResult
 from tournaments import services
-from tournaments.models import Round, Standing
+from tournaments.models import Event, Round, Standing
+
+#: where ``make serve`` answers
+BASE_URL = "http://127.0.0.1:8000"
+#: the demo organizer's login (a superuser of the local demo database only)
+ORGANIZER = ("demo", "demo")
+
+
+def demo_addresses(event: Event, base: str = BASE_URL) -> list[tuple[str, str]]:
+    """The pages to open on the demo event, as (label, address) pairs; one line each to add."""
+    def url(name: str, **kwargs) -> str:
+        return base + reverse(name, kwargs={"slug": event.slug, **kwargs})
+
+    return [
+        ("event page", url("pages:event")),
+        ("leaderboard", url("pages:leaderboard")),
+        ("find my table", url("pages:seating")),
+        ("projector", url("pages:projector")),
+        ("organizer's dashboard", url("pages:dashboard")),
+        ("admin", base + reverse("admin:tournaments_event_change", args=[event.pk])),
+    ]
+
+
+def demo_organizer():
+    """The demo organizer (login demo / demo), created or reset."""
+    User = get_user_model()
+    user, _ = User.objects.get_or_create(username=ORGANIZER[0])
+    user.is_staff = user.is_superuser = True
+    user.set_password(ORGANIZER[1])
+    user.save()
+    return user
 
 
 class Command(BaseCommand):
@@ -38,6 +70,8 @@ class Command(BaseCommand):
             name="够级 demo cup", slug=slug, rules=rules, rounds_planned=rounds,
             games_per_match=games, bye_points=2, swiss_brackets=swiss)
         services.event_staff_add(event=event, user=referee, role="referee")
+        services.event_staff_add(event=event, user=demo_organizer(), role="organizer")
+        services.event_publish(event=event)
         w = self.stdout.write
         w(f"event {event.name} ({event.slug}): {players} players, {rounds} rounds, "
           f"{games} games per match, rules {rules}")
@@ -87,5 +121,9 @@ class Command(BaseCommand):
             move = "" if s.previous_rank is None else f"{s.previous_rank - s.rank:+d}"
             w(f"{s.rank:>4} {s.entry.player.name:<14} {s.points:>4} {s.game_wins:>4} "
               f"{s.head_count:>4} {s.opponents_points:>5} {move:>3}")
-        w(f"\ndone in {time.perf_counter() - t0:.1f} s; verify the draws with: "
-          f"python manage.py verify_draw {event.slug}")
+        w(f"\ndone in {time.perf_counter() - t0:.1f} s; verify the draws with:\n"
+          f"  .venv/bin/python manage.py verify_draw {event.slug}")
+        w("\nServe the pages with:  make serve   (then open, in a browser:)")
+        for label, address in demo_addresses(event):
+            w(f"  {label + ':':<24} {address}")
+        w(f"  sign in to the dashboard and the admin as {ORGANIZER[0]} / {ORGANIZER[1]}")

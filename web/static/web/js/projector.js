@@ -113,7 +113,9 @@ function projector() {
         return null;
       });
     }
-    return page(api + "?page_size=1000").then(function () {
+    var byes = getJSON(LIVE.byes_url.replace("/rounds/0/", "/rounds/" + number + "/"));
+    return page(api + "?page_size=1000").then(function () { return byes; }).then(function (data) {
+      (data.byes || []).forEach(function (b) { all.push({ name: b.name, bye: true }); });
       all.sort(function (x, y) { return x.name.localeCompare(y.name); });
       seatingRound = number;
       seatList = all;

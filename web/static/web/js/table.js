@@ -29,8 +29,12 @@ function tablePage() {
       tr.appendChild(el("td", "num", r.points_a));
       tr.appendChild(el("td", "num", r.points_b));
       var places = r.places || [];
-      tr.appendChild(el("td", "", LIVE.names[places.indexOf(1)] || ""));
-      tr.appendChild(el("td", "", LIVE.names[places.indexOf(6)] || ""));
+      [1, 6].forEach(function (place) {  // 头科, 大落: whole names (CSS ends long ones in …)
+        var name = LIVE.names[places.indexOf(place)] || "";
+        var who = el("td", "who", name);
+        if (name) who.title = name;
+        tr.appendChild(who);
+      });
       if (confirmed) { totalA += r.points_a; totalB += r.points_b; }
       if (!firstLoad) tr.classList.add("changed");
       rows.appendChild(tr);
