@@ -480,16 +480,14 @@ def test_rows_the_services_write_are_not_added_or_changed_in_the_admin(admin_cli
 def test_every_rules_option_has_a_labelled_field_explained_in_both_languages(admin_client):
     """One field per option of engine/rules.py, with the rule book's short explanation, in
     English and in the zh-hans catalogue."""
-    from pathlib import Path
 
     from engine.rules import OPTION_CHOICES
-    from tests.pages.test_locale import read_po
+    from tests.pages.test_locale import CATALOGUE, read_po
     from tournaments.forms import RULE_OPTIONS, VALUE_LABELS
 
     form = admin_client.get(_admin_url(Event, "add")).context["adminform"].form
     assert {f"rule_{name}" for name in OPTION_CHOICES} <= set(form.fields)
-    catalogue = {e["msgid"]: e["msgstr"][0] for e in read_po(
-        Path(__file__).resolve().parents[2] / "locale/zh_Hans/LC_MESSAGES/django.po")}
+    catalogue = {e["msgid"]: e["msgstr"][0] for e in read_po(CATALOGUE / "django.po")}
     texts = [str(t) for label, help_text in RULE_OPTIONS.values() for t in (label, help_text)]
     texts += [str(v) for v in VALUE_LABELS.values()]
     assert all(form.fields[f"rule_{n}"].help_text for n in OPTION_CHOICES)
