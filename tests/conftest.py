@@ -61,3 +61,26 @@ def _fresh_live_caches():
     if type(cache).__name__ == "LocMemCache":  # (a shared CACHE_URL is not the tests' to clear)
         cache.clear()
     yield
+
+
+@pytest.fixture
+def same_connection_across_requests(monkeypatch):
+    """Requests made outside Django's test client (a WSGI call), or a streamed response closed
+    by the test, keep the test's database connection. Django closes a connection at the end of
+    a request whose autocommit differs from the setting — as it is inside a test's transaction —
+    so the next request of the test would find it closed on PostgreSQL (SQLite's in-memory test
+    database is never closed). The test client takes the same receiver off while it handles a
+    request, and puts it back after: here it stays off (the client's own switching is made a
+    no-op) until the test ends."""
+    import django.test.client
+    from django.core import signals
+    from django.db import close_old_connections
+
+    monkeypatch.setattr(django.test.client, "close_old_connections", lambda **kwargs: None)
+    signals.request_started.disconnect(close_old_connections)
+    signals.request_finished.disconnect(close_old_connections)
+    try:
+        yield
+    finally:
+        signals.request_started.connect(close_old_connections)
+        signals.request_finished.connect(close_old_connections)

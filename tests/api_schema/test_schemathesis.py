@@ -177,7 +177,7 @@ def test_api_conforms_to_its_schema(case, api_world):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_api_workflows_conform_to_its_schema(api_world):
+def test_api_workflows_conform_to_its_schema(api_world, same_connection_across_requests):
     """Stateful: sequences of calls along the links Schemathesis infers from the schema (an
     event created, then read, patched, published; an entry registered, then checked in or
     withdrawn; a round opened, then published; a result read, then confirmed or corrected),

@@ -25,10 +25,13 @@ def started():
 
 
 @pytest.fixture
-def small_caps(settings):
+def small_caps(settings, monkeypatch, same_connection_across_requests):
+    """Three spectator slots, two per address, fresh for the test (and every one given back at
+    its end). The test closes streamed responses itself, as a server does when a client
+    leaves."""
     settings.LIVE_SPECTATOR_WAITERS = 3
     settings.LIVE_SPECTATOR_WAITERS_PER_ADDRESS = 2
-    assert streams.spectators.held() == 0, "a slot of an earlier test was never given back"
+    monkeypatch.setattr(streams, "spectators", streams.SpectatorSlots())
     yield settings
     assert streams.spectators.held() == 0, "a slot was not given back"
 
