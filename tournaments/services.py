@@ -6,6 +6,8 @@ commit. Refusals raise :class:`tournaments.errors.ServiceError` and change nothi
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 from collections.abc import Iterable
 
 from django.core.exceptions import ValidationError
@@ -23,6 +25,7 @@ from tournaments.models import (
     Entry,
     Event,
     Player,
+    PlayerLink,
     Round,
     Seat,
     Table,
@@ -867,3 +870,70 @@ def entries_import(*, event: Event, rows: list[dict], organizer=None) -> dict:
                 entry_check_in(entry=entry)
                 checked_in += 1
     return {"players_created": created, "registered": registered, "checked_in": checked_in}
+
+
+# ----------------------------------------------------------------------------- private links
+def _link_players(entry: Entry) -> list[Player]:
+    """Who gets a link of ``entry``: its player, or a 联邦 team's accepted members."""
+    if entry.player_id:
+        return [entry.player]
+    return list(Player.objects.filter(memberships__team_id=entry.team_id,
+                                      memberships__status=TeamMember.Status.ACCEPTED)
+                .order_by("memberships__position"))
+
+
+def _player_login(player: Player):
+    """The player's login, made when they have none (a username of their id, no usable
+    password): results handed in through a private link are theirs, and the two-person rule
+    of confirming (``games.services``) knows their seat by it. An organizer may give it a
+    password later in the admin for signing in at ``/accounts/login/``."""
+    from django.contrib.auth import get_user_model
+
+    if player.user_id is None:
+        user = get_user_model()(username=f"player-{player.pk}")
+        user.set_unusable_password()
+        user.save()
+        player.user = user
+        player.save(update_fields=["user"])
+    return player.user
+
+
+def entry_link_issue(*, entry: Entry, player: Player | None = None, by=None,
+                     keep: bool = False) -> list:
+    """Issue a private link (``/p/<token>/``) for each player of ``entry`` (or only
+    ``player``): a new token, and the previous link of that player stops working. With
+    ``keep`` a player's working link is kept (printing slips issues only the missing ones).
+    Returns the players' working links (:class:`tournaments.models.PlayerLink`)."""
+    players = _link_players(entry)
+    if player is not None:
+        if player.pk not in {p.pk for p in players}:
+            raise ServiceError("not_of_entry", _("%(player)s does not play for this entry") % {
+                "player": player})
+        players = [player]
+    links = []
+    with transaction.atomic():
+        for p in players:
+            active = PlayerLink.objects.select_for_update().filter(
+                entry=entry, player=p, revoked_at__isnull=True).first()
+            if active is not None and keep:
+                links.append(active)
+                continue
+            if active is not None:
+                active.revoked_at = timezone.now()
+                active.save(update_fields=["revoked_at"])
+            _player_login(p)
+            link = PlayerLink(entry=entry, player=p, nonce=secrets.token_urlsafe(32),
+                              created_by=by if getattr(by, "pk", None) else None)
+            link.token_hash = hashlib.sha256(link.token().encode()).hexdigest()
+            link.save()
+            links.append(link)
+    return links
+
+
+def entry_link_revoke(*, entry: Entry, player: Player | None = None) -> int:
+    """Revoke the working private links of ``entry`` (or of its ``player`` only): they open
+    nothing from now on. Returns how many were revoked."""
+    links = PlayerLink.objects.filter(entry=entry, revoked_at__isnull=True)
+    if player is not None:
+        links = links.filter(player=player)
+    return links.update(revoked_at=timezone.now())
