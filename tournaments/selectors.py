@@ -12,7 +12,7 @@ import hmac
 
 from django.db.models import Prefetch, QuerySet
 
-from tournaments.models import Event, PlayerLink, Round, Seat, Table
+from tournaments.models import Entry, Event, Player, PlayerLink, Round, Seat, Table, TeamMember
 
 #: round statuses whose seating everyone may see (the organizers published it)
 SEATING_PUBLIC = (Round.Status.PUBLISHED, Round.Status.FINISHED)
@@ -103,3 +103,12 @@ def current_seat(player, event: Event) -> tuple[Round | None, Seat | None]:
     seat = (Seat.objects.filter(round=rnd, player=player)
             .select_related("table__round__event", "table__team_a", "table__team_b").first())
     return rnd, seat
+
+
+def entry_link_players(entry: Entry) -> list[Player]:
+    """Who gets a private link of ``entry``: its player, or a 联邦 team's accepted members."""
+    if entry.player_id:
+        return [entry.player]
+    return list(Player.objects.filter(memberships__team_id=entry.team_id,
+                                      memberships__status=TeamMember.Status.ACCEPTED)
+                .order_by("memberships__position"))

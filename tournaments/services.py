@@ -32,6 +32,7 @@ from tournaments.models import (
     Team,
     TeamMember,
 )
+from tournaments.selectors import entry_link_players
 
 ACTIVE_STATUSES = (Entry.Status.REGISTERED, Entry.Status.CHECKED_IN)
 
@@ -873,15 +874,6 @@ def entries_import(*, event: Event, rows: list[dict], organizer=None) -> dict:
 
 
 # ----------------------------------------------------------------------------- private links
-def _link_players(entry: Entry) -> list[Player]:
-    """Who gets a link of ``entry``: its player, or a 联邦 team's accepted members."""
-    if entry.player_id:
-        return [entry.player]
-    return list(Player.objects.filter(memberships__team_id=entry.team_id,
-                                      memberships__status=TeamMember.Status.ACCEPTED)
-                .order_by("memberships__position"))
-
-
 def _player_login(player: Player):
     """The player's login, made when they have none (a username of their id, no usable
     password): results handed in through a private link are theirs, and the two-person rule
@@ -904,7 +896,7 @@ def entry_link_issue(*, entry: Entry, player: Player | None = None, by=None,
     ``player``): a new token, and the previous link of that player stops working. With
     ``keep`` a player's working link is kept (printing slips issues only the missing ones).
     Returns the players' working links (:class:`tournaments.models.PlayerLink`)."""
-    players = _link_players(entry)
+    players = entry_link_players(entry)
     if player is not None:
         if player.pk not in {p.pk for p in players}:
             raise ServiceError("not_of_entry", _("%(player)s does not play for this entry") % {
