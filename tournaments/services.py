@@ -10,6 +10,7 @@ import hashlib
 import secrets
 from collections.abc import Iterable
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Model
@@ -776,9 +777,12 @@ def number_claimed_by(*, player: Player | None, organizer=None) -> bool:
     (``Player.user``) other than ``organizer``'s. An import or an organizer's player never has
     one — a login is linked to a player only by its owner (``POST /players/me/``) or by a
     superuser in the admin — so a number held by a player with a login was chosen by whoever
-    holds that login, and may be someone else's number."""
+    holds that login, and may be someone else's number. A login without a usable password —
+    made for a private link (:func:`entry_link_issue`) — has never signed in, so it claimed
+    nothing."""
     return (player is not None and player.user_id is not None
-            and (organizer is None or player.user_id != organizer.pk))
+            and (organizer is None or player.user_id != organizer.pk)
+            and player.user.has_usable_password())
 
 
 def _import_row(i: int, row: dict) -> dict:
@@ -878,11 +882,14 @@ def _player_login(player: Player):
     """The player's login, made when they have none (a username of their id, no usable
     password): results handed in through a private link are theirs, and the two-person rule
     of confirming (``games.services``) knows their seat by it. An organizer may give it a
-    password later in the admin for signing in at ``/accounts/login/``."""
-    from django.contrib.auth import get_user_model
-
+    password later in the admin for signing in at ``/accounts/login/`` (from then on it counts
+    as the player's own login: :func:`number_claimed_by`)."""
     if player.user_id is None:
-        user = get_user_model()(username=f"player-{player.pk}")
+        User = get_user_model()
+        username = f"player-{player.pk}"
+        if User.objects.filter(username=username).exists():  # (an admin chose it meanwhile)
+            username = f"{username}-{secrets.token_hex(4)}"
+        user = User(username=username)
         user.set_unusable_password()
         user.save()
         player.user = user

@@ -69,3 +69,15 @@ def test_a_team_entry_has_a_link_per_member_and_no_outsider(db):
     with pytest.raises(ServiceError) as info:
         services.entry_link_issue(entry=team_entry, player=PlayerFactory())
     assert info.value.code == "not_of_entry"
+
+
+def test_a_login_made_for_a_link_claims_no_number(entry):
+    # an import may still match the player by number (services.number_claimed_by): the login
+    # made for the link has never signed in; once given a password it is the player's own
+    services.entry_link_issue(entry=entry)
+    player = entry.player
+    player.refresh_from_db()
+    assert not services.number_claimed_by(player=player)
+    player.user.set_password("now-they-can-sign-in")
+    player.user.save()
+    assert services.number_claimed_by(player=player)
