@@ -224,7 +224,7 @@ class SheetForm(forms.Form):
 
     # the template lays these out: one row per seat, one per burn or smother
     def seat_rows(self):
-        names = ("revolution", "out", "kaidian", "declared")
+        names = ("revolution", "kaidian", "out", "declared")
         return [{**s, "fields": [self[f"{name}_{s['seat']}"] for name in names
                                  if f"{name}_{s['seat']}" in self.fields]}
                 for s in self.seats]
@@ -425,7 +425,7 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
         "points": points, "upload_error": upload_error, "rules": rules,
         "link_url": request.build_absolute_uri(holder.url()) if holder.link else None,
         "score_url": holder.url("score/"),
-        "js_text": {"points": _("%(a)s %(pa)s · %(b)s %(pb)s"),
+        "js_text": {"points": _("Team points: %(a)s %(pa)s · %(b)s %(pb)s"),
                     "tap_next": _("Tap the seat placed %(place)s"),
                     "all_placed": _("All six placed."),
                     "places": PLACE_NAMES, "sides": _side_names(table)},
