@@ -205,23 +205,19 @@ class SheetForm(forms.Form):
             self.fields["leader"] = forms.TypedChoiceField(
                 label=_("led the first trick"), choices=seat_choices[1:], coerce=int,
                 initial="0")
+        def seat_or_none(label):
+            return forms.TypedChoiceField(required=False, choices=seat_choices, coerce=int,
+                                          empty_value=None, label=label)
+
         for k in range(BURN_ROWS):
-            self.fields[f"burn_{k}_burner"] = forms.TypedChoiceField(
-                required=False, choices=seat_choices, coerce=int, empty_value=None,
-                label=_("burner"))
-            self.fields[f"burn_{k}_burned"] = forms.TypedChoiceField(
-                required=False, choices=seat_choices, coerce=int, empty_value=None,
-                label=_("burned"))
+            self.fields[f"burn_{k}_burner"] = seat_or_none(_("burner"))
+            self.fields[f"burn_{k}_burned"] = seat_or_none(_("burned"))
             self.fields[f"burn_{k}_counter"] = forms.BooleanField(required=False,
                                                                   label=_("counter-burn"))
         if rules["bie3"]:
             for k in range(SMOTHER_ROWS):
-                self.fields[f"smother_{k}_seat"] = forms.TypedChoiceField(
-                    required=False, choices=seat_choices, coerce=int, empty_value=None,
-                    label=_("smothered seat"))
-                self.fields[f"smother_{k}_by"] = forms.TypedChoiceField(
-                    required=False, choices=seat_choices, coerce=int, empty_value=None,
-                    label=_("by"))
+                self.fields[f"smother_{k}_seat"] = seat_or_none(_("smothered seat"))
+                self.fields[f"smother_{k}_by"] = seat_or_none(_("by"))
 
     # the template lays these out: one row per seat, one per burn or smother
     def seat_rows(self):
