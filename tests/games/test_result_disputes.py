@@ -140,3 +140,25 @@ def test_the_database_keeps_one_open_dispute_per_result(disputed, players):
         ResultDispute.objects.create(result=disputed, version=1, reason="two",
                                      raised_by=players[3])
 
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_dispute_and_a_confirmation_at_the_same_moment_one_wins(table, players):
+    from django.db import connection
+
+    if not connection.features.has_select_for_update:
+        pytest.skip("select_for_update is a no-op on this database (SQLite): the race tests "
+                    "need PostgreSQL (set DATABASE_URL=postgres://…)")
+    result = result_submit(table=table, number=1, by=players[0], sheet=FIRST)
+    out = proposals.together(table.pk, [
+        lambda: result_dispute(result=result, by=players[1], reason="wrong"),
+        lambda: result_confirm(result=result, by=players[3])])
+    result.refresh_from_db()
+    won = [r for r in out if isinstance(r, GameResult)]
+    assert len(won) == 1, out
+    loser = next(r for r in out if not isinstance(r, GameResult))
+    if result.status == GameResult.Status.CONFIRMED:
+        assert isinstance(loser, Conflict) and not ResultDispute.objects.exists()
+    else:
+        assert isinstance(loser, Forbidden) and loser.code == "disputed_referee_only"
+        assert ResultDispute.objects.filter(result=result).count() == 1
