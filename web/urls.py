@@ -1,8 +1,9 @@
 """The pages, at the site root (``config/urls.py`` includes them); their namespace is ``pages``."""
 
-from django.urls import path
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
 
-from web.views import dashboard, public
+from web.views import dashboard, public, table
 
 app_name = "pages"
 
@@ -25,4 +26,12 @@ urlpatterns = [
     path("e/<slug:slug>/dashboard/<slug:action>/", dashboard.dashboard_action,
          name="dashboard-action"),
     path("qr/", public.qr_codes, name="qr-many"),
+    # a seated player's table (issue 16): by private link, or signed in
+    path("p/<str:token>/", include(table.player_urls("link"))),
+    path("me/", include(table.player_urls("me"))),
+    path("accounts/login/", table.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(next_page="pages:login"),
+         name="logout"),
+    path("e/<slug:slug>/rounds/<int:number>/slips/", table.round_slips, name="round-slips"),
+    path("slips/", table.entry_slips, name="entry-slips"),
 ]

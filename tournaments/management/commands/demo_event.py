@@ -16,7 +16,7 @@ from engine.sheet import sheet_of
 from games import services as game_services
 from games.models import GameResult
 from tournaments import services
-from tournaments.models import Event, Round, Standing
+from tournaments.models import Event, Round, Seat, Standing
 
 #: where ``make serve`` answers
 BASE_URL = "http://127.0.0.1:8000"
@@ -37,6 +37,18 @@ def demo_addresses(event: Event, base: str = BASE_URL) -> list[tuple[str, str]]:
         ("organizer's dashboard", url("pages:dashboard")),
         ("admin", base + reverse("admin:tournaments_event_change", args=[event.pk])),
     ]
+
+
+def demo_player_link(event: Event, base: str = BASE_URL) -> list[tuple[str, str]]:
+    """One player's private link (their table in the last round, its games and results), issued
+    for the demo: ``[(label, address)]``, or nothing when nobody is seated."""
+    seat = (Seat.objects.filter(round__event=event).select_related("entry", "player")
+            .order_by("-round__number", "table__number", "seat").first())
+    if seat is None:
+        return []
+    (link,) = services.entry_link_issue(entry=seat.entry, player=seat.player)
+    return [(f"{seat.player.name}'s private link",
+             base + reverse("pages:link", kwargs={"token": link.token()}))]
 
 
 def demo_organizer():
@@ -124,6 +136,6 @@ class Command(BaseCommand):
         w(f"\ndone in {time.perf_counter() - t0:.1f} s; verify the draws with:\n"
           f"  .venv/bin/python manage.py verify_draw {event.slug}")
         w("\nServe the pages with:  make serve   (then open, in a browser:)")
-        for label, address in demo_addresses(event):
+        for label, address in demo_addresses(event) + demo_player_link(event):
             w(f"  {label + ':':<24} {address}")
         w(f"  sign in to the dashboard and the admin as {ORGANIZER[0]} / {ORGANIZER[1]}")
