@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from web.views import public
+from web.views import desk, public
 
 app_name = "pages"
 
@@ -18,4 +18,6 @@ urlpatterns = [
     path("e/<slug:slug>/projector/", public.projector, name="projector"),
     path("e/<slug:slug>/qr/", public.qr_codes, name="qr"),
     path("qr/", public.qr_codes, name="qr-many"),
+    path("e/<slug:slug>/desk/", desk.desk, name="desk"),
+    path("e/<slug:slug>/desk/tables/<int:table_id>/", desk.desk_table, name="desk-table"),
 ]
