@@ -5,8 +5,8 @@ from __future__ import annotations
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from games.models import GameResult, GameResultVersion, ResultProposal
-from games.selectors import result_history, result_open_proposal
+from games.models import GameResult, GameResultVersion, ResultDispute, ResultProposal
+from games.selectors import result_history, result_open_dispute, result_open_proposal
 from tournaments.models import (
     TIE_BREAK_CHOICES,
     Entry,
@@ -230,13 +230,28 @@ class ProposalSerializer(serializers.ModelSerializer):
 class HistoryStepSerializer(serializers.Serializer):
     step = serializers.ChoiceField(choices=[
         "submitted", "recorded", "corrected", "proposed", "accepted", "declined", "withdrawn",
-        "superseded"])
+        "superseded", "disputed", "settled"])
     by = serializers.CharField(allow_null=True, help_text="username; null for the server")
     at = serializers.DateTimeField()
     reason = serializers.CharField(allow_blank=True)
     version = serializers.IntegerField(allow_null=True, help_text=(
         "the version this step made (submitted, corrected, accepted)"))
     proposal = serializers.IntegerField(allow_null=True, help_text="the proposal's id")
+    settlement = serializers.ChoiceField(
+        choices=["", *ResultDispute.Settlement.values], allow_blank=True,
+        help_text="how a referee settled a dispute (``settled`` steps): confirmed as it was, "
+                  "or corrected")
+
+
+class DisputeSerializer(serializers.ModelSerializer):
+    """A dispute (异议) of a submitted result, awaiting a referee."""
+
+    raised_by = serializers.CharField(source="raised_by.username", default=None,
+                                      allow_null=True)
+
+    class Meta:
+        model = ResultDispute
+        fields = ["id", "version", "reason", "raised_by", "raised_at"]
 
 
 class ResultSerializer(serializers.ModelSerializer):
@@ -247,18 +262,26 @@ class ResultSerializer(serializers.ModelSerializer):
         "a player's proposed correction of this confirmed result, open until the other 联邦 "
         "or a referee accepts or declines it or its proposer withdraws it; the result counts "
         "as it is meanwhile"))
+    dispute = serializers.SerializerMethodField(help_text=(
+        "the other 联邦's open dispute of this result, awaiting a referee; the result counts "
+        "for nothing meanwhile"))
     history = serializers.SerializerMethodField(help_text="every step: who, when, why")
 
     class Meta:
         model = GameResult
         fields = ["id", "table", "number", "status", "version", "points_a", "points_b", "places",
                   "void", "system_recorded", "confirmed_by", "confirmed_at", "engine_result",
-                  "versions", "proposal", "history"]
+                  "versions", "proposal", "dispute", "history"]
 
     @extend_schema_field(ProposalSerializer(allow_null=True))
     def get_proposal(self, obj) -> dict | None:
         proposal = result_open_proposal(obj)
         return None if proposal is None else ProposalSerializer(proposal).data
+
+    @extend_schema_field(DisputeSerializer(allow_null=True))
+    def get_dispute(self, obj) -> dict | None:
+        dispute = result_open_dispute(obj)
+        return None if dispute is None else DisputeSerializer(dispute).data
 
     @extend_schema_field(HistoryStepSerializer(many=True))
     def get_history(self, obj) -> list[dict]:
@@ -290,12 +313,21 @@ class ResultConfirmSerializer(serializers.Serializer):
         help_text="the result version you are confirming (as you read it); if the result has "
                   "been corrected since, nothing is confirmed and 409 stale_version names the "
                   "current version. Optional: without it the current version is confirmed")
+    reason = serializers.CharField(
+        max_length=2000, required=False, allow_blank=True,
+        help_text="a referee confirming a disputed result: why it stands (kept with the "
+                  "dispute's settlement in the result's history)")
 
 
 class ResultCorrectSerializer(ExactlyOneOf, serializers.Serializer):
     reason = serializers.CharField(max_length=2000)
     sheet = serializers.JSONField(required=False)
     record = serializers.JSONField(required=False)
+
+
+class ResultDisputeSerializer(serializers.Serializer):
+    reason = serializers.CharField(max_length=2000, help_text=(
+        "why the result is disputed (kept in the result's history, read by the referees)"))
 
 
 class ProposalDecisionSerializer(serializers.Serializer):

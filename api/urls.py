@@ -54,6 +54,7 @@ urlpatterns = [
     path("live/<int:pk>/events/", lv.LiveEventsApi.as_view(), name="live-events"),
     path("results/<int:pk>/", v.ResultDetailApi.as_view(), name="result-detail"),
     path("results/<int:pk>/confirm/", v.ResultConfirmApi.as_view(), name="result-confirm"),
+    path("results/<int:pk>/dispute/", v.ResultDisputeApi.as_view(), name="result-dispute"),
     path("results/<int:pk>/correct/", v.ResultCorrectApi.as_view(), name="result-correct"),
     path("results/<int:pk>/proposals/<int:proposal>/accept/",
          v.ResultProposalAcceptApi.as_view(), name="result-proposal-accept"),

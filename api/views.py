@@ -6,7 +6,7 @@ import csv
 import io
 
 from django.contrib.auth import get_user_model
-from django.db.models import Prefetch, Q, prefetch_related_objects
+from django.db.models import Q, prefetch_related_objects
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from drf_spectacular.types import OpenApiTypes
@@ -23,8 +23,8 @@ from api import serializers as s
 from api.csv_export import csv_response
 from api.permissions import ReadOnlyOrAuthenticated, player_of
 from games import services as game_services
-from games.models import GameResult, GameResultVersion, ResultProposal
-from games.selectors import round_tables_with_results
+from games.models import GameResult, ResultProposal
+from games.selectors import RESULT_HISTORY_PREFETCH, round_tables_with_results
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import (
@@ -551,7 +551,7 @@ class TableResultsApi(generics.ListAPIView):
             return GameResult.objects.none()
         table = _table(self.request, self.kwargs["pk"])
         return GameResult.objects.filter(table=table).prefetch_related(
-            *RESULT_PREFETCH).select_related("confirmed_by").order_by("number")
+            *RESULT_HISTORY_PREFETCH).select_related("confirmed_by").order_by("number")
 
     @extend_schema(request=s.ResultSubmitSerializer,
                    parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
@@ -580,16 +580,9 @@ class TableResultsApi(generics.ListAPIView):
         return Response(_result_data(result), status=code)
 
 
-#: a result's versions and proposed corrections with their users, one query each
-RESULT_PREFETCH = (
-    Prefetch("versions", queryset=GameResultVersion.objects.select_related("submitted_by")),
-    Prefetch("proposals", queryset=ResultProposal.objects.select_related("proposed_by",
-                                                                         "decided_by")))
-
-
 def _result_data(result: GameResult) -> dict:
     """A result with its versions, proposals and history, one query each."""
-    prefetch_related_objects([result], *RESULT_PREFETCH)
+    prefetch_related_objects([result], *RESULT_HISTORY_PREFETCH)
     return s.ResultSerializer(result).data
 
 
@@ -608,7 +601,7 @@ class ResultDetailApi(generics.RetrieveAPIView):
 
     def get_object(self):
         result = _result(self.request, self.kwargs["pk"])
-        prefetch_related_objects([result], *RESULT_PREFETCH)
+        prefetch_related_objects([result], *RESULT_HISTORY_PREFETCH)
         return result
 
 
@@ -644,7 +637,8 @@ class ResultConfirmApi(APIView):
         try:
             result = game_services.result_confirm(result=result, by=request.user,
                                                   as_referee=referee,
-                                                  version=next(iter(versions), None))
+                                                  version=next(iter(versions), None),
+                                                  reason=ser.validated_data.get("reason", ""))
         except ServiceError as exc:
             if exc.status == 403:
                 raise PermissionDenied(exc.message) from None
@@ -695,6 +689,29 @@ class ResultCorrectApi(APIView):
         proposed = getattr(result, "proposal", None) is not None
         return Response(_result_data(result),
                         status=status.HTTP_202_ACCEPTED if proposed else status.HTTP_200_OK)
+
+
+class ResultDisputeApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "results"
+
+    @extend_schema(request=s.ResultDisputeSerializer, responses={
+        200: s.ResultSerializer,
+        409: OpenApiResponse(description="not_submitted: the result is confirmed, or disputed "
+                                         "already (detail.status says which)"),
+        **ERRORS})
+    def post(self, request, pk):
+        """Dispute a submitted result, with the reason: a player of the other 联邦 at the
+        table. It counts for nothing until a referee settles it by confirming or correcting
+        it; the same dispute sent again changes nothing."""
+        result = _result(request, pk)
+        if public_seat_of(request.user, result.table) is None:
+            raise PermissionDenied("only players of this table dispute its results")
+        ser = s.ResultDisputeSerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        result = game_services.result_dispute(result=result, by=request.user,
+                                              reason=ser.validated_data["reason"])
+        return Response(_result_data(result))
 
 
 class ResultProposalApi(APIView):

@@ -15,6 +15,7 @@ class GameResult(models.Model):
     class Status(models.TextChoices):
         SUBMITTED = "submitted", _("submitted, awaiting confirmation")
         CONFIRMED = "confirmed", _("confirmed")
+        DISPUTED = "disputed", _("disputed, awaiting a referee")
 
     table = models.ForeignKey("tournaments.Table", on_delete=models.CASCADE,
                               related_name="results", verbose_name=_("table"))
@@ -44,7 +45,7 @@ class GameResult(models.Model):
             models.CheckConstraint(condition=Q(points_a=0) | Q(points_b=0),
                                    name="result_one_team_scores"),
             models.CheckConstraint(
-                condition=Q(status="submitted") | Q(confirmed_at__isnull=False),
+                condition=Q(status__in=["submitted", "disputed"]) | Q(confirmed_at__isnull=False),
                 name="result_confirmed_has_time"),
         ]
         indexes = [models.Index(fields=["status"])]
@@ -148,6 +149,51 @@ class ResultProposal(models.Model):
             models.CheckConstraint(
                 condition=~Q(status="accepted") | Q(version__isnull=False),
                 name="proposal_accepted_has_version"),
+        ]
+
+
+class ResultDispute(models.Model):
+    """A dispute (异议) of a submitted result by a player of the other 联邦 at the table, with
+    the reason: the result is ``disputed`` and counts for nothing until a referee settles it,
+    by confirming it as it is (``games.services.result_confirm`` as a referee) or by
+    correcting it (``result_correct`` as a referee). At most one is open per result."""
+
+    class Settlement(models.TextChoices):
+        CONFIRMED = "confirmed", pgettext_lazy("dispute", "confirmed as it was by a referee")
+        CORRECTED = "corrected", pgettext_lazy("dispute", "corrected by a referee")
+
+    result = models.ForeignKey(GameResult, on_delete=models.CASCADE, related_name="disputes",
+                               verbose_name=_("result"))
+    #: the result's version that was disputed
+    version = models.PositiveIntegerField(_("disputed version"))
+    reason = models.TextField(_("reason"))
+    raised_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                  on_delete=models.SET_NULL, related_name="+",
+                                  verbose_name=_("disputed by"))
+    raised_at = models.DateTimeField(_("disputed at"), auto_now_add=True)
+    settlement = models.CharField(_("settlement"), max_length=20, choices=Settlement.choices,
+                                  blank=True)
+    settled_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+",
+                                   verbose_name=_("settled by"))
+    settled_at = models.DateTimeField(_("settled at"), null=True, blank=True)
+    settlement_reason = models.TextField(_("reason for the settlement"), blank=True)
+    #: the result's version when it was settled (a correction's new version)
+    settled_version = models.PositiveIntegerField(_("version when settled"), null=True,
+                                                  blank=True)
+
+    class Meta:
+        verbose_name = _("dispute")
+        verbose_name_plural = _("disputes")
+        ordering = ["result", "raised_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["result"], condition=Q(settled_at__isnull=True),
+                                    name="dispute_one_open_per_result"),
+            models.CheckConstraint(condition=~Q(reason=""), name="dispute_has_reason"),
+            models.CheckConstraint(
+                condition=Q(settlement="", settled_at__isnull=True)
+                | (~Q(settlement="") & Q(settled_at__isnull=False)),
+                name="dispute_settled_has_time"),
         ]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import Prefetch, QuerySet
 
-from games.models import GameResult, ResultProposal
+from games.models import GameResult, GameResultVersion, ResultDispute, ResultProposal
 from tournaments.models import Round, Table
 from tournaments.selectors import round_tables
 
@@ -13,6 +13,16 @@ def round_tables_with_results(rnd: Round) -> QuerySet[Table]:
     """:func:`tournaments.selectors.round_tables`, each table with its results by game number."""
     return round_tables(rnd).prefetch_related(
         Prefetch("results", GameResult.objects.order_by("number")))
+
+
+#: what :func:`result_history` and a result's page read: its versions, proposed corrections
+#: and disputes with their users, one query each (``prefetch_related_objects(results, *…)``)
+RESULT_HISTORY_PREFETCH = (
+    Prefetch("versions", queryset=GameResultVersion.objects.select_related("submitted_by")),
+    Prefetch("proposals", queryset=ResultProposal.objects.select_related("proposed_by",
+                                                                         "decided_by")),
+    Prefetch("disputes", queryset=ResultDispute.objects.select_related("raised_by",
+                                                                       "settled_by")))
 
 
 def result_open_proposal(result: GameResult) -> ResultProposal | None:
@@ -27,8 +37,10 @@ def result_history(result: GameResult) -> list[dict]:
     (``reason``). ``submitted`` (version 1; ``recorded`` by the server for a live game) and ``corrected`` (a version that did not come from
     a proposal), and for each proposed correction ``proposed`` and how it was closed:
     ``accepted`` (with the ``version`` it became), ``declined``, ``withdrawn`` or
-    ``superseded`` (by a referee's correction). Uses ``result.versions`` and
-    ``result.proposals`` with their users (prefetch them for a list)."""
+    ``superseded`` (by a referee's correction); for each dispute ``disputed`` (with the
+    ``version`` disputed) and, once a referee settled it, ``settled`` (with the ``version`` it
+    stands at). Uses ``result.versions``, ``result.proposals`` and ``result.disputes`` with
+    their users (prefetch them for a list)."""
     proposals = list(result.proposals.all())
     from_proposals = {p.version for p in proposals if p.version is not None}
     first = "recorded" if result.system_recorded else "submitted"
@@ -40,11 +52,21 @@ def result_history(result: GameResult) -> list[dict]:
         if p.status != ResultProposal.Status.OPEN:
             steps.append(_step(p.status, p.decided_by, p.decided_at, p.decision_reason,
                                version=p.version, proposal=p.pk))
+    for d in result.disputes.all():
+        steps.append(_step("disputed", d.raised_by, d.raised_at, d.reason, version=d.version))
+        if d.settled_at is not None:
+            steps.append(_step("settled", d.settled_by, d.settled_at, d.settlement_reason,
+                               version=d.settled_version, settlement=d.settlement))
     steps.sort(key=lambda s: s["at"])
     return steps
 
 
 def _step(step: str, user, at, reason: str, *, version: int | None = None,
-          proposal: int | None = None) -> dict:
+          proposal: int | None = None, settlement: str = "") -> dict:
     return {"step": step, "by": getattr(user, "username", None), "at": at, "reason": reason,
-            "version": version, "proposal": proposal}
+            "version": version, "proposal": proposal, "settlement": settlement}
+
+
+def result_open_dispute(result: GameResult) -> ResultDispute | None:
+    """The result's open dispute, if any (from ``result.disputes``, prefetched or not)."""
+    return next((d for d in result.disputes.all() if d.settled_at is None), None)

@@ -4,7 +4,9 @@ The engine decides: a result sheet goes through :func:`engine.score_sheet`, a fu
 through :func:`engine.replay` with the table's previous game as ``previous``. Nothing the engine
 refuses is stored. Each change is a new :class:`GameResultVersion`; standings are recomputed on
 commit from confirmed results only. A player's correction of a confirmed result is a
-:class:`ResultProposal` until the other 联邦 or a referee accepts it (issue 15).
+:class:`ResultProposal` until the other 联邦 or a referee accepts it (issue 15). The other 联邦
+may dispute a submitted result instead of confirming it (:class:`ResultDispute`); a referee
+settles it by confirming or correcting it (issue 16).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from django.utils.translation import gettext as _
 
 import engine
 from engine.game import RESULT_KEYS
-from games.models import GameResult, GameResultVersion, LiveGame, ResultProposal
+from games.models import GameResult, GameResultVersion, LiveGame, ResultDispute, ResultProposal
 from tournaments.errors import Conflict, Forbidden, ServiceError
 from tournaments.locks import Advisory, advisory_xact_lock, lock_table
 from tournaments.models import Event, Round, Table
@@ -312,13 +314,15 @@ def _result_create(*, table: Table, number: int, kind, payload, res: dict, diges
 
 
 def result_confirm(*, result: GameResult, by, as_referee: bool = False,
-                   version: int | None = None) -> GameResult:
+                   version: int | None = None, reason: str = "") -> GameResult:
     """Confirm a submitted result (two-person rule): a referee, or a player of the table who
     did not submit it — of the other 联邦 when the submitter sat at the table.
 
     ``version`` is the version the confirmer saw: when given and the result has moved on (a
     correction came in between), nothing changes and 409 ``stale_version`` names the current
-    one. Without it the current version is confirmed (older clients)."""
+    one. Without it the current version is confirmed (older clients). A disputed result is
+    confirmed by a referee only, which settles its dispute (``reason``, optional, is kept
+    with the settlement)."""
     with transaction.atomic():
         lock_table(result.table_id)
         result = GameResult.objects.select_related("table__round__event").get(pk=result.pk)
@@ -329,25 +333,76 @@ def result_confirm(*, result: GameResult, by, as_referee: bool = False,
                 detail={"version": result.version})
         if result.status == GameResult.Status.CONFIRMED:
             return result
-        current = result.versions.get(version=result.version)
         if not as_referee:
-            seat = seat_of(by, result.table)
-            if seat is None:
-                raise Forbidden("not_at_table", _("only a referee or a player of this table "
-                                                  "may confirm its result"))
-            if current.submitted_by_id is not None and current.submitted_by_id == by.pk:
-                raise Forbidden("own_submission", _(
-                    "the other 联邦 or a referee confirms a result, not its submitter"))
-            submitter_seat = seat_of(current.submitted_by, result.table)
-            if submitter_seat is not None and submitter_seat.side == seat.side:
-                raise Forbidden("same_side", _(
-                    "a player of the other 联邦 or a referee must confirm this result"))
+            if result.status == GameResult.Status.DISPUTED:
+                raise Forbidden("disputed_referee_only", _(
+                    "this result is disputed; a referee settles it"))
+            _check_other_side(result, by, _(
+                "only a referee or a player of this table may confirm its result"))
         result.status = GameResult.Status.CONFIRMED
         result.confirmed_by = by
         result.confirmed_at = timezone.now()
         result.save(update_fields=["status", "confirmed_by", "confirmed_at", "updated_at"])
+        _dispute_settle(result=result, by=by, reason=reason,
+                        settlement=ResultDispute.Settlement.CONFIRMED)
         _standings_on_commit(result.table.round.event_id)
     return result
+
+
+def _check_other_side(result: GameResult, by, not_at_table: str) -> None:
+    """``by`` sits at the result's table, did not submit its current version and is not of
+    the submitter's 联邦 (when the submitter sat at the table): the two-person rule of
+    confirming and disputing."""
+    current = result.versions.get(version=result.version)
+    seat = seat_of(by, result.table)
+    if seat is None:
+        raise Forbidden("not_at_table", not_at_table)
+    if current.submitted_by_id is not None and current.submitted_by_id == by.pk:
+        raise Forbidden("own_submission", _(
+            "the other 联邦 or a referee confirms or disputes a result, not its submitter"))
+    submitter_seat = seat_of(current.submitted_by, result.table)
+    if submitter_seat is not None and submitter_seat.side == seat.side:
+        raise Forbidden("same_side", _(
+            "a player of the other 联邦 or a referee must confirm or dispute this result"))
+
+
+def result_dispute(*, result: GameResult, by, reason: str) -> GameResult:
+    """Dispute (异议) a submitted result, with the reason: a player of the table who did not
+    submit it — of the other 联邦 when the submitter sat at the table. The result becomes
+    ``disputed``: it counts for nothing until a referee settles it by confirming it
+    (:func:`result_confirm`) or correcting it (:func:`result_correct`). The same dispute sent
+    again by its player is answered with the result as it is; a result already confirmed or
+    disputed otherwise is refused (409 ``not_submitted``)."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise ServiceError("reason_required", _("a dispute needs a reason"))
+    with transaction.atomic():
+        lock_table(result.table_id)
+        result = GameResult.objects.select_related("table__round__event").get(pk=result.pk)
+        if result.status == GameResult.Status.DISPUTED:
+            open_one = result.disputes.filter(settled_at__isnull=True).first()
+            if open_one is not None and open_one.raised_by_id == getattr(by, "pk", None) \
+                    and open_one.reason == reason:
+                return result  # the same dispute sent again
+        if result.status != GameResult.Status.SUBMITTED:
+            raise Conflict("not_submitted", _(
+                "only a result awaiting confirmation can be disputed; this one is %(status)s")
+                % {"status": result.get_status_display()}, detail={"status": result.status})
+        _check_other_side(result, by, _(
+            "only a player of this table may dispute its result"))
+        ResultDispute.objects.create(result=result, version=result.version, reason=reason,
+                                     raised_by=by)
+        result.status = GameResult.Status.DISPUTED
+        result.save(update_fields=["status", "updated_at"])
+    return result
+
+
+def _dispute_settle(*, result: GameResult, by, reason: str, settlement: str) -> None:
+    """Close the result's open dispute, if any, as settled by a referee ``by`` (under the
+    table's lock), at the result's current version."""
+    result.disputes.filter(settled_at__isnull=True).update(
+        settlement=settlement, settled_by=by, settled_at=timezone.now(),
+        settlement_reason=(reason or "").strip(), settled_version=result.version)
 
 
 def results_confirm(*, results, by, as_referee: bool = True) -> int:
@@ -365,7 +420,8 @@ def result_correct(*, result: GameResult, reason: str, sheet=None, record=None, 
     """Correct a result, keeping every earlier version with who, when and why.
 
     A referee's (or organizer's) correction applies at once and stands confirmed; it closes an
-    open proposal as superseded. A player's correction of a result still awaiting confirmation
+    open proposal as superseded and settles an open dispute. A disputed result is corrected by
+    a referee only. A player's correction of a result still awaiting confirmation
     adds a version that the other side confirms. A player's correction of a *confirmed* result
     changes nothing yet: it is stored as a :class:`ResultProposal` (``result.proposal``), for
     the other 联邦 or a referee to accept (:func:`result_proposal_accept`) — the result stays
@@ -394,6 +450,9 @@ def result_correct(*, result: GameResult, reason: str, sheet=None, record=None, 
         result = GameResult.objects.get(pk=result.pk)
         kind, payload, res = _checked_against_stored_previous(
             (kind, payload, res), event=event, table=table, number=result.number, record=record)
+        if not as_referee and result.status == GameResult.Status.DISPUTED:
+            raise Forbidden("disputed_referee_only", _(
+                "this result is disputed; a referee settles it"))
         if not as_referee and result.status == GameResult.Status.CONFIRMED:
             result.proposal = _proposal_create(result=result, kind=kind, res=res, digest=digest,
                                                sheet=sheet, record=record, by=by, reason=reason)
@@ -401,6 +460,8 @@ def result_correct(*, result: GameResult, reason: str, sheet=None, record=None, 
         _version_add(result=result, kind=kind, payload=payload, res=res, by=by, reason=reason,
                      digest=digest, confirmed_by=by if as_referee else None)
         if as_referee:
+            _dispute_settle(result=result, by=by, reason=reason,
+                            settlement=ResultDispute.Settlement.CORRECTED)
             result.proposals.filter(status=ResultProposal.Status.OPEN).update(
                 status=ResultProposal.Status.SUPERSEDED, decided_by=by,
                 decided_at=result.confirmed_at, decision_reason=reason)
