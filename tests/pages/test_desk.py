@@ -328,3 +328,42 @@ def test_the_desks_forms_need_the_csrf_token(event, table2, referee_user):
 def test_the_desk_speaks_chinese(referee_client, event):
     body = referee_client.get(desk_url(event), HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "裁判台" in body
+
+
+def _disputed(event, table, referee_user):
+    """Game 1 of ``table`` submitted by a player of 联邦 0 and disputed by one of 联邦 1."""
+    users = {}
+    for seat in Seat.objects.filter(table=table, seat__in=(0, 1)).select_related("player"):
+        users[seat.seat] = get_user_model().objects.create(username=f"seat-{seat.seat}")
+        seat.player.user = users[seat.seat]
+        seat.player.save()
+    result = game_services.result_submit(table=table, number=1, sheet=bot_sheet(event),
+                                         by=users[0])
+    return game_services.result_dispute(result=result, by=users[1], reason="3号位 was 二科")
+
+
+def test_a_dispute_shows_on_the_desk_and_is_settled_by_confirming(referee_client, event,
+                                                                 table2, referee_user):
+    result = _disputed(event, table2, referee_user)
+    rows = referee_client.get(desk_url(event, state="disputed")).context["rows"]
+    assert [r["table"].number for r in rows] == [2]
+    body = referee_client.get(table_url(table2)).content.decode()
+    assert "3号位 was 二科" in body
+
+    response = referee_client.post(table_url(table2), {
+        "action": "confirm", "game": 1, "version": result.version, "reason": "as written"})
+    assert response.status_code == 302
+    result.refresh_from_db()
+    assert result.status == GameResult.Status.CONFIRMED
+    dispute = result.disputes.get()
+    assert (dispute.settlement, dispute.settlement_reason) == ("confirmed", "as written")
+
+
+def test_a_dispute_is_settled_by_a_correction(referee_client, event, table2, referee_user):
+    result = _disputed(event, table2, referee_user)
+    response = referee_client.post(table_url(table2), sheet_post(
+        bot_sheet(event, seed=9), game=1, reason="the players agree on the new order"))
+    assert response.status_code == 302
+    result.refresh_from_db()
+    assert (result.status, result.version) == (GameResult.Status.CONFIRMED, 2)
+    assert result.disputes.get().settlement == "corrected"

@@ -24,13 +24,18 @@ from django.http import Http404, HttpResponse, HttpResponseNotModified
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.translation import gettext as _gettext
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods
 
 from games import services as game_services
 from games.models import GameResult, GameResultVersion, ResultProposal
-from games.selectors import result_history, result_open_proposal
+from games.selectors import (
+    RESULT_HISTORY_PREFETCH,
+    result_history,
+    result_open_dispute,
+    result_open_proposal,
+)
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Event, Penalty, Round, Seat, Table
@@ -86,7 +91,7 @@ def desk_view(view):
         if not is_referee(request.user, event):
             if not event.published:
                 raise Http404("no such event")
-            raise PermissionDenied(_gettext("Only the event's referees and organizers use "
+            raise PermissionDenied(gettext("Only the event's referees and organizers use "
                                             "its desk."))
         return view(request, event, *args, **kwargs)
 
@@ -192,14 +197,6 @@ def desk(request, event: Event):
 
 
 # ----------------------------------------------------------------------------- one table
-RESULT_PREFETCH = (
-    Prefetch("versions", GameResultVersion.objects.select_related("submitted_by")
-             .order_by("version")),
-    Prefetch("proposals", ResultProposal.objects.select_related("proposed_by", "decided_by")
-             .order_by("proposed_at", "pk")),
-)
-
-
 def _table(event: Event, table_id: int) -> Table:
     """The event's table with its seats and every result's versions and proposals (a query
     each)."""
@@ -207,14 +204,14 @@ def _table(event: Event, table_id: int) -> Table:
         Table.objects.select_related("round__event", "team_a", "team_b").prefetch_related(
             Prefetch("seats", Seat.objects.select_related("player").order_by("seat")),
             Prefetch("results", GameResult.objects.order_by("number")
-                     .prefetch_related(*RESULT_PREFETCH))),
+                     .prefetch_related(*RESULT_HISTORY_PREFETCH))),
         pk=table_id, round__event=event)
 
 
 def _side_names(table: Table) -> dict[int, str]:
     """What a sheet's 联邦 0/1 is called at this table: the teams' names in a team event."""
-    return {0: table.team_a.name if table.team_a_id else _gettext("联邦 %(s)s") % {"s": 0},
-            1: table.team_b.name if table.team_b_id else _gettext("联邦 %(s)s") % {"s": 1}}
+    return {0: table.team_a.name if table.team_a_id else gettext("联邦 %(s)s") % {"s": 0},
+            1: table.team_b.name if table.team_b_id else gettext("联邦 %(s)s") % {"s": 1}}
 
 
 def _game_views(table: Table, names: dict[int, str]) -> list[dict]:
@@ -237,6 +234,7 @@ def _game_views(table: Table, names: dict[int, str]) -> list[dict]:
             "order": [{"place": i + 1, "label": seat_label(s, names.get(s, ""))}
                       for i, s in enumerate(order)],
             "versions": list(r.versions.all()), "proposal": proposal,
+            "dispute": result_open_dispute(r),
             "history": result_history(r),
             "needs_confirmation": r.status != GameResult.Status.CONFIRMED,
         })
@@ -335,9 +333,9 @@ def _act(request, *, action: str, table: Table, games: list[dict], game: dict | 
             penalty_form.add_error("reason" if exc.code == "reason_required" else None,
                                    exc.message)
             return None
-        return _gettext("Penalty recorded for %(p)s.") % {"p": penalty_form.player}
+        return gettext("Penalty recorded for %(p)s.") % {"p": penalty_form.player}
     if game is None or game["result"] is None:
-        errors["form"] = _gettext("Pick a game that has a result.")
+        errors["form"] = gettext("Pick a game that has a result.")
         return None
     result = game["result"]
     reason = (request.POST.get("reason") or "").strip()[:2000]
@@ -345,26 +343,26 @@ def _act(request, *, action: str, table: Table, games: list[dict], game: dict | 
         if action == "confirm":
             version = request.POST.get("version", "")
             game_services.result_confirm(
-                result=result, by=user, as_referee=True,
+                result=result, by=user, as_referee=True, reason=reason,
                 version=int(version) if version.isdigit() else None)
-            return _gettext("Game %(n)s confirmed.") % {"n": result.number}
+            return gettext("Game %(n)s confirmed.") % {"n": result.number}
         if action in ("accept", "decline"):
             proposal = game["proposal"]
             if proposal is None or str(proposal.pk) != request.POST.get("proposal"):
-                errors[result.number] = _gettext("That proposed correction is no longer open.")
+                errors[result.number] = gettext("That proposed correction is no longer open.")
                 return None
             if action == "accept":
                 game_services.result_proposal_accept(proposal=proposal, by=user,
                                                      as_referee=True, reason=reason)
-                return _gettext("The correction of game %(n)s is accepted.") % {
+                return gettext("The correction of game %(n)s is accepted.") % {
                     "n": result.number}
             game_services.result_proposal_decline(proposal=proposal, by=user, as_referee=True,
                                                   reason=reason)
-            return _gettext("The correction of game %(n)s is declined.") % {"n": result.number}
+            return gettext("The correction of game %(n)s is declined.") % {"n": result.number}
     except ServiceError as exc:
         errors[result.number] = exc.message
         return None
-    errors["form"] = _gettext("Unknown action.")
+    errors["form"] = gettext("Unknown action.")
     return None
 
 
@@ -373,7 +371,7 @@ def _act_sheet(request, *, table: Table, game: dict | None, form: SheetForm,
     """Enter game N from a paper sheet (submitted, and confirmed at once when ``confirm`` is
     ticked) or, when it has a result, correct it with the reason given."""
     if game is None:
-        form.add_error(None, _gettext("Every game of this table has a result; pick one to "
+        form.add_error(None, gettext("Every game of this table has a result; pick one to "
                                       "correct."))
         return None
     reason = (request.POST.get("reason") or "").strip()[:2000]
@@ -386,15 +384,15 @@ def _act_sheet(request, *, table: Table, game: dict | None, form: SheetForm,
                                                  sheet=form.sheet(), by=user)
             if request.POST.get("confirm"):
                 game_services.result_confirm(result=result, by=user, as_referee=True)
-                return _gettext("Game %(n)s entered and confirmed.") % {"n": game["number"]}
-            return _gettext("Game %(n)s entered; it waits for confirmation.") % {
+                return gettext("Game %(n)s entered and confirmed.") % {"n": game["number"]}
+            return gettext("Game %(n)s entered; it waits for confirmation.") % {
                 "n": game["number"]}
         if not reason:
-            errors["reason"] = _gettext("A correction needs a reason.")
+            errors["reason"] = gettext("A correction needs a reason.")
             return None
         game_services.result_correct(result=game["result"], sheet=form.sheet(), by=user,
                                      reason=reason, as_referee=True)
-        return _gettext("Game %(n)s corrected.") % {"n": game["number"]}
+        return gettext("Game %(n)s corrected.") % {"n": game["number"]}
     except ServiceError as exc:
         form.add_error(None, exc.message)
         return None
