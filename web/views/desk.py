@@ -39,11 +39,15 @@ from games.selectors import (
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Event, Penalty, Round, Seat, Table
-from tournaments.selectors import is_referee, round_tables
+from tournaments.selectors import is_referee
 from web.forms.penalty import PenaltyForm
 from web.forms.sheet import SheetForm, seat_label
 
 DESK_PAGE = 100
+#: a round's draw record (every entry of a 10,000-player draw, as JSON): never read here, and
+#: decoding it once per table listed cost more than the rest of the desk together
+ROUND_BULK = ("draw_entries", "draw_input")
+_SEATS = Prefetch("seats", Seat.objects.select_related("player").order_by("seat"))
 POLL_SECONDS = 10
 
 #: a table's state on the desk, in the order the desk lists and counts them: what needs a
@@ -101,7 +105,7 @@ def desk_view(view):
 def _desk_rounds(event: Event) -> list[Round]:
     """The rounds that have tables (drawn, published or finished), in order."""
     return list(Round.objects.filter(event=event).exclude(status=Round.Status.COMMITTED)
-                .order_by("number"))
+                .defer(*ROUND_BULK).order_by("number"))
 
 
 # ----------------------------------------------------------------------------- the list
@@ -157,7 +161,8 @@ def _desk_context(request, event: Event) -> dict:
     if state:
         shown = [pk for pk in shown if by_table[pk] == state]
     page = Paginator(shown, DESK_PAGE).get_page(request.GET.get("page"))
-    loaded = {t.pk: t for t in round_tables(rnd).filter(pk__in=list(page.object_list))}
+    loaded = {t.pk: t for t in Table.objects.filter(pk__in=list(page.object_list))
+              .select_related("team_a", "team_b").prefetch_related(_SEATS)}
     rows = []
     for pk in page.object_list:
         t = loaded[pk]
@@ -201,8 +206,9 @@ def _table(event: Event, table_id: int) -> Table:
     """The event's table with its seats and every result's versions and proposals (a query
     each)."""
     return get_object_or_404(
-        Table.objects.select_related("round__event", "team_a", "team_b").prefetch_related(
-            Prefetch("seats", Seat.objects.select_related("player").order_by("seat")),
+        Table.objects.select_related("round__event", "team_a", "team_b")
+        .defer(*(f"round__{name}" for name in ROUND_BULK)).prefetch_related(
+            _SEATS,
             Prefetch("results", GameResult.objects.order_by("number")
                      .prefetch_related(*RESULT_HISTORY_PREFETCH))),
         pk=table_id, round__event=event)

@@ -8,6 +8,7 @@ import time
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
+from django.urls import reverse
 
 from engine.bots import play_match
 from engine.sheet import sheet_of
@@ -15,6 +16,10 @@ from games import services as game_services
 from games.models import GameResult
 from tournaments import services
 from tournaments.models import Round, Standing
+
+#: where ``make serve`` answers, and the demo referee's password (printed with the desk)
+DESK_BASE_URL = "http://127.0.0.1:8000"
+REFEREE_PASSWORD = "demo-referee"
 
 
 class Command(BaseCommand):
@@ -33,6 +38,8 @@ class Command(BaseCommand):
         t0 = time.perf_counter()
         User = get_user_model()
         referee, _ = User.objects.get_or_create(username="demo-referee")
+        referee.set_password(REFEREE_PASSWORD)  # a local demo database's referee only
+        referee.save(update_fields=["password"])
         slug = f"demo-{int(time.time())}-{rng.randrange(10**6)}"
         event = services.event_create(
             name="够级 demo cup", slug=slug, rules=rules, rounds_planned=rounds,
@@ -41,6 +48,8 @@ class Command(BaseCommand):
         w = self.stdout.write
         w(f"event {event.name} ({event.slug}): {players} players, {rounds} rounds, "
           f"{games} games per match, rules {rules}")
+        w(f"referee desk: {DESK_BASE_URL}{reverse('pages:desk', kwargs={'slug': slug})} "
+          f"(sign in as demo-referee / {REFEREE_PASSWORD})")
         people = [services.player_create(name=f"Player {i + 1:03d}", number=None)
                   for i in range(players)]
         late = people[-1] if players > 12 else None
