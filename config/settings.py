@@ -12,8 +12,8 @@
 - ``DB_POOL_MAX_SIZE`` (a psycopg pool per process), ``DB_CONNECT_TIMEOUT``, ``DB_CONN_MAX_AGE``.
 - ``LIVE_PUBSUB_URL``: Redis that wakes live-play waiters (default: the broker when Redis).
 - ``CELERY_VISIBILITY_TIMEOUT``: when Redis redelivers a task whose worker died.
-- ``THROTTLE_*``: request rates (anonymous, user, writes, results, engine, live, login): ``20``
-  (a minute) or ``20/min``, ``/s``, ``/hour``, ``/day``.
+- ``THROTTLE_*``: request rates (anonymous, user, writes, results, engine, live, login, links,
+  link_misses): ``20`` (a minute) or ``20/min``, ``/s``, ``/hour``, ``/day``.
 
 A value that cannot be read stops the process at start with a message naming the variable.
 """
@@ -280,6 +280,10 @@ REST_FRAMEWORK = {
         "results": _rate("THROTTLE_RESULTS", "600/min"),
         "engine": _rate("THROTTLE_ENGINE", "120/min"),
         "live": _rate("THROTTLE_LIVE", "1200/min"),
+        # the table-side pages (/p/<token>/, /me/) per player, and links that open nothing per
+        # client address (web/views/table.py)
+        "links": _rate("THROTTLE_LINKS", "120/min"),
+        "link_misses": _rate("THROTTLE_LINK_MISSES", "30/min"),
         # token logins, per client address and per username (api/auth_views.py)
         "login": _rate("THROTTLE_LOGIN", "20/min"),
     },

@@ -218,7 +218,7 @@ class EntryAdmin(ServiceAdmin):
     list_filter = ("event", "status", "late")
     search_fields = ("player__name", "=player__number", "team__name")
     raw_id_fields = ("player",)
-    actions = ["check_in", "withdraw"]
+    actions = ["check_in", "withdraw", "print_slips", "reissue_links", "revoke_links"]
 
     def get_fields(self, request, obj=None):
         return ("event", "player") if obj is None else (
@@ -241,6 +241,24 @@ class EntryAdmin(ServiceAdmin):
             return queryset.count()
         _run(self, request, go, lambda n: ngettext("%d entry withdrawn.",
                                                    "%d entries withdrawn.", n) % n)
+
+    @admin.action(description=_("Print result slips (private links)"))
+    def print_slips(self, request, queryset):
+        """The printable slips of the chosen entries (web/views/table.py: missing links are
+        issued, working ones kept)."""
+        ids = list(queryset.values_list("pk", flat=True))
+        return redirect(reverse("pages:entry-slips") + "?" + urlencode({"entry": ids}, True))
+
+    @admin.action(description=_("Re-issue private links (the old ones stop working)"))
+    def reissue_links(self, request, queryset):
+        _run(self, request, lambda: sum(len(services.entry_link_issue(entry=e, by=request.user))
+                                        for e in queryset),
+             lambda n: ngettext("%d private link issued.", "%d private links issued.", n) % n)
+
+    @admin.action(description=_("Revoke private links"))
+    def revoke_links(self, request, queryset):
+        _run(self, request, lambda: sum(services.entry_link_revoke(entry=e) for e in queryset),
+             lambda n: ngettext("%d private link revoked.", "%d private links revoked.", n) % n)
 
 
 class TableInline(admin.TabularInline):

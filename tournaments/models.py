@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import base64
+
 from django.conf import settings
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
+from django.utils.crypto import salted_hmac
 from django.utils.translation import gettext_lazy as _
 
 DEFAULT_TIE_BREAKS = ["points", "game_wins", "head_count", "opponents_points", "head_to_head",
@@ -442,3 +445,44 @@ class Standing(models.Model):
         ordering = ["event", "rank", "pk"]
         constraints = [models.UniqueConstraint(fields=["event", "entry"],
                                                name="standing_once_per_entry")]
+
+
+class PlayerLink(models.Model):
+    """A player's private link (私人链接) for an entry: ``/p/<token>/`` opens that player's
+    table in the event's current round — no password, as Tabbycat's private URLs.
+
+    The token is never stored: it is an HMAC of ``nonce`` under the site's SECRET_KEY
+    (:meth:`token`), so the slips can be printed again, while the database alone (a backup, a
+    leak) gives no working link. ``token_hash`` (its SHA-256) finds the link from a URL. A
+    re-issued link has a new nonce; a revoked one has ``revoked_at`` and opens nothing.
+    Individual entries have one player; a 联邦 team's entry has one link per member."""
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="links",
+                              verbose_name=_("entry"))
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="links",
+                               verbose_name=_("player"))
+    nonce = models.CharField(_("nonce"), max_length=64)
+    token_hash = models.CharField(_("token hash"), max_length=64, unique=True)
+    created_at = models.DateTimeField(_("issued"), auto_now_add=True)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
+                                   on_delete=models.SET_NULL, related_name="+",
+                                   verbose_name=_("issued by"))
+    revoked_at = models.DateTimeField(_("revoked"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("private link")
+        verbose_name_plural = _("private links")
+        ordering = ["entry", "player", "-created_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "player"],
+                                    condition=Q(revoked_at__isnull=True),
+                                    name="link_one_active_per_player"),
+        ]
+
+    def __str__(self):
+        return f"{self.player} · {self.entry.event}"
+
+    def token(self) -> str:
+        """The token of the link's URL (43 URL-safe characters, 256 bits)."""
+        digest = salted_hmac("tournaments.PlayerLink", self.nonce, algorithm="sha256").digest()
+        return base64.urlsafe_b64encode(digest).decode().rstrip("=")

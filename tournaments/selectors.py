@@ -7,9 +7,12 @@ SQL, as live play does)."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+
 from django.db.models import Prefetch, QuerySet
 
-from tournaments.models import Event, Round, Seat, Table
+from tournaments.models import Entry, Event, Player, PlayerLink, Round, Seat, Table, TeamMember
 
 #: round statuses whose seating everyone may see (the organizers published it)
 SEATING_PUBLIC = (Round.Status.PUBLISHED, Round.Status.FINISHED)
@@ -73,3 +76,39 @@ def round_tables(rnd: Round) -> QuerySet[Table]:
             .prefetch_related(Prefetch("seats", Seat.objects.select_related("player")
                                        .order_by("seat")))
             .order_by("number"))
+
+
+def link_resolve(token: str):
+    """The working private link (:class:`tournaments.models.PlayerLink`) of ``token``, with
+    its entry, event and player, or ``None``. Looked up by the token's SHA-256, then the token
+    compared in constant time with the one the link makes."""
+    if not isinstance(token, str) or not token.isascii() or not 20 <= len(token) <= 100:
+        return None
+    link = (PlayerLink.objects.filter(token_hash=hashlib.sha256(token.encode()).hexdigest(),
+                                      revoked_at__isnull=True)
+            .select_related("entry__event", "player__user").first())
+    if link is None or not hmac.compare_digest(link.token(), token):
+        return None
+    return link
+
+
+def current_seat(player, event: Event) -> tuple[Round | None, Seat | None]:
+    """The event's current round (the latest whose seating is public) and ``player``'s seat in
+    it (``None``: a bye, or not playing this round), with its table."""
+    if not event.published:
+        return None, None
+    rnd = Round.objects.filter(event=event, status__in=SEATING_PUBLIC).order_by("-number").first()
+    if rnd is None:
+        return None, None
+    seat = (Seat.objects.filter(round=rnd, player=player)
+            .select_related("table__round__event", "table__team_a", "table__team_b").first())
+    return rnd, seat
+
+
+def entry_link_players(entry: Entry) -> list[Player]:
+    """Who gets a private link of ``entry``: its player, or a 联邦 team's accepted members."""
+    if entry.player_id:
+        return [entry.player]
+    return list(Player.objects.filter(memberships__team_id=entry.team_id,
+                                      memberships__status=TeamMember.Status.ACCEPTED)
+                .order_by("memberships__position"))

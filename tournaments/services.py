@@ -6,8 +6,11 @@ commit. Refusals raise :class:`tournaments.errors.ServiceError` and change nothi
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 from collections.abc import Iterable
 
+from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Model
@@ -23,12 +26,14 @@ from tournaments.models import (
     Entry,
     Event,
     Player,
+    PlayerLink,
     Round,
     Seat,
     Table,
     Team,
     TeamMember,
 )
+from tournaments.selectors import entry_link_players
 
 ACTIVE_STATUSES = (Entry.Status.REGISTERED, Entry.Status.CHECKED_IN)
 
@@ -772,9 +777,12 @@ def number_claimed_by(*, player: Player | None, organizer=None) -> bool:
     (``Player.user``) other than ``organizer``'s. An import or an organizer's player never has
     one — a login is linked to a player only by its owner (``POST /players/me/``) or by a
     superuser in the admin — so a number held by a player with a login was chosen by whoever
-    holds that login, and may be someone else's number."""
+    holds that login, and may be someone else's number. A login without a usable password —
+    made for a private link (:func:`entry_link_issue`) — has never signed in, so it claimed
+    nothing."""
     return (player is not None and player.user_id is not None
-            and (organizer is None or player.user_id != organizer.pk))
+            and (organizer is None or player.user_id != organizer.pk)
+            and player.user.has_usable_password())
 
 
 def _import_row(i: int, row: dict) -> dict:
@@ -867,3 +875,64 @@ def entries_import(*, event: Event, rows: list[dict], organizer=None) -> dict:
                 entry_check_in(entry=entry)
                 checked_in += 1
     return {"players_created": created, "registered": registered, "checked_in": checked_in}
+
+
+# ----------------------------------------------------------------------------- private links
+def _player_login(player: Player):
+    """The player's login, made when they have none (a username of their id, no usable
+    password): results handed in through a private link are theirs, and the two-person rule
+    of confirming (``games.services``) knows their seat by it. An organizer may give it a
+    password later in the admin for signing in at ``/accounts/login/`` (from then on it counts
+    as the player's own login: :func:`number_claimed_by`)."""
+    if player.user_id is None:
+        User = get_user_model()
+        username = f"player-{player.pk}"
+        if User.objects.filter(username=username).exists():  # (an admin chose it meanwhile)
+            username = f"{username}-{secrets.token_hex(4)}"
+        user = User(username=username)
+        user.set_unusable_password()
+        user.save()
+        player.user = user
+        player.save(update_fields=["user"])
+    return player.user
+
+
+def entry_link_issue(*, entry: Entry, player: Player | None = None, by=None,
+                     keep: bool = False) -> list:
+    """Issue a private link (``/p/<token>/``) for each player of ``entry`` (or only
+    ``player``): a new token, and the previous link of that player stops working. With
+    ``keep`` a player's working link is kept (printing slips issues only the missing ones).
+    Returns the players' working links (:class:`tournaments.models.PlayerLink`)."""
+    players = entry_link_players(entry)
+    if player is not None:
+        if player.pk not in {p.pk for p in players}:
+            raise ServiceError("not_of_entry", _("%(player)s does not play for this entry") % {
+                "player": player})
+        players = [player]
+    links = []
+    with transaction.atomic():
+        for p in players:
+            active = PlayerLink.objects.select_for_update().filter(
+                entry=entry, player=p, revoked_at__isnull=True).first()
+            if active is not None and keep:
+                links.append(active)
+                continue
+            if active is not None:
+                active.revoked_at = timezone.now()
+                active.save(update_fields=["revoked_at"])
+            _player_login(p)
+            link = PlayerLink(entry=entry, player=p, nonce=secrets.token_urlsafe(32),
+                              created_by=by if getattr(by, "pk", None) else None)
+            link.token_hash = hashlib.sha256(link.token().encode()).hexdigest()
+            link.save()
+            links.append(link)
+    return links
+
+
+def entry_link_revoke(*, entry: Entry, player: Player | None = None) -> int:
+    """Revoke the working private links of ``entry`` (or of its ``player`` only): they open
+    nothing from now on. Returns how many were revoked."""
+    links = PlayerLink.objects.filter(entry=entry, revoked_at__isnull=True)
+    if player is not None:
+        links = links.filter(player=player)
+    return links.update(revoked_at=timezone.now())

@@ -1,8 +1,9 @@
 """The pages, at the site root (``config/urls.py`` includes them); their namespace is ``pages``."""
 
-from django.urls import path
+from django.contrib.auth import views as auth_views
+from django.urls import include, path
 
-from web.views import desk, public
+from web.views import desk, public, table
 
 app_name = "pages"
 
@@ -18,6 +19,14 @@ urlpatterns = [
     path("e/<slug:slug>/projector/", public.projector, name="projector"),
     path("e/<slug:slug>/qr/", public.qr_codes, name="qr"),
     path("qr/", public.qr_codes, name="qr-many"),
+    # a seated player's table (issue 16): by private link, or signed in
+    path("p/<str:token>/", include(table.player_urls("link"))),
+    path("me/", include(table.player_urls("me"))),
+    path("accounts/login/", table.LoginView.as_view(), name="login"),
+    path("accounts/logout/", auth_views.LogoutView.as_view(next_page="pages:login"),
+         name="logout"),
+    path("e/<slug:slug>/rounds/<int:number>/slips/", table.round_slips, name="round-slips"),
+    path("slips/", table.entry_slips, name="entry-slips"),
     path("e/<slug:slug>/desk/", desk.desk, name="desk"),
     path("e/<slug:slug>/desk/tables/<int:table_id>/", desk.desk_table, name="desk-table"),
 ]

@@ -15,7 +15,7 @@ from engine.sheet import sheet_of
 from games import services as game_services
 from games.models import GameResult
 from tournaments import services
-from tournaments.models import Round, Standing
+from tournaments.models import Round, Seat, Standing
 
 #: where ``make serve`` answers, and the demo referee's password (printed with the desk)
 DESK_BASE_URL = "http://127.0.0.1:8000"
@@ -98,3 +98,17 @@ class Command(BaseCommand):
               f"{s.head_count:>4} {s.opponents_points:>5} {move:>3}")
         w(f"\ndone in {time.perf_counter() - t0:.1f} s; verify the draws with: "
           f"python manage.py verify_draw {event.slug}")
+        self._private_link(event)
+
+    def _private_link(self, event):
+        """Publish the event and print one player's private link (issue 16): their table in
+        the last round, its games and their history."""
+        services.event_publish(event=event)
+        seat = (Seat.objects.filter(round__event=event).select_related("entry", "player")
+                .order_by("-round__number", "table__number", "seat").first())
+        if seat is None:
+            return
+        (link,) = services.entry_link_issue(entry=seat.entry, player=seat.player)
+        self.stdout.write(f"{seat.player.name}'s private link (their table and results): "
+                          f"http://127.0.0.1:8000"
+                          f"{reverse('pages:link', kwargs={'token': link.token()})}")

@@ -1,0 +1,635 @@
+"""Table-side pages of a seated player (issue 16): their table in the event's current round,
+each game's status and history, a result form made for a phone, confirmation or dispute by the
+other 联邦, and open proposed corrections.
+
+A player reaches them through their private link ``/p/<token>/`` (no password; see
+:class:`tournaments.models.PlayerLink`) or signed in at ``/me/``. Everything here is limited to
+that player's own table in that event: a result or proposal of another table is a 404, as is
+a revoked or unknown link. Every request is counted per client address
+(:class:`LinkThrottle`, the API's atomic windows). Writes go through ``games.services`` as the
+player's login (made when a link is issued), so the two-person rule is the services' own.
+
+Organizers and referees print a slip per player of a round (:func:`round_slips`): name,
+number, table, seat, the link and its QR code. Printing issues the missing links and keeps the
+working ones (re-issuing is an admin action), so a reprint hands out the same links.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from django import forms
+from django.contrib.auth import views as auth_views
+from django.contrib.auth.decorators import login_required
+from django.db.models import prefetch_related_objects
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import path, reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
+from django.views.decorators.http import require_POST
+from rest_framework.throttling import SimpleRateThrottle
+
+import engine
+from api.throttling import AtomicWindowMixin, client_address
+from games import services as game_services
+from games.models import GameResult, ResultProposal
+from games.selectors import (
+    RESULT_HISTORY_PREFETCH,
+    result_history,
+    result_open_dispute,
+    result_open_proposal,
+)
+from tournaments import services
+from tournaments.errors import ServiceError
+from tournaments.models import Entry, Event, Player, PlayerLink, Round, Seat
+from tournaments.selectors import (
+    SEATING_PUBLIC,
+    current_seat,
+    entry_link_players,
+    is_referee,
+    link_resolve,
+)
+from web.views.public import qr_svg
+
+#: a record file from the terminal client or another program: at most this many bytes
+RECORD_MAX_BYTES = 512 * 1024
+
+
+class LinkThrottle(AtomicWindowMixin, SimpleRateThrottle):
+    """The API's atomic windows (api/throttling.py) for the table-side pages: rate ``links``
+    per player (their link or their login: many players share a venue's one address), and
+    ``link_misses`` per client address for links that open nothing (a guesser meets it)."""
+
+    def __init__(self, scope: str, ident: str):
+        self.scope, self.ident = scope, ident
+        super().__init__()
+
+    def get_cache_key(self, request, view):
+        return self.cache_format % {"scope": self.scope, "ident": self.ident}
+
+
+def _throttled(request, scope: str, ident: str) -> HttpResponse | None:
+    """A 429 page when ``ident`` is past its rate of ``scope``; ``None`` otherwise."""
+    throttle = LinkThrottle(scope, ident)
+    if throttle.allow_request(request, None):
+        return None
+    response = render(request, "web/table/throttled.html", status=429)
+    response["Retry-After"] = str(max(1, int(throttle.wait())))
+    return response
+
+
+# ----------------------------------------------------------------------------- who is asking
+@dataclass
+class Holder:
+    """The player a page is for, and how they came: their link, or signed in."""
+
+    player: Player
+    event: Event | None
+    link: PlayerLink | None
+    base: str  # the pages' address: /p/<token>/ or /me/
+
+    @property
+    def user(self):
+        return self.player.user
+
+    def url(self, rest: str = "") -> str:
+        return self.base + rest
+
+
+def _signed_in_holder(request) -> Holder:
+    """The signed-in player, in the latest event whose published seating seats them."""
+    player = Player.objects.select_related("user").filter(user=request.user).first()
+    if player is None:
+        raise Http404("no player profile")
+    seat = (Seat.objects.filter(player=player, round__status__in=SEATING_PUBLIC,
+                                round__event__published=True)
+            .select_related("round__event").order_by("-round__event__created_at",
+                                                     "-round__number").first())
+    return Holder(player=player, event=seat.round.event if seat else None, link=None,
+                  base=reverse("pages:me"))
+
+
+def _guarded(view):
+    """The view by private link and signed in: rate-limited, with its holder resolved (a
+    wrong or revoked link is a 404)."""
+
+    def by_link(request, token, **kwargs):
+        link = link_resolve(token)
+        if link is None:
+            refused = _throttled(request, "link_misses", client_address(request))
+            if refused:
+                return refused
+            raise Http404("no such link")
+        holder = Holder(player=link.player, event=link.entry.event, link=link,
+                        base=reverse("pages:link", kwargs={"token": token}))
+        return _throttled(request, "links", f"player-{link.player_id}") or view(
+            request, holder, **kwargs)
+
+    @login_required
+    def signed_in(request, **kwargs):
+        holder = _signed_in_holder(request)
+        return _throttled(request, "links", f"player-{holder.player.pk}") or view(
+            request, holder, **kwargs)
+
+    by_link.__name__ = signed_in.__name__ = view.__name__
+    return by_link, signed_in
+
+
+# ----------------------------------------------------------------------------- seats and texts
+def seat_label(seat: int) -> str:
+    """A seat as people say it: 1–6号位 (the engine's 0–5 inside)."""
+    return pgettext("seat position", "seat %(n)s") % {"n": seat + 1}
+
+
+def _side_names(table) -> dict[int, str]:
+    """联邦 0 and 1 as shown: the team names in team events."""
+    if table.team_a_id:
+        return {0: table.team_a.name, 1: table.team_b.name}
+    return {0: _("联邦 %(s)s") % {"s": 0}, 1: _("联邦 %(s)s") % {"s": 1}}
+
+
+def _seat_rows(table, me: Seat) -> list[dict]:
+    sides = _side_names(table)
+    return [{"seat": s.seat, "label": seat_label(s.seat), "name": s.player.name,
+             "number": s.player.number, "side": s.side, "side_name": sides[s.side],
+             "opposite": seat_label((s.seat + 3) % 6), "me": s.pk == me.pk}
+            for s in table.seats.all()]
+
+
+# ----------------------------------------------------------------------------- the result form
+ELIMINATION = {"smothered": pgettext_lazy("elimination", "闷 (smothered)"),
+               "failed_burn": pgettext_lazy("elimination", "诈烧 (failed burn)")}
+DECLARATION = {"mingdian": gettext_lazy("明点"), "yudian": gettext_lazy("预点")}
+PLACE_NAMES = ["头科", "二科", "三科", "四科", "二落", "大落"]
+BURN_ROWS = SMOTHER_ROWS = 2
+
+
+class SheetForm(forms.Form):
+    """A result sheet (gouji-sheet/1) as a phone fills it in: the six places from 头科 to
+    大落, then only what the event's rules use — revolutions (革命) and a void game, 开点 and
+    declarations (打点), eliminations (闷 when the rules eliminate smothered seats; 诈烧),
+    burns, smothers (憋3)."""
+
+    def __init__(self, *args, rules: engine.Rules, seats: list[dict], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.rules = rules
+        seat_choices = [("", "—")] + [(str(s["seat"]), f"{s['label']} · {s['name']}")
+                                      for s in seats]
+        self.seats = seats
+        for i, word in enumerate(PLACE_NAMES):
+            self.fields[f"place_{i}"] = forms.TypedChoiceField(
+                label=word, choices=seat_choices, coerce=int, required=True)
+        eliminations = [("", "—")]
+        if rules["bie3"] and rules["men"] == "last_place":
+            eliminations.append(("smothered", ELIMINATION["smothered"]))
+        eliminations.append(("failed_burn", ELIMINATION["failed_burn"]))
+        for s in seats:
+            n = s["seat"]
+            if rules["revolution"]:
+                self.fields[f"revolution_{n}"] = forms.BooleanField(required=False,
+                                                                    label=_("革命"))
+            self.fields[f"out_{n}"] = forms.ChoiceField(required=False, choices=eliminations,
+                                                        label=_("eliminated"))
+            if rules["dadian"]:
+                self.fields[f"kaidian_{n}"] = forms.BooleanField(required=False,
+                                                                 label=_("开点"))
+                self.fields[f"declared_{n}"] = forms.ChoiceField(
+                    required=False, label=_("declared"),
+                    choices=[("", "—"), *DECLARATION.items()])
+        if rules["revolution"]:
+            self.fields["void"] = forms.BooleanField(required=False, label=_("void (流局)"))
+            self.fields["leader"] = forms.TypedChoiceField(
+                label=_("led the first trick"), choices=seat_choices[1:], coerce=int,
+                initial="0")
+        for k in range(BURN_ROWS):
+            self.fields[f"burn_{k}_burner"] = forms.TypedChoiceField(
+                required=False, choices=seat_choices, coerce=int, empty_value=None,
+                label=_("burner"))
+            self.fields[f"burn_{k}_burned"] = forms.TypedChoiceField(
+                required=False, choices=seat_choices, coerce=int, empty_value=None,
+                label=_("burned"))
+            self.fields[f"burn_{k}_counter"] = forms.BooleanField(required=False,
+                                                                  label=_("counter-burn"))
+        if rules["bie3"]:
+            for k in range(SMOTHER_ROWS):
+                self.fields[f"smother_{k}_seat"] = forms.TypedChoiceField(
+                    required=False, choices=seat_choices, coerce=int, empty_value=None,
+                    label=_("smothered seat"))
+                self.fields[f"smother_{k}_by"] = forms.TypedChoiceField(
+                    required=False, choices=seat_choices, coerce=int, empty_value=None,
+                    label=_("by"))
+
+    # the template lays these out: one row per seat, one per burn or smother
+    def seat_rows(self):
+        names = ("revolution", "out", "kaidian", "declared")
+        return [{**s, "fields": [self[f"{name}_{s['seat']}"] for name in names
+                                 if f"{name}_{s['seat']}" in self.fields]}
+                for s in self.seats]
+
+    def place_fields(self):
+        return [self[f"place_{i}"] for i in range(6)]
+
+    def burn_rows(self):
+        return [[self[f"burn_{k}_{p}"] for p in ("burner", "burned", "counter")]
+                for k in range(BURN_ROWS)]
+
+    def smother_rows(self):
+        return [[self[f"smother_{k}_{p}"] for p in ("seat", "by")]
+                for k in range(SMOTHER_ROWS) if f"smother_{k}_seat" in self.fields]
+
+    def clean(self):
+        data = super().clean()
+        order = [data.get(f"place_{i}") for i in range(6)]
+        if None not in order and len(set(order)) != 6:
+            self.add_error("place_0", _("tap each of the six seats once, from 头科 to 大落"))
+        return data
+
+    def sheet(self) -> dict:
+        """The sheet the cleaned form says (``is_valid()`` first)."""
+        d = self.cleaned_data
+        seats = range(6)
+        sheet = {"order": [d[f"place_{i}"] for i in range(6)],
+                 "eliminated": [{"seat": s, "reason": d[f"out_{s}"]} for s in seats
+                                if d.get(f"out_{s}")]}
+        if self.rules["revolution"]:
+            sheet["revolutions"] = [s for s in seats if d.get(f"revolution_{s}")]
+            sheet["void"] = bool(d.get("void"))
+            sheet["leader"] = d["leader"]
+        if self.rules["dadian"]:
+            sheet["kaidian"] = [bool(d.get(f"kaidian_{s}")) for s in seats]
+            declared = [d.get(f"declared_{s}") or None for s in seats]
+            if any(declared):
+                sheet["declared"] = declared
+        burns = [{"burner": d[f"burn_{k}_burner"], "burned": d[f"burn_{k}_burned"],
+                  "counter": bool(d[f"burn_{k}_counter"])} for k in range(BURN_ROWS)
+                 if d.get(f"burn_{k}_burner") is not None
+                 and d.get(f"burn_{k}_burned") is not None]
+        if burns:
+            sheet["burns"] = burns
+        smothers = [{"seat": d[f"smother_{k}_seat"], "by": d[f"smother_{k}_by"]}
+                    for k in range(SMOTHER_ROWS)
+                    if d.get(f"smother_{k}_seat") is not None
+                    and d.get(f"smother_{k}_by") is not None]
+        if smothers:
+            sheet["smothers"] = smothers
+        return sheet
+
+
+#: the engine's refusals of a sheet (English, with engine seats 0–5), as (pattern, the form's
+#: field, a message in the player's language with 1–6号位); unknown ones are shown as they are
+REFUSALS = [
+    (r"two or more revolutions void the game", lambda m: "void",
+     lambda m: _("two or more revolutions void the game (流局): tick “void”")),
+    (r"a game is void \(流局\) only after two or more revolutions", lambda m: "void",
+     lambda m: _("a game is void (流局) only after two or more revolutions")),
+    (r"seat (\d) revolted and cannot have led", lambda m: "leader",
+     lambda m: _("%(seat)s revolted, so it cannot have led") % {"seat": seat_label(int(m[1]))}),
+    (r"seat (\d) cannot be eliminated as smothered", lambda m: f"out_{m[1]}",
+     lambda m: _("these rules do not eliminate a smothered seat (闷)")),
+    (r"seat (\d) cannot be eliminated here", lambda m: f"out_{m[1]}",
+     lambda m: _("a seat that revolted cannot also be eliminated")),
+    (r"seat (\d) revolted, so it is placed (\S+), not", lambda m: "place_0",
+     lambda m: _("%(seat)s revolted, so it is placed %(place)s") % {
+         "seat": seat_label(int(m[1])), "place": m[2]}),
+    (r"seat (\d) was eliminated, so it is placed (\S+), not", lambda m: "place_0",
+     lambda m: _("%(seat)s was eliminated, so it is placed %(place)s (eliminated seats take "
+                 "the last places)") % {"seat": seat_label(int(m[1])), "place": m[2]}),
+    (r"the order does not match", lambda m: "place_0",
+     lambda m: _("the order does not match the places the rules give")),
+    (r"seat (\d) revolted and is 不开点", lambda m: f"kaidian_{m[1]}",
+     lambda m: _("%(seat)s revolted and is 不开点") % {"seat": seat_label(int(m[1]))}),
+    (r"seat (\d) is the 对头 of seat (\d), which revolted", lambda m: f"kaidian_{m[1]}",
+     lambda m: _("%(seat)s is the 对头 of %(rebel)s, which revolted: it 开点s") % {
+         "seat": seat_label(int(m[1])), "rebel": seat_label(int(m[2]))}),
+    (r"seat (\d) cannot burn seat (\d)", lambda m: "burn_0_burner",
+     lambda m: _("a seat cannot burn itself or its 对头")),
+]
+
+
+def refusal(exc: ServiceError) -> tuple[str, str]:
+    """The form's field a refusal is about and its message in the player's language."""
+    message = exc.detail.get("message", "") if exc.detail.get("where") == "sheet" else ""
+    for pattern, field, text in REFUSALS:
+        m = re.search(pattern, message)
+        if m:
+            return field(m), text(m)
+    if message:
+        return "__all__", _("the engine refused the result: %(message)s") % {
+            "message": message}
+    return "__all__", str(exc.message)
+
+
+# ----------------------------------------------------------------------------- the table page
+def _my_table(holder: Holder):
+    """The holder's round and seat in the event's current round (seat ``None``: not seated)."""
+    if holder.event is None:
+        return None, None
+    return current_seat(holder.player, holder.event)
+
+
+def _result_of_my_table(holder: Holder, pk: int) -> GameResult:
+    _, seat = _my_table(holder)
+    if seat is None:
+        raise Http404("not seated")
+    return get_object_or_404(GameResult.objects.select_related("table__round__event"), pk=pk,
+                             table_id=seat.table_id)
+
+
+def _next_game(event: Event, results: list[GameResult]) -> int | None:
+    done = {r.number for r in results}
+    return next((n for n in range(1, event.games_per_match + 1) if n not in done), None)
+
+
+#: a result's history steps (games.selectors.result_history) as shown
+STEPS = {
+    "submitted": gettext_lazy("submitted"),
+    "recorded": gettext_lazy("recorded by the server (live game)"),
+    "corrected": gettext_lazy("corrected"),
+    "proposed": gettext_lazy("correction proposed"),
+    "accepted": gettext_lazy("correction accepted"),
+    "declined": gettext_lazy("correction declined"),
+    "withdrawn": gettext_lazy("correction withdrawn"),
+    "superseded": gettext_lazy("correction closed by a referee's correction"),
+    "disputed": gettext_lazy("disputed"),
+    "settled": gettext_lazy("dispute settled by a referee"),
+}
+
+
+def _order_view(engine_result: dict, seats: list[dict]) -> list[dict]:
+    """The places of a result, 头科 to 大落, with each seat's label and name."""
+    return [{"place": PLACE_NAMES[i], "label": seats[s]["label"], "name": seats[s]["name"]}
+            for i, s in enumerate(engine_result.get("order") or []) if i < 6]
+
+
+def _game_views(results, seat: Seat, names: dict, seats: list[dict]) -> list[dict]:
+    """Each result with its status for this player: what they may do, its versions and
+    history (who by name at this table, else the username)."""
+    sides = {s.player.user_id: s.side for s in seat.table.seats.all() if s.player.user_id}
+    me = seat.player.user_id
+
+    def who(username_or_user):
+        return names.get(username_or_user, username_or_user) if username_or_user else _(
+            "the server")
+
+    out = []
+    for r in results:
+        current = next((v for v in r.versions.all() if v.version == r.version), None)
+        submitter = current.submitted_by_id if current else None
+        other_side = submitter != me and sides.get(submitter) != seat.side
+        proposal = result_open_proposal(r)
+        dispute = result_open_dispute(r)
+        out.append({
+            "result": r, "current": current, "order": _order_view(r.engine_result, seats),
+            "can_confirm": r.status == GameResult.Status.SUBMITTED and other_side,
+            "waiting_other": r.status == GameResult.Status.SUBMITTED and not other_side,
+            "dispute": dispute,
+            "proposal": proposal,
+            "proposal_order": _order_view(proposal.engine_result, seats) if proposal else [],
+            "proposal_by": who(getattr(proposal and proposal.proposed_by, "username", None)),
+            "dispute_by": who(getattr(dispute and dispute.raised_by, "username", None)),
+            "can_decide": proposal is not None and proposal.proposed_by_id != me and sides.get(
+                proposal.proposed_by_id) != seat.side,
+            "can_withdraw": proposal is not None and proposal.proposed_by_id == me,
+            "versions": [{"v": v, "by": who(getattr(v.submitted_by, "username", None))}
+                         for v in r.versions.all()],
+            "history": [{**h, "by": who(h["by"]), "label": STEPS.get(h["step"], h["step"])}
+                        for h in result_history(r)],
+        })
+    return out
+
+
+def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
+          action_error=None, status=200):
+    rnd, seat = _my_table(holder)
+    ctx = {"holder": holder, "event": holder.event, "round": rnd, "seat": seat,
+           "section": "me", "action_error": action_error}
+    if seat is None:
+        return render(request, "web/table/table.html", ctx, status=status)
+    table = seat.table
+    prefetch_related_objects([table], "seats__player", "results")
+    results = sorted(table.results.all(), key=lambda r: r.number)
+    prefetch_related_objects(results, *RESULT_HISTORY_PREFETCH)
+    names = {s.player.user.username: s.player.name for s in table.seats.all()
+             if s.player.user_id}
+    seats = _seat_rows(table, seat)
+    rules = engine.Rules.from_spec(holder.event.rules)
+    number = _next_game(holder.event, results)
+    if number is not None and form is None:
+        form = SheetForm(rules=rules, seats=seats)
+    ctx.update({
+        "table": table, "seats": seats, "sides": _side_names(table), "me": seats[seat.seat],
+        "games": _game_views(results, seat, names, seats), "next_number": number, "form": form,
+        "points": points, "upload_error": upload_error, "rules": rules,
+        "link_url": request.build_absolute_uri(holder.url()) if holder.link else None,
+        "score_url": holder.url("score/"),
+        "js_text": {"points": _("%(a)s %(pa)s · %(b)s %(pb)s"),
+                    "tap_next": _("Tap the seat placed %(place)s"),
+                    "all_placed": _("All six placed."),
+                    "places": PLACE_NAMES, "sides": _side_names(table)},
+    })
+    return render(request, "web/table/table.html", ctx, status=status)
+
+
+def home(request, holder: Holder):
+    return _page(request, holder)
+
+
+def _score(holder: Holder, data, number: int):
+    """(form, sheet or None, points or None): the form bound to ``data`` and, when it is
+    complete, the engine's team points — its refusals on the form's fields."""
+    rnd, seat = _my_table(holder)
+    rules = engine.Rules.from_spec(holder.event.rules)
+    form = SheetForm(data, rules=rules, seats=_seat_rows(seat.table, seat))
+    if not form.is_valid():
+        return form, None, None
+    sheet = form.sheet()
+    try:
+        _kind, _payload, res = game_services.result_validate(
+            event=holder.event, table=seat.table, number=number, sheet=sheet)
+    except ServiceError as exc:
+        field, message = refusal(exc)
+        form.add_error(None if field == "__all__" else field, message)
+        return form, None, None
+    return form, sheet, res["team_points"]
+
+
+def _game_number(request) -> int:
+    try:
+        return int(request.POST.get("number", ""))
+    except ValueError:
+        raise Http404("no game number") from None
+
+
+@require_POST
+def score(request, holder: Holder):
+    """The form scored by the engine as it is filled in: ``{"ok", "points", "errors"}``, the
+    errors by field in the player's language."""
+    _, seat = _my_table(holder)
+    if seat is None:
+        raise Http404("not seated")
+    form, sheet, points = _score(holder, request.POST, _game_number(request))
+    if sheet is None:
+        return JsonResponse({"ok": False, "errors": {
+            k: [str(m) for m in v] for k, v in form.errors.items()}})
+    return JsonResponse({"ok": True, "points": points})
+
+
+@require_POST
+def submit(request, holder: Holder):
+    """Hand in a game's result: the sheet of the form (``preview``: score it and show the
+    points first), or an uploaded record file. Refusals come back on the page."""
+    _, seat = _my_table(holder)
+    if seat is None:
+        raise Http404("not seated")
+    number = _game_number(request)
+    upload = request.FILES.get("record")
+    if upload is not None:
+        record, error = _read_record(upload)
+        if error is None:
+            try:
+                game_services.result_submit(table=seat.table, number=number, record=record,
+                                            by=holder.user)
+                return redirect(holder.url())
+            except ServiceError as exc:
+                error = refusal(exc)[1]
+        return _page(request, holder, upload_error=error, status=400)
+    form, sheet, points = _score(holder, request.POST, number)
+    if sheet is None or "preview" in request.POST:
+        return _page(request, holder, form=form, points=points,
+                     status=200 if sheet is not None else 400)
+    try:
+        game_services.result_submit(table=seat.table, number=number, sheet=sheet,
+                                    by=holder.user)
+    except ServiceError as exc:
+        form.add_error(None, refusal(exc)[1])
+        return _page(request, holder, form=form, status=400)
+    return redirect(holder.url())
+
+
+def _read_record(upload) -> tuple[dict | None, str | None]:
+    if upload.size > RECORD_MAX_BYTES:
+        return None, _("the file is larger than %(n)s KB") % {"n": RECORD_MAX_BYTES // 1024}
+    try:
+        record = json.loads(upload.read().decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None, _("the file is not a JSON game record")
+    if not isinstance(record, dict):
+        return None, _("the file is not a JSON game record")
+    return record, None
+
+
+def _acted(request, holder: Holder, action) -> HttpResponse:
+    """Run a service ``action``: success goes back to the page; a refusal is shown on it, with
+    the service's status (403, 409…)."""
+    try:
+        action()
+    except ServiceError as exc:
+        return _page(request, holder, action_error=exc.message, status=exc.status)
+    return redirect(holder.url())
+
+
+@require_POST
+def confirm(request, holder: Holder, pk: int):
+    result = _result_of_my_table(holder, pk)
+    version = request.POST.get("version", "")
+    return _acted(request, holder, lambda: game_services.result_confirm(
+        result=result, by=holder.user,
+        version=int(version) if version.isdigit() else None))
+
+
+@require_POST
+def dispute(request, holder: Holder, pk: int):
+    result = _result_of_my_table(holder, pk)
+    return _acted(request, holder, lambda: game_services.result_dispute(
+        result=result, by=holder.user, reason=request.POST.get("reason", "")[:2000]))
+
+
+PROPOSAL_ACTIONS = {"accept": game_services.result_proposal_accept,
+                    "decline": game_services.result_proposal_decline,
+                    "withdraw": game_services.result_proposal_withdraw}
+
+
+@require_POST
+def proposal(request, holder: Holder, pk: int, proposal: int, action: str):
+    result = _result_of_my_table(holder, pk)
+    found = get_object_or_404(ResultProposal, pk=proposal, result=result)
+    if action not in PROPOSAL_ACTIONS:
+        raise Http404("no such action")
+    return _acted(request, holder, lambda: PROPOSAL_ACTIONS[action](
+        proposal=found, by=holder.user, reason=request.POST.get("reason", "")[:2000]))
+
+
+def player_urls(how: str) -> list:
+    """The table-side URLs under ``/p/<token>/`` (``how="link"``) or ``/me/`` (``"me"``),
+    named ``pages:<how>``, ``pages:<how>-score``…"""
+    def route(view):
+        by_link, signed_in = _guarded(view)
+        return by_link if how == "link" else signed_in
+
+    return [
+        path("", route(home), name=how),
+        path("score/", route(score), name=f"{how}-score"),
+        path("submit/", route(submit), name=f"{how}-submit"),
+        path("results/<int:pk>/confirm/", route(confirm), name=f"{how}-confirm"),
+        path("results/<int:pk>/dispute/", route(dispute), name=f"{how}-dispute"),
+        path("results/<int:pk>/proposals/<int:proposal>/<str:action>/", route(proposal),
+             name=f"{how}-proposal"),
+    ]
+
+
+# ----------------------------------------------------------------------------- sign-in, slips
+class LoginView(auth_views.LoginView):
+    """Signing in for players with an account (django-axes guards it): then ``/me/``."""
+
+    template_name = "web/table/login.html"
+    redirect_authenticated_user = True
+
+    def get_default_redirect_url(self):
+        return reverse("pages:me")
+
+
+def slip_rows(request, pairs) -> list[dict]:
+    """A slip per (entry, player, seat or ``None``): name, number, table, seat, the link
+    and its QR code. The missing links are issued; working ones are kept."""
+    rows = []
+    for entry, player, seat in pairs:
+        links = services.entry_link_issue(entry=entry, player=player, by=request.user,
+                                          keep=True)
+        url = request.build_absolute_uri(reverse("pages:link",
+                                                 kwargs={"token": links[0].token()}))
+        rows.append({"name": player.name, "number": player.number, "event": entry.event,
+                     "table": seat.table.number if seat else None,
+                     "seat": seat_label(seat.seat) if seat else None,
+                     "url": url, "qr": qr_svg(url, scale=3)})
+    return rows
+
+
+def round_slips(request, slug: str, number: int):
+    """Printable result slips of a round (organizers and referees): one per seated player."""
+    event = get_object_or_404(Event, slug=slug)
+    if not is_referee(request.user, event):
+        raise Http404("no such page")
+    rnd = get_object_or_404(Round, event=event, number=number)
+    seats = (Seat.objects.filter(round=rnd).select_related("entry__event", "player", "table")
+             .order_by("table__number", "seat"))
+    return render(request, "web/table/slips.html", {
+        "event": event, "round": rnd, "title_round": rnd.number,
+        "slips": slip_rows(request, [(s.entry, s.player, s) for s in seats])})
+
+
+def entry_slips(request):
+    """Printable result slips of the entries the admin action chose (``?entry=``), each at its
+    seat in its event's current round, if any (organizers and referees of those events)."""
+    ids = [int(i) for i in request.GET.getlist("entry") if i.isdigit()]
+    entries = list(Entry.objects.filter(pk__in=ids).select_related("event", "player", "team")
+                   .order_by("event", "pk"))
+    if not entries or not all(is_referee(request.user, e.event) for e in entries):
+        raise Http404("no such page")
+    pairs = []
+    for entry in entries:
+        for player in entry_link_players(entry):
+            pairs.append((entry, player, current_seat(player, entry.event)[1]))
+    return render(request, "web/table/slips.html", {"slips": slip_rows(request, pairs)})
