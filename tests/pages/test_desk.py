@@ -41,7 +41,7 @@ def bot_sheet(event, seed=5) -> dict:
 def sheet_post(sheet: dict, **extra) -> dict:
     """The sheet form's POST data for ``sheet`` (a ``gouji-sheet/1`` dict)."""
     data = {"action": "sheet", "sheet-leader": sheet.get("leader", 0)}
-    for i, seat in enumerate(sheet["order"], start=1):
+    for i, seat in enumerate(sheet["order"]):
         data[f"sheet-place_{i}"] = seat
     for s in sheet.get("revolutions") or []:
         data[f"sheet-revolution_{s}"] = "on"
@@ -50,7 +50,7 @@ def sheet_post(sheet: dict, **extra) -> dict:
     for s, flag in enumerate(sheet.get("kaidian") or []):
         if flag:
             data[f"sheet-kaidian_{s}"] = "on"
-    for k, b in enumerate(sheet.get("burns") or [], start=1):
+    for k, b in enumerate(sheet.get("burns") or []):
         data.update({f"sheet-burn_{k}_burner": b["burner"], f"sheet-burn_{k}_burned": b["burned"]})
         if b["counter"]:
             data[f"sheet-burn_{k}_counter"] = "on"
@@ -168,7 +168,9 @@ def test_the_desk_costs_the_same_queries_for_more_tables(referee_client, event, 
 def test_a_table_shows_its_seats_and_games(referee_client, event):
     table = event.rounds.get(number=1).tables.get(number=1)
     body = referee_client.get(table_url(table)).content.decode()
-    assert "1号位" in body and "6号位" in body
+    assert "seat 1" in body and "seat 6" in body
+    chinese = referee_client.get(table_url(table), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "1号位" in chinese.content.decode() and "6号位" in chinese.content.decode()
     for seat in Seat.objects.filter(table=table).select_related("player"):
         assert seat.player.name in body
 
@@ -184,21 +186,22 @@ def test_entering_a_paper_sheet_submits_and_confirms_it(referee_client, event, t
 
 def test_a_sheet_naming_a_seat_twice_is_refused_on_its_field(referee_client, event, table2):
     data = sheet_post(bot_sheet(event), game=1)
-    data["sheet-place_2"] = data["sheet-place_1"]
+    data["sheet-place_1"] = data["sheet-place_0"]
     response = referee_client.post(table_url(table2), data)
     assert response.status_code == 400
-    assert response.context["sheet_form"].errors["place_2"]
+    assert response.context["sheet_form"].errors["place_0"]
     assert not GameResult.objects.filter(table=table2).exists()
 
 
-def test_an_engine_refusal_shows_on_the_form(referee_client, event, table2):
-    data = sheet_post(bot_sheet(event), game=1)
-    data = {k: v for k, v in data.items() if not k.startswith("sheet-kaidian")}
-    data.update({f"sheet-kaidian_{s}": "on" for s in range(6)})  # 开点 everyone
-    data["sheet-revolution_0"] = "on"  # a revolutionary is 不开点
+def test_an_engine_refusal_shows_on_its_field_in_the_readers_language(referee_client, event,
+                                                                      table2):
+    # a burn of one's own 对头: the engine refuses it
+    data = sheet_post(bot_sheet(event), game=1) | {"sheet-burn_0_burner": "0",
+                                                   "sheet-burn_0_burned": "3"}
     response = referee_client.post(table_url(table2), data)
     assert response.status_code == 400
-    assert response.context["sheet_form"].non_field_errors()
+    assert response.context["sheet_form"].errors["burn_0_burner"] == [
+        "a seat cannot burn itself or its 对头"]
     assert not GameResult.objects.filter(table=table2).exists()
 
 

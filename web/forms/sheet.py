@@ -1,179 +1,174 @@
-"""A result sheet as a form (成绩单): finishing order and the fields the event's rules use,
-turned into the engine's ``gouji-sheet/1`` dict (engine/sheet.py).
+"""A result sheet as a form (成绩单): the finishing order and the fields the event's rules use,
+turned into the engine's ``gouji-sheet/1`` dict (engine/sheet.py), and the engine's refusals
+of it turned back into messages on the form's fields, in the reader's language.
 
-One form for everyone who writes a sheet down: the referee copying a paper sheet at the desk and
-the players' phone form. It checks only the form's shape (a seat named once per place, a
-complete burn row); whether the sheet is possible under the rules is the engine's to say, when
-:meth:`SheetForm.score` or the service (``games.services.result_validate``) scores it.
+The one form for everyone who writes a sheet down: the seated players' phone form
+(web/views/table.py) and the referee copying a paper sheet at the desk (web/views/desk.py). It
+checks only the form's shape (each seat placed once); whether the sheet is possible under the
+rules is the engine's to say, when the service (``games.services.result_validate``) scores it —
+:func:`refusal` then names the field.
 """
 
 from __future__ import annotations
 
+import re
+
 from django import forms
-from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
 
-import engine
+from tournaments.errors import ServiceError
 
-#: the finishing places, 头科 to 大落 (engine.game.PLACE_WORD)
-PLACES = [_("头科 (1st)"), _("二科 (2nd)"), _("三科 (3rd)"), _("四科 (4th)"), _("五科 (5th)"),
-          _("大落 (last)")]
-#: burn rows (烧牌) on a sheet, and smother rows (闷) when 憋3 is on
-BURN_ROWS = 3
-SMOTHER_ROWS = 2
+ELIMINATION = {"smothered": pgettext_lazy("elimination", "闷 (smothered)"),
+               "failed_burn": pgettext_lazy("elimination", "诈烧 (failed burn)")}
+DECLARATION = {"mingdian": gettext_lazy("明点"), "yudian": gettext_lazy("预点")}
+#: the six places, 头科 to 大落 (as the sheet lists them)
+PLACE_NAMES = ["头科", "二科", "三科", "四科", "二落", "大落"]
+BURN_ROWS = SMOTHER_ROWS = 2
 
 
-def seat_label(seat: int, name: str = "") -> str:
-    """A seat as people see it: 1–6号位 (the engine's 0–5), with the player's name."""
-    label = _("%(n)s号位") % {"n": seat + 1}
-    return f"{label} {name}" if name else label
+def seat_label(seat: int) -> str:
+    """A seat as people say it: 1–6号位 (the engine's 0–5 inside)."""
+    return pgettext("seat position", "seat %(n)s") % {"n": seat + 1}
+
+
+def side_names(table) -> dict[int, str]:
+    """What a sheet's 联邦 0 and 1 are called at ``table``: the team names in team events."""
+    if table.team_a_id:
+        return {0: table.team_a.name, 1: table.team_b.name}
+    return {0: _("联邦 %(s)s") % {"s": 0}, 1: _("联邦 %(s)s") % {"s": 1}}
 
 
 class SheetForm(forms.Form):
-    """The fields of one game's sheet. ``rules`` (an :class:`engine.Rules` or a spec) decides
-    which fields exist: revolutions and 流局 with 革命, 开点 and declarations with 打点, smothers
-    with 憋3; ``names`` (seat → player name) labels the seats. :meth:`sheet` is the engine's
-    dict, once the form is valid."""
+    """A result sheet (gouji-sheet/1): the six places from 头科 to 大落, then only what the
+    event's rules use — revolutions (革命), a void game and who led, 开点 and declarations
+    (打点), eliminations (闷 when the rules eliminate smothered seats; 诈烧), burns, smothers
+    (憋3). ``seats``: the table's seats as ``{"seat", "label", "name"}`` dicts."""
 
-    def __init__(self, *args, rules, names: dict[int, str] | None = None, **kwargs):
+    def __init__(self, *args, rules, seats: list[dict], **kwargs):
         super().__init__(*args, **kwargs)
-        self.rules = rules if isinstance(rules, engine.Rules) else engine.Rules.from_spec(rules)
-        names = names or {}
-        seats = [(str(s), seat_label(s, names.get(s, ""))) for s in range(6)]
-        optional = [("", "—"), *seats]
-        for i, label in enumerate(PLACES):
-            self.fields[f"place_{i + 1}"] = forms.TypedChoiceField(
-                label=label, choices=optional, coerce=int, empty_value=None, required=False)
-        self.fields["leader"] = forms.TypedChoiceField(
-            label=_("First lead"), choices=seats, coerce=int, initial=0,
-            help_text=_("The seat that led the game's first combo"))
-        out = [("", "—"), ("failed_burn", _("failed burn (诈烧)"))]
-        if self.rules["bie3"] and self.rules["men"] == "last_place":
-            out.append(("smothered", _("smothered (闷)")))
-        for s in range(6):
-            if self.rules["revolution"]:
-                self.fields[f"revolution_{s}"] = forms.BooleanField(
-                    label=_("革命"), required=False)
-            self.fields[f"out_{s}"] = forms.ChoiceField(
-                label=_("Eliminated"), choices=out, required=False)
-            if self.rules["dadian"]:
-                self.fields[f"kaidian_{s}"] = forms.BooleanField(label=_("开点"), required=False)
-                self.fields[f"declared_{s}"] = forms.ChoiceField(
-                    label=_("Declared"), required=False, choices=[
-                        ("", "—"), ("mingdian", _("明点")), ("yudian", _("预点"))])
-        if self.rules["revolution"]:
-            self.fields["void"] = forms.BooleanField(
-                label=_("Void (流局): two or more revolutions"), required=False)
-        for k in range(1, BURN_ROWS + 1):
+        self.rules = rules
+        seat_choices = [("", "—")] + [(str(s["seat"]), f"{s['label']} · {s['name']}")
+                                      for s in seats]
+        self.seats = seats
+        for i, word in enumerate(PLACE_NAMES):
+            # not required: a void game (流局) has no finishing order; clean() asks for it
+            self.fields[f"place_{i}"] = forms.TypedChoiceField(
+                label=word, choices=seat_choices, coerce=int, empty_value=None,
+                required=False)
+        eliminations = [("", "—")]
+        if rules["bie3"] and rules["men"] == "last_place":
+            eliminations.append(("smothered", ELIMINATION["smothered"]))
+        eliminations.append(("failed_burn", ELIMINATION["failed_burn"]))
+        for s in seats:
+            n = s["seat"]
+            if rules["revolution"]:
+                self.fields[f"revolution_{n}"] = forms.BooleanField(required=False,
+                                                                    label=_("革命"))
+            self.fields[f"out_{n}"] = forms.ChoiceField(required=False, choices=eliminations,
+                                                        label=_("eliminated"))
+            if rules["dadian"]:
+                self.fields[f"kaidian_{n}"] = forms.BooleanField(required=False,
+                                                                 label=_("开点"))
+                self.fields[f"declared_{n}"] = forms.ChoiceField(
+                    required=False, label=_("declared"),
+                    choices=[("", "—"), *DECLARATION.items()])
+        if rules["revolution"]:
+            self.fields["void"] = forms.BooleanField(required=False, label=_("void (流局)"))
+            self.fields["leader"] = forms.TypedChoiceField(
+                label=_("led the first trick"), choices=seat_choices[1:], coerce=int,
+                initial="0")
+        for k in range(BURN_ROWS):
             self.fields[f"burn_{k}_burner"] = forms.TypedChoiceField(
-                label=_("Burner"), choices=optional, coerce=int, empty_value=None,
-                required=False)
+                required=False, choices=seat_choices, coerce=int, empty_value=None,
+                label=_("burner"))
             self.fields[f"burn_{k}_burned"] = forms.TypedChoiceField(
-                label=_("Burned"), choices=optional, coerce=int, empty_value=None,
-                required=False)
-            self.fields[f"burn_{k}_counter"] = forms.BooleanField(
-                label=pgettext_lazy("burn", "Countered"), required=False)
-        if self.rules["bie3"]:
-            for k in range(1, SMOTHER_ROWS + 1):
+                required=False, choices=seat_choices, coerce=int, empty_value=None,
+                label=_("burned"))
+            self.fields[f"burn_{k}_counter"] = forms.BooleanField(required=False,
+                                                                  label=_("counter-burn"))
+        if rules["bie3"]:
+            for k in range(SMOTHER_ROWS):
                 self.fields[f"smother_{k}_seat"] = forms.TypedChoiceField(
-                    label=_("Smothered seat"), choices=optional, coerce=int, empty_value=None,
-                    required=False)
+                    required=False, choices=seat_choices, coerce=int, empty_value=None,
+                    label=_("smothered seat"))
                 self.fields[f"smother_{k}_by"] = forms.TypedChoiceField(
-                    label=_("by"), choices=optional, coerce=int, empty_value=None,
-                    required=False)
+                    required=False, choices=seat_choices, coerce=int, empty_value=None,
+                    label=_("by"))
 
-    # ------------------------------------------------------------------ layout helpers
-    def place_fields(self):
-        return [self[f"place_{i}"] for i in range(1, 7)]
-
+    # the templates lay these out: one row per seat, one per burn or smother
     def seat_rows(self):
-        """Per seat (1–6号位), its bound fields that exist under these rules."""
-        rows = []
-        for s in range(6):
-            rows.append({"seat": s, "label": self.fields[f"out_{s}"].label, "fields": [
-                self[name] for name in (f"revolution_{s}", f"out_{s}", f"kaidian_{s}",
-                                        f"declared_{s}") if name in self.fields]})
-        return rows
+        names = ("revolution", "out", "kaidian", "declared")
+        return [{**s, "fields": [self[f"{name}_{s['seat']}"] for name in names
+                                 if f"{name}_{s['seat']}" in self.fields]}
+                for s in self.seats]
+
+    def place_fields(self):
+        return [self[f"place_{i}"] for i in range(6)]
 
     def burn_rows(self):
-        return [[self[f"burn_{k}_{part}"] for part in ("burner", "burned", "counter")]
-                for k in range(1, BURN_ROWS + 1)]
+        return [[self[f"burn_{k}_{p}"] for p in ("burner", "burned", "counter")]
+                for k in range(BURN_ROWS)]
 
     def smother_rows(self):
-        return [[self[f"smother_{k}_{part}"] for part in ("seat", "by")]
-                for k in range(1, SMOTHER_ROWS + 1) if f"smother_{k}_seat" in self.fields]
+        return [[self[f"smother_{k}_{p}"] for p in ("seat", "by")]
+                for k in range(SMOTHER_ROWS) if f"smother_{k}_seat" in self.fields]
 
-    # ------------------------------------------------------------------ checking
     def clean(self):
         data = super().clean()
-        void = data.get("void", False)
-        order = [data.get(f"place_{i}") for i in range(1, 7)]
-        if not void:
-            seen = {}
-            for i, seat in enumerate(order, start=1):
-                if seat is None:
-                    self.add_error(f"place_{i}", _("Pick the seat that finished here."))
-                elif seat in seen:
-                    self.add_error(f"place_{i}", _(
-                        "%(seat)s is already %(place)s.") % {
-                        "seat": seat_label(seat), "place": PLACES[seen[seat]]})
-                else:
-                    seen[seat] = i - 1
-        for k in range(1, BURN_ROWS + 1):
-            burner, burned = data.get(f"burn_{k}_burner"), data.get(f"burn_{k}_burned")
-            if (burner is None) != (burned is None):
-                self.add_error(f"burn_{k}_burned" if burned is None else f"burn_{k}_burner",
-                               _("A burn names both the burner and the burned seat."))
-        for k in range(1, SMOTHER_ROWS + 1):
-            if f"smother_{k}_seat" not in self.fields:
-                continue
-            seat, by = data.get(f"smother_{k}_seat"), data.get(f"smother_{k}_by")
-            if (seat is None) != (by is None):
-                self.add_error(f"smother_{k}_by" if by is None else f"smother_{k}_seat",
-                               _("A smother names the smothered seat and who beat it."))
+        if data.get("void"):
+            return data
+        order = [data.get(f"place_{i}") for i in range(6)]
+        for i, seat in enumerate(order):
+            if seat is None:
+                self.add_error(f"place_{i}", _("pick the seat placed %(place)s") % {
+                    "place": PLACE_NAMES[i]})
+        if None not in order and len(set(order)) != 6:
+            self.add_error("place_0", _("tap each of the six seats once, from 头科 to 大落"))
         return data
 
     def sheet(self) -> dict:
-        """The engine's sheet (without ``format`` and ``rules``, which the service sets from
-        the event): eliminated seats listed from the bottom place up, as the engine places
-        them (engine.game.scoring)."""
+        """The sheet the cleaned form says (``is_valid()`` first), without ``format`` and
+        ``rules`` (the service sets them from the event). Eliminated seats are listed from
+        the bottom place up, as the engine places them (engine.game.scoring)."""
         d = self.cleaned_data
-        revolutions = [s for s in range(6) if d.get(f"revolution_{s}")]
-        sheet = {"leader": d["leader"], "revolutions": revolutions}
-        if d.get("void"):
-            sheet["void"] = True
-            return sheet
-        order = [d[f"place_{i}"] for i in range(1, 7)]
+        seats = range(6)
+        sheet = {}
+        if self.rules["revolution"]:
+            sheet["revolutions"] = [s for s in seats if d.get(f"revolution_{s}")]
+            sheet["void"] = bool(d.get("void"))
+            sheet["leader"] = d["leader"]
+            if sheet["void"]:
+                return sheet
+        order = [d[f"place_{i}"] for i in range(6)]
         sheet["order"] = order
         sheet["eliminated"] = [{"seat": s, "reason": d[f"out_{s}"]} for s in reversed(order)
                                if d.get(f"out_{s}")]
         if self.rules["dadian"]:
-            sheet["kaidian"] = [bool(d.get(f"kaidian_{s}")) for s in range(6)]
-            declared = [d.get(f"declared_{s}") or None for s in range(6)]
+            sheet["kaidian"] = [bool(d.get(f"kaidian_{s}")) for s in seats]
+            declared = [d.get(f"declared_{s}") or None for s in seats]
             if any(declared):
                 sheet["declared"] = declared
-        sheet["burns"] = [
-            {"burner": d[f"burn_{k}_burner"], "burned": d[f"burn_{k}_burned"],
-             "counter": bool(d.get(f"burn_{k}_counter"))}
-            for k in range(1, BURN_ROWS + 1) if d.get(f"burn_{k}_burner") is not None]
+        burns = [{"burner": d[f"burn_{k}_burner"], "burned": d[f"burn_{k}_burned"],
+                  "counter": bool(d[f"burn_{k}_counter"])} for k in range(BURN_ROWS)
+                 if d.get(f"burn_{k}_burner") is not None
+                 and d.get(f"burn_{k}_burned") is not None]
+        if burns:
+            sheet["burns"] = burns
         smothers = [{"seat": d[f"smother_{k}_seat"], "by": d[f"smother_{k}_by"]}
-                    for k in range(1, SMOTHER_ROWS + 1) if d.get(f"smother_{k}_seat") is not None]
+                    for k in range(SMOTHER_ROWS)
+                    if d.get(f"smother_{k}_seat") is not None
+                    and d.get(f"smother_{k}_by") is not None]
         if smothers:
             sheet["smothers"] = smothers
         return sheet
 
-    def score(self) -> dict:
-        """The engine's result for this sheet under the form's rules (``ok`` false with the
-        engine's ``error`` when it refuses it): the team points to show before sending."""
-        return engine.score_sheet({"format": "gouji-sheet/1", "rules": self.rules.spec(),
-                                   **self.sheet()})
-
-    @classmethod
-    def initial_from(cls, sheet: dict) -> dict:
-        """Form data from a stored sheet or engine result (to start a correction from what
-        stands)."""
+    @staticmethod
+    def initial_from(sheet: dict) -> dict:
+        """Form data from a stored sheet (or an engine result with its ``leader``): a
+        correction starts from what stands."""
         initial = {"leader": sheet.get("leader", 0), "void": bool(sheet.get("void"))}
-        for i, seat in enumerate(sheet.get("order") or [], start=1):
+        for i, seat in enumerate(sheet.get("order") or []):
             initial[f"place_{i}"] = seat
         for s in sheet.get("revolutions") or []:
             initial[f"revolution_{s}"] = True
@@ -183,11 +178,55 @@ class SheetForm(forms.Form):
             initial[f"kaidian_{s}"] = bool(flag)
         for s, word in enumerate(sheet.get("declared") or []):
             initial[f"declared_{s}"] = word or ""
-        for k, burn in enumerate((sheet.get("burns") or [])[:BURN_ROWS], start=1):
+        for k, burn in enumerate((sheet.get("burns") or [])[:BURN_ROWS]):
             initial.update({f"burn_{k}_burner": burn["burner"],
                             f"burn_{k}_burned": burn["burned"],
                             f"burn_{k}_counter": burn["counter"]})
-        for k, smother in enumerate((sheet.get("smothers") or [])[:SMOTHER_ROWS], start=1):
+        smothers = [m for m in sheet.get("smothers") or [] if isinstance(m, dict)]
+        for k, smother in enumerate(smothers[:SMOTHER_ROWS]):
             initial.update({f"smother_{k}_seat": smother["seat"],
                             f"smother_{k}_by": smother["by"]})
         return initial
+
+#: the engine's refusals of a sheet (English, with engine seats 0–5), as (pattern, the form's
+#: field, a message in the player's language with 1–6号位); unknown ones are shown as they are
+REFUSALS = [
+    (r"two or more revolutions void the game", lambda m: "void",
+     lambda m: _("two or more revolutions void the game (流局): tick “void”")),
+    (r"a game is void \(流局\) only after two or more revolutions", lambda m: "void",
+     lambda m: _("a game is void (流局) only after two or more revolutions")),
+    (r"seat (\d) revolted and cannot have led", lambda m: "leader",
+     lambda m: _("%(seat)s revolted, so it cannot have led") % {"seat": seat_label(int(m[1]))}),
+    (r"seat (\d) cannot be eliminated as smothered", lambda m: f"out_{m[1]}",
+     lambda m: _("these rules do not eliminate a smothered seat (闷)")),
+    (r"seat (\d) cannot be eliminated here", lambda m: f"out_{m[1]}",
+     lambda m: _("a seat that revolted cannot also be eliminated")),
+    (r"seat (\d) revolted, so it is placed (\S+), not", lambda m: "place_0",
+     lambda m: _("%(seat)s revolted, so it is placed %(place)s") % {
+         "seat": seat_label(int(m[1])), "place": m[2]}),
+    (r"seat (\d) was eliminated, so it is placed (\S+), not", lambda m: "place_0",
+     lambda m: _("%(seat)s was eliminated, so it is placed %(place)s (eliminated seats take "
+                 "the last places)") % {"seat": seat_label(int(m[1])), "place": m[2]}),
+    (r"the order does not match", lambda m: "place_0",
+     lambda m: _("the order does not match the places the rules give")),
+    (r"seat (\d) revolted and is 不开点", lambda m: f"kaidian_{m[1]}",
+     lambda m: _("%(seat)s revolted and is 不开点") % {"seat": seat_label(int(m[1]))}),
+    (r"seat (\d) is the 对头 of seat (\d), which revolted", lambda m: f"kaidian_{m[1]}",
+     lambda m: _("%(seat)s is the 对头 of %(rebel)s, which revolted: it 开点s") % {
+         "seat": seat_label(int(m[1])), "rebel": seat_label(int(m[2]))}),
+    (r"seat (\d) cannot burn seat (\d)", lambda m: "burn_0_burner",
+     lambda m: _("a seat cannot burn itself or its 对头")),
+]
+
+
+def refusal(exc: ServiceError) -> tuple[str, str]:
+    """The form's field a refusal is about and its message in the player's language."""
+    message = exc.detail.get("message", "") if exc.detail.get("where") == "sheet" else ""
+    for pattern, field, text in REFUSALS:
+        m = re.search(pattern, message)
+        if m:
+            return field(m), text(m)
+    if message:
+        return "__all__", _("the engine refused the result: %(message)s") % {
+            "message": message}
+    return "__all__", str(exc.message)

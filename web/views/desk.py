@@ -24,10 +24,11 @@ from django.http import Http404, HttpResponse, HttpResponseNotModified
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods
 
+import engine
 from games import services as game_services
 from games.models import GameResult, GameResultVersion, ResultProposal
 from games.selectors import (
@@ -41,7 +42,7 @@ from tournaments.errors import ServiceError
 from tournaments.models import Event, Penalty, Round, Seat, Table
 from tournaments.selectors import is_referee
 from web.forms.penalty import PenaltyForm
-from web.forms.sheet import SheetForm, seat_label
+from web.forms.sheet import PLACE_NAMES, SheetForm, refusal, seat_label, side_names
 
 DESK_PAGE = 100
 #: a round's draw record (every entry of a 10,000-player draw, as JSON): never read here, and
@@ -53,12 +54,12 @@ POLL_SECONDS = 10
 #: a table's state on the desk, in the order the desk lists and counts them: what needs a
 #: referee first
 STATES = {
-    "disputed": _("disputed"),
-    "proposal": _("correction proposed"),
-    "submitted": _("waiting for confirmation"),
-    "none": _("nothing yet"),
-    "playing": _("in play"),
-    "confirmed": _("confirmed"),
+    "disputed": pgettext_lazy("table state", "disputed"),
+    "proposal": pgettext_lazy("table state", "correction proposed"),
+    "submitted": pgettext_lazy("table state", "waiting for confirmation"),
+    "none": pgettext_lazy("table state", "nothing yet"),
+    "playing": pgettext_lazy("table state", "in play"),
+    "confirmed": pgettext_lazy("table state", "confirmed"),
 }
 JS_TEXT = {"updated": _("Updated %(time)s"), "offline": _("Connection lost; retrying…")}
 
@@ -214,13 +215,7 @@ def _table(event: Event, table_id: int) -> Table:
         pk=table_id, round__event=event)
 
 
-def _side_names(table: Table) -> dict[int, str]:
-    """What a sheet's 联邦 0/1 is called at this table: the teams' names in a team event."""
-    return {0: table.team_a.name if table.team_a_id else gettext("联邦 %(s)s") % {"s": 0},
-            1: table.team_b.name if table.team_b_id else gettext("联邦 %(s)s") % {"s": 1}}
-
-
-def _game_views(table: Table, names: dict[int, str]) -> list[dict]:
+def _game_views(table: Table, seats: list[dict]) -> list[dict]:
     """Each game of the match (and any extra game with a result): its result, state, finishing
     order by seat, versions, open proposal and history."""
     event = table.round.event
@@ -237,8 +232,8 @@ def _game_views(table: Table, names: dict[int, str]) -> list[dict]:
         order = (r.engine_result or {}).get("order") or []
         views.append({
             "number": n, "result": r, "state": state, "state_label": STATES[state],
-            "order": [{"place": i + 1, "label": seat_label(s, names.get(s, ""))}
-                      for i, s in enumerate(order)],
+            "order": [{"place": PLACE_NAMES[i], "label": seats[s]["label"],
+                       "name": seats[s]["name"]} for i, s in enumerate(order)],
             "versions": list(r.versions.all()), "proposal": proposal,
             "dispute": result_open_dispute(r),
             "history": result_history(r),
@@ -247,12 +242,12 @@ def _game_views(table: Table, names: dict[int, str]) -> list[dict]:
     return views
 
 
-def _sheet_form(table: Table, names: dict[int, str], game: dict | None, data=None):
+def _sheet_form(table: Table, seats: list[dict], game: dict | None, data=None):
     """The sheet form for ``game`` (a game view), started from its current version when it
     has a result."""
-    rules = table.round.event.rules
+    rules = engine.Rules.from_spec(table.round.event.rules)
     if data is not None:
-        return SheetForm(data, rules=rules, names=names, prefix="sheet")
+        return SheetForm(data, rules=rules, seats=seats, prefix="sheet")
     initial = None
     if game and game["result"] is not None:
         current = next((v for v in game["versions"] if v.version == game["result"].version),
@@ -263,7 +258,7 @@ def _sheet_form(table: Table, names: dict[int, str], game: dict | None, data=Non
             if current.kind == GameResultVersion.Kind.SHEET:
                 source = current.payload
         initial = SheetForm.initial_from(source)
-    return SheetForm(rules=rules, names=names, prefix="sheet", initial=initial)
+    return SheetForm(rules=rules, seats=seats, prefix="sheet", initial=initial)
 
 
 def _pick_game(games: list[dict], wanted) -> dict | None:
@@ -287,12 +282,15 @@ def desk_table(request, event: Event, table_id: int):
     refusal comes back as the form's errors and changes nothing; a done action redirects
     back with a message."""
     table = _table(event, table_id)
-    seats = list(table.seats.all())
-    names = {s.seat: s.player.name for s in seats}
-    games = _game_views(table, names)
+    sides = side_names(table)
+    seats = [{"seat": s.seat, "label": seat_label(s.seat), "name": s.player.name,
+              "number": s.player.number, "side": s.side, "side_name": sides[s.side],
+              "opposite": seat_label((s.seat + 3) % 6), "player": str(s.player)}
+             for s in table.seats.all()]
+    games = _game_views(table, seats)
     game = _pick_game(games, request.POST.get("game") or request.GET.get("game"))
     action = request.POST.get("action") if request.method == "POST" else None
-    sheet_form = _sheet_form(table, names, game, request.POST if action == "sheet" else None)
+    sheet_form = _sheet_form(table, seats, game, request.POST if action == "sheet" else None)
     penalty_form = PenaltyForm(request.POST if action == "penalty" else None, event=event,
                                games=[g["number"] for g in games if g["result"] is not None],
                                prefix="penalty")
@@ -304,14 +302,10 @@ def desk_table(request, event: Event, table_id: int):
             messages.success(request, done)
             url = reverse("pages:desk-table", kwargs={"slug": event.slug, "table_id": table.pk})
             return redirect(url)
-    sides = _side_names(table)
     return render(request, "web/desk/table.html", {
         "event": event, "table": table, "round": table.round, "games": games, "game": game,
-        "seats": [{"seat": s.seat, "label": seat_label(s.seat), "name": s.player.name,
-                   "number": s.player.number, "side": s.side, "side_name": sides[s.side],
-                   "opposite": seat_label((s.seat + 3) % 6)} for s in seats],
-        "sides": sides, "sheet_form": sheet_form, "penalty_form": penalty_form,
-        "errors": errors, "players": [str(s.player) for s in seats],
+        "seats": seats, "sides": sides, "sheet_form": sheet_form,
+        "penalty_form": penalty_form, "errors": errors,
         "penalties": Penalty.objects.filter(table=table).select_related("player", "entry")
         .order_by("created_at", "pk"),
         "desk_url": reverse("pages:desk", kwargs={"slug": event.slug}) + f"?round="
@@ -400,5 +394,6 @@ def _act_sheet(request, *, table: Table, game: dict | None, form: SheetForm,
                                      reason=reason, as_referee=True)
         return gettext("Game %(n)s corrected.") % {"n": game["number"]}
     except ServiceError as exc:
-        form.add_error(None, exc.message)
+        field, message = refusal(exc)
+        form.add_error(None if field == "__all__" else field, message)
         return None
