@@ -1,12 +1,9 @@
 """The referee desk in a real browser (Debian's chromium through Playwright, as
-test_browser.py), at a phone's viewport: a table's players submit and confirm one game, another
-player disputes a second game, the dispute shows on the desk by itself, the referee settles it
-there (with JavaScript off: the desk's forms need none) and the leaderboard changes.
-
-The players' side goes through the services here (``games.services.result_submit`` /
-``result_confirm`` / ``result_dispute``, what their private-link pages call). With
-``UPDATE_SCREENSHOTS=1`` the desk's list and a table are written to ``docs/`` in both
-languages.
+test_browser.py), at a phone's viewport: a table's players submit and confirm one game through
+their private links, another player disputes a second game, the dispute shows on the desk by
+itself, the referee settles it there (with JavaScript off: the desk's forms need none) and the
+leaderboard changes. With ``UPDATE_SCREENSHOTS=1`` the desk's list, a table and the paper
+sheet's form are written to ``docs/`` in both languages.
 """
 
 from __future__ import annotations
@@ -18,6 +15,7 @@ import pytest
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.test import Client
+from django.urls import reverse
 
 from engine.bots import play_match
 from engine.sheet import sheet_of
@@ -32,7 +30,8 @@ from tests.pages.test_browser import (  # browser and demo: its fixtures, used b
     demo,  # noqa: F401
     url,
 )
-from tournaments.models import Event, Round, Seat, Standing
+from tournaments import services
+from tournaments.models import Round, Seat, Standing
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM),
@@ -71,43 +70,105 @@ def no_sideways_scroll(tab) -> None:
     assert tab.evaluate("document.scrollingElement.scrollWidth") <= 390, tab.url
 
 
-def test_a_dispute_reaches_the_desk_and_the_referee_settles_it(live_server, browser, demo):  # noqa: F811
-    # given: round 3's table 1, whose players have logins; the referee's desk open on a phone
+def player_tab(browser, link: str):  # noqa: F811
+    """A player's phone (390×844, JavaScript on) opened on their private link."""
+    context = browser.new_context(**PHONE, **HARNESS)
+    tab = context.new_page()
+    errors = []
+    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    tab.goto(link)
+    no_sideways_scroll(tab)
+    return context, tab, errors
+
+
+def plain_sheets(event, count: int, table) -> list[dict]:
+    """``count`` bot-played sheets without revolutions or burns: what a player taps in."""
+    sheets, seed = [], table.pk
+    while len(sheets) < count:
+        game = play_match(event.rules, 1, random.Random(seed))[0]
+        sheet = sheet_of(game.result(), game.record()["leader"])
+        if not sheet["revolutions"] and not sheet["burns"]:
+            sheets.append(sheet)
+        seed += 1
+    return sheets
+
+
+def tap_in(tab, sheet: dict) -> None:
+    """Fill the phone result form: tap the seats from 头科 to 大落, tick 开点 and pick
+    eliminations, wait for the engine's points, send."""
+    for seat in sheet["order"]:
+        tab.locator(f'#sheet .tap button[data-seat="{seat}"]').click()
+    for seat, flag in enumerate(sheet.get("kaidian") or []):
+        tab.locator(f'#sheet input[name="kaidian_{seat}"]').set_checked(bool(flag))
+    for e in sheet["eliminated"]:
+        tab.locator(f'#sheet select[name="out_{e["seat"]}"]').select_option(e["reason"])
+    tab.locator('#sheet select[name="leader"]').select_option(str(sheet["leader"]))
+    # scored as it is filled in: the team points, before sending
+    tab.wait_for_function("/\\d/.test(document.getElementById('score').textContent)",
+                          timeout=WAIT_MS)
+    tab.locator('#sheet button[data-action="send"]').click()
+    tab.wait_for_load_state()
+
+
+def test_players_submit_confirm_and_dispute_and_the_referee_settles_it(live_server, browser,  # noqa: F811
+                                                                       demo):  # noqa: F811
+    """The issue's walk-through: at a phone's viewport two players of one table submit and
+    confirm a game through their private links, a third disputes another game, the dispute
+    appears on the referee desk (by itself), the referee settles it, the leaderboard
+    changes."""
+    # given: round 3's table 1, private links for three of its players; the referee's desk
     event = demo
     table = Round.objects.get(event=event, number=3).tables.get(number=1)
-    users = seated_users(table)
+    seats = {s.seat: s for s in Seat.objects.filter(table=table).select_related("entry")}
+    links = {n: live_server.url + reverse("pages:link", kwargs={"token": services.entry_link_issue(
+        entry=seats[n].entry, player=seats[n].player)[0].token()}) for n in (0, 1, 3)}
     referee = get_user_model().objects.get(username="demo-referee")
     desk = signed_in(browser, live_server, referee)
     tab = desk.new_page()
-    errors = []
-    tab.on("pageerror", lambda exc: errors.append(str(exc)))
+    desk_errors = []
+    tab.on("pageerror", lambda exc: desk_errors.append(str(exc)))
     tab.goto(url(live_server, "pages:desk", slug=event.slug))
     no_sideways_scroll(tab)
     assert tab.locator('.chip[data-state="disputed"] b').inner_text() == "0"
     tab.evaluate("window.__sameDocument = true")
-    rank_before = {s.entry_id: s.games_played for s in Standing.objects.filter(event=event)}
+    entry = seats[3].entry_id
+    games_before = Standing.objects.get(entry_id=entry).games_played
+    sheets = plain_sheets(event, 2, table)
 
-    # when: two players of table 1 submit and confirm game 1 (联邦 0 submits, 联邦 1
-    # confirms); a third disputes game 2, submitted by 联邦 0
-    games = play_match(event.rules, 2, random.Random(table.pk))
-    sheets = [sheet_of(g.result(), g.record()["leader"]) for g in games]
-    first = game_services.result_submit(table=table, number=1, sheet=sheets[0], by=users[0])
-    game_services.result_confirm(result=first, by=users[1], version=first.version)
-    second = game_services.result_submit(table=table, number=2, sheet=sheets[1], by=users[2])
-    game_services.result_dispute(result=second, by=users[3], reason="5号位 was 头科")
+    # when: 1号位 (联邦 0) hands in game 1 and 2号位 (联邦 1) confirms it
+    first, one, errors_1 = player_tab(browser, links[0])
+    tap_in(one, sheets[0])
+    two_context, two, errors_2 = player_tab(browser, links[1])
+    assert "Waiting for your confirmation." in two.locator("#game-1").inner_text()
+    two.locator('#game-1 button[data-action="confirm"]').click()
+    two.wait_for_load_state()
+    assert GameResult.objects.get(table=table, number=1).status == GameResult.Status.CONFIRMED
+
+    # and 1号位 hands in game 2, which 4号位 (联邦 1) disputes
+    one.goto(links[0])
+    tap_in(one, sheets[1])
+    three_context, three, errors_3 = player_tab(browser, links[3])
+    three.locator("#game-2 textarea[name=reason]").fill("5号位 was 头科")
+    three.locator('#game-2 button[data-action="dispute"]').click()
+    three.wait_for_load_state()
+    no_sideways_scroll(three)
+    assert GameResult.objects.get(table=table, number=2).status == GameResult.Status.DISPUTED
+    assert not (errors_1 or errors_2 or errors_3), (errors_1, errors_2, errors_3)
+    for context in (first, two_context, three_context):
+        context.close()
 
     # then: the desk shows the dispute without a reload
     tab.wait_for_function(
         "document.querySelector('.chip[data-state=\"disputed\"] b').textContent === '1'",
         timeout=WAIT_MS)
     assert tab.evaluate("window.__sameDocument") is True
-    row = tab.locator('.desk-row.state-disputed')
+    row = tab.locator(".desk-row.state-disputed")
     assert row.count() == 1 and row.get_attribute("data-table") == "1"
-    assert not errors, errors
+    assert not desk_errors, desk_errors
     desk.close()
 
-    # when: the referee opens the table (no JavaScript: the forms need none) and settles the
-    # dispute by confirming game 2 as it stands
+    # when: the referee opens the table (JavaScript off: the desk's forms need none) and
+    # settles the dispute by confirming game 2 as it stands
     plain = signed_in(browser, live_server, referee, javascript=False)
     tab = plain.new_page()
     tab.goto(url(live_server, "pages:desk", slug=event.slug) + "?state=disputed")
@@ -121,15 +182,13 @@ def test_a_dispute_reaches_the_desk_and_the_referee_settles_it(live_server, brow
 
     # then: confirmed, the dispute settled, and the leaderboard counts both games
     assert "Game 2 confirmed." in tab.locator(".desk-messages").inner_text()
-    second.refresh_from_db()
+    second = GameResult.objects.get(table=table, number=2)
     assert second.status == GameResult.Status.CONFIRMED
     assert second.disputes.get().settlement == "confirmed"
-    entry = Seat.objects.get(table=table, seat=3).entry_id
-    assert Standing.objects.get(entry_id=entry).games_played == rank_before.get(entry, 0) + 2
+    assert Standing.objects.get(entry_id=entry).games_played == games_before + 2
     tab.goto(url(live_server, "pages:leaderboard", slug=event.slug))
-    assert Event.objects.get(pk=event.pk).standings_version > 0
     row = tab.locator(f'tr[data-entry="{entry}"]')
-    assert int(row.locator("td").last.inner_text()) == rank_before.get(entry, 0) + 2
+    assert int(row.locator("td").last.inner_text()) == games_before + 2
     plain.close()
 
 
