@@ -112,3 +112,9 @@ def entry_link_players(entry: Entry) -> list[Player]:
     return list(Player.objects.filter(memberships__team_id=entry.team_id,
                                       memberships__status=TeamMember.Status.ACCEPTED)
                 .order_by("memberships__position"))
+
+
+def player_link(player: Player, event: Event) -> PlayerLink | None:
+    """``player``'s working private link in ``event``, if one was issued."""
+    return PlayerLink.objects.filter(player=player, entry__event=event,
+                                     revoked_at__isnull=True).first()

@@ -202,6 +202,7 @@ def test_signed_in_players_get_the_same_page_at_me(client, links, seats):
     assert r.status_code == 302 and r["Location"] == "/me/"
     page = client.get("/me/").content.decode()
     assert 'id="sheet"' in page and seats[0].player.name in page
+    assert links[0] in page  # their private link, shown to them with its QR code
 
 
 def test_slips_are_for_the_events_staff_and_issue_missing_links(client, table, referee_user,

@@ -51,11 +51,14 @@ class SheetForm(forms.Form):
         seat_choices = [("", "—")] + [(str(s["seat"]), f"{s['label']} · {s['name']}")
                                       for s in seats]
         self.seats = seats
+
+        def seat_or_none(label):
+            return forms.TypedChoiceField(required=False, choices=seat_choices, coerce=int,
+                                          empty_value=None, label=label)
+
         for i, word in enumerate(PLACE_NAMES):
             # not required: a void game (流局) has no finishing order; clean() asks for it
-            self.fields[f"place_{i}"] = forms.TypedChoiceField(
-                label=word, choices=seat_choices, coerce=int, empty_value=None,
-                required=False)
+            self.fields[f"place_{i}"] = seat_or_none(word)
         eliminations = [("", "—")]
         if rules["bie3"] and rules["men"] == "last_place":
             eliminations.append(("smothered", ELIMINATION["smothered"]))
@@ -79,26 +82,18 @@ class SheetForm(forms.Form):
                 label=_("led the first trick"), choices=seat_choices[1:], coerce=int,
                 initial="0")
         for k in range(BURN_ROWS):
-            self.fields[f"burn_{k}_burner"] = forms.TypedChoiceField(
-                required=False, choices=seat_choices, coerce=int, empty_value=None,
-                label=_("burner"))
-            self.fields[f"burn_{k}_burned"] = forms.TypedChoiceField(
-                required=False, choices=seat_choices, coerce=int, empty_value=None,
-                label=_("burned"))
+            self.fields[f"burn_{k}_burner"] = seat_or_none(_("burner"))
+            self.fields[f"burn_{k}_burned"] = seat_or_none(_("burned"))
             self.fields[f"burn_{k}_counter"] = forms.BooleanField(required=False,
                                                                   label=_("counter-burn"))
         if rules["bie3"]:
             for k in range(SMOTHER_ROWS):
-                self.fields[f"smother_{k}_seat"] = forms.TypedChoiceField(
-                    required=False, choices=seat_choices, coerce=int, empty_value=None,
-                    label=_("smothered seat"))
-                self.fields[f"smother_{k}_by"] = forms.TypedChoiceField(
-                    required=False, choices=seat_choices, coerce=int, empty_value=None,
-                    label=_("by"))
+                self.fields[f"smother_{k}_seat"] = seat_or_none(_("smothered seat"))
+                self.fields[f"smother_{k}_by"] = seat_or_none(_("by"))
 
     # the templates lay these out: one row per seat, one per burn or smother
     def seat_rows(self):
-        names = ("revolution", "out", "kaidian", "declared")
+        names = ("revolution", "kaidian", "out", "declared")
         return [{**s, "fields": [self[f"{name}_{s['seat']}"] for name in names
                                  if f"{name}_{s['seat']}" in self.fields]}
                 for s in self.seats]

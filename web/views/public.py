@@ -96,6 +96,7 @@ JS_TEXT = {
     "show": _("Show it"),
     "submitted": GameResult.Status.SUBMITTED.label,
     "confirmed_status": GameResult.Status.CONFIRMED.label,
+    "disputed": GameResult.Status.DISPUTED.label,
     "void": _("void (流局)"),
     "leaderboard": _("Leaderboard"),
     "places": _("places %(from)s–%(to)s"),

@@ -49,6 +49,7 @@ from tournaments.selectors import (
     entry_link_players,
     is_referee,
     link_resolve,
+    player_link,
 )
 from web.forms.sheet import PLACE_NAMES, SheetForm, refusal, seat_label, side_names
 from web.views.public import qr_svg
@@ -247,14 +248,23 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
         "table": table, "seats": seats, "sides": side_names(table), "me": seats[seat.seat],
         "games": _game_views(results, seat, names, seats), "next_number": number, "form": form,
         "points": points, "upload_error": upload_error, "rules": rules,
-        "link_url": request.build_absolute_uri(holder.url()) if holder.link else None,
+        "my_link": _my_link(request, holder),
         "score_url": holder.url("score/"),
-        "js_text": {"points": _("%(a)s %(pa)s · %(b)s %(pb)s"),
+        "js_text": {"points": _("Team points: %(a)s %(pa)s · %(b)s %(pb)s"),
                     "tap_next": _("Tap the seat placed %(place)s"),
                     "all_placed": _("All six placed."),
                     "places": PLACE_NAMES, "sides": side_names(table)},
     })
     return render(request, "web/table/table.html", ctx, status=status)
+
+
+def _my_link(request, holder: Holder) -> dict | None:
+    """A signed-in player's private link in the event, with its QR code, to show them."""
+    link = None if holder.link else player_link(holder.player, holder.event)
+    if link is None:
+        return None
+    url = request.build_absolute_uri(reverse("pages:link", kwargs={"token": link.token()}))
+    return {"url": url, "qr": qr_svg(url, scale=3)}
 
 
 def home(request, holder: Holder):

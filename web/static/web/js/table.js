@@ -23,7 +23,7 @@ function tablePage() {
       var status = el("td");
       var confirmed = r.status === "confirmed";
       status.appendChild(el("span", "badge" + (confirmed ? " done" : ""),
-        confirmed ? T.confirmed_status : T.submitted));
+        confirmed ? T.confirmed_status : (T[r.status] || T.submitted)));
       if (r.void) { status.appendChild(document.createTextNode(" ")); status.appendChild(el("span", "tag", T.void)); }
       tr.appendChild(status);
       tr.appendChild(el("td", "num", r.points_a));
