@@ -911,9 +911,10 @@ def entry_link_issue(*, entry: Entry, player: Player | None = None, by=None,
         players = [player]
     links = []
     with transaction.atomic():
+        locks.lock_entry(entry.pk)  # one issue of an entry's links at a time
         for p in players:
-            active = PlayerLink.objects.select_for_update().filter(
-                entry=entry, player=p, revoked_at__isnull=True).first()
+            active = PlayerLink.objects.filter(entry=entry, player=p,
+                                               revoked_at__isnull=True).first()
             if active is not None and keep:
                 links.append(active)
                 continue

@@ -274,7 +274,7 @@ def home(request, holder: Holder):
 def _score(holder: Holder, data, number: int):
     """(form, sheet or None, points or None): the form bound to ``data`` and, when it is
     complete, the engine's team points — its refusals on the form's fields."""
-    rnd, seat = _my_table(holder)
+    _, seat = _my_table(holder)
     rules = engine.Rules.from_spec(holder.event.rules)
     form = SheetForm(data, rules=rules, seats=_seat_rows(seat.table, seat))
     if not form.is_valid():
