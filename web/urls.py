@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from web.views import dashboard, public, table
+from web.views import dashboard, desk, public, table
 
 app_name = "pages"
 
@@ -34,4 +34,6 @@ urlpatterns = [
          name="logout"),
     path("e/<slug:slug>/rounds/<int:number>/slips/", table.round_slips, name="round-slips"),
     path("slips/", table.entry_slips, name="entry-slips"),
+    path("e/<slug:slug>/desk/", desk.desk, name="desk"),
+    path("e/<slug:slug>/desk/tables/<int:table_id>/", desk.desk_table, name="desk-table"),
 ]

@@ -17,10 +17,8 @@ working ones (re-issuing is an admin action), so a reprint hands out the same li
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 
-from django import forms
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
 from django.db.models import prefetch_related_objects
@@ -28,7 +26,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -53,6 +51,7 @@ from tournaments.selectors import (
     link_resolve,
     player_link,
 )
+from web.forms.sheet import PLACE_NAMES, SheetForm, refusal, seat_label, side_names
 from web.views.public import qr_svg
 
 #: a record file from the terminal client or another program: at most this many bytes
@@ -140,183 +139,12 @@ def _guarded(view):
 
 
 # ----------------------------------------------------------------------------- seats and texts
-def seat_label(seat: int) -> str:
-    """A seat as people say it: 1–6号位 (the engine's 0–5 inside)."""
-    return pgettext("seat position", "seat %(n)s") % {"n": seat + 1}
-
-
-def _side_names(table) -> dict[int, str]:
-    """联邦 0 and 1 as shown: the team names in team events."""
-    if table.team_a_id:
-        return {0: table.team_a.name, 1: table.team_b.name}
-    return {0: _("联邦 %(s)s") % {"s": 0}, 1: _("联邦 %(s)s") % {"s": 1}}
-
-
 def _seat_rows(table, me: Seat) -> list[dict]:
-    sides = _side_names(table)
+    sides = side_names(table)
     return [{"seat": s.seat, "label": seat_label(s.seat), "name": s.player.name,
              "number": s.player.number, "side": s.side, "side_name": sides[s.side],
              "opposite": seat_label((s.seat + 3) % 6), "me": s.pk == me.pk}
             for s in table.seats.all()]
-
-
-# ----------------------------------------------------------------------------- the result form
-ELIMINATION = {"smothered": pgettext_lazy("elimination", "闷 (smothered)"),
-               "failed_burn": pgettext_lazy("elimination", "诈烧 (failed burn)")}
-DECLARATION = {"mingdian": gettext_lazy("明点"), "yudian": gettext_lazy("预点")}
-PLACE_NAMES = ["头科", "二科", "三科", "四科", "二落", "大落"]
-BURN_ROWS = SMOTHER_ROWS = 2
-
-
-class SheetForm(forms.Form):
-    """A result sheet (gouji-sheet/1) as a phone fills it in: the six places from 头科 to
-    大落, then only what the event's rules use — revolutions (革命) and a void game, 开点 and
-    declarations (打点), eliminations (闷 when the rules eliminate smothered seats; 诈烧),
-    burns, smothers (憋3)."""
-
-    def __init__(self, *args, rules: engine.Rules, seats: list[dict], **kwargs):
-        super().__init__(*args, **kwargs)
-        self.rules = rules
-        seat_choices = [("", "—")] + [(str(s["seat"]), f"{s['label']} · {s['name']}")
-                                      for s in seats]
-        self.seats = seats
-        for i, word in enumerate(PLACE_NAMES):
-            self.fields[f"place_{i}"] = forms.TypedChoiceField(
-                label=word, choices=seat_choices, coerce=int, required=True)
-        eliminations = [("", "—")]
-        if rules["bie3"] and rules["men"] == "last_place":
-            eliminations.append(("smothered", ELIMINATION["smothered"]))
-        eliminations.append(("failed_burn", ELIMINATION["failed_burn"]))
-        for s in seats:
-            n = s["seat"]
-            if rules["revolution"]:
-                self.fields[f"revolution_{n}"] = forms.BooleanField(required=False,
-                                                                    label=_("革命"))
-            self.fields[f"out_{n}"] = forms.ChoiceField(required=False, choices=eliminations,
-                                                        label=_("eliminated"))
-            if rules["dadian"]:
-                self.fields[f"kaidian_{n}"] = forms.BooleanField(required=False,
-                                                                 label=_("开点"))
-                self.fields[f"declared_{n}"] = forms.ChoiceField(
-                    required=False, label=_("declared"),
-                    choices=[("", "—"), *DECLARATION.items()])
-        if rules["revolution"]:
-            self.fields["void"] = forms.BooleanField(required=False, label=_("void (流局)"))
-            self.fields["leader"] = forms.TypedChoiceField(
-                label=_("led the first trick"), choices=seat_choices[1:], coerce=int,
-                initial="0")
-        def seat_or_none(label):
-            return forms.TypedChoiceField(required=False, choices=seat_choices, coerce=int,
-                                          empty_value=None, label=label)
-
-        for k in range(BURN_ROWS):
-            self.fields[f"burn_{k}_burner"] = seat_or_none(_("burner"))
-            self.fields[f"burn_{k}_burned"] = seat_or_none(_("burned"))
-            self.fields[f"burn_{k}_counter"] = forms.BooleanField(required=False,
-                                                                  label=_("counter-burn"))
-        if rules["bie3"]:
-            for k in range(SMOTHER_ROWS):
-                self.fields[f"smother_{k}_seat"] = seat_or_none(_("smothered seat"))
-                self.fields[f"smother_{k}_by"] = seat_or_none(_("by"))
-
-    # the template lays these out: one row per seat, one per burn or smother
-    def seat_rows(self):
-        names = ("revolution", "kaidian", "out", "declared")
-        return [{**s, "fields": [self[f"{name}_{s['seat']}"] for name in names
-                                 if f"{name}_{s['seat']}" in self.fields]}
-                for s in self.seats]
-
-    def place_fields(self):
-        return [self[f"place_{i}"] for i in range(6)]
-
-    def burn_rows(self):
-        return [[self[f"burn_{k}_{p}"] for p in ("burner", "burned", "counter")]
-                for k in range(BURN_ROWS)]
-
-    def smother_rows(self):
-        return [[self[f"smother_{k}_{p}"] for p in ("seat", "by")]
-                for k in range(SMOTHER_ROWS) if f"smother_{k}_seat" in self.fields]
-
-    def clean(self):
-        data = super().clean()
-        order = [data.get(f"place_{i}") for i in range(6)]
-        if None not in order and len(set(order)) != 6:
-            self.add_error("place_0", _("tap each of the six seats once, from 头科 to 大落"))
-        return data
-
-    def sheet(self) -> dict:
-        """The sheet the cleaned form says (``is_valid()`` first)."""
-        d = self.cleaned_data
-        seats = range(6)
-        sheet = {"order": [d[f"place_{i}"] for i in range(6)],
-                 "eliminated": [{"seat": s, "reason": d[f"out_{s}"]} for s in seats
-                                if d.get(f"out_{s}")]}
-        if self.rules["revolution"]:
-            sheet["revolutions"] = [s for s in seats if d.get(f"revolution_{s}")]
-            sheet["void"] = bool(d.get("void"))
-            sheet["leader"] = d["leader"]
-        if self.rules["dadian"]:
-            sheet["kaidian"] = [bool(d.get(f"kaidian_{s}")) for s in seats]
-            declared = [d.get(f"declared_{s}") or None for s in seats]
-            if any(declared):
-                sheet["declared"] = declared
-        burns = [{"burner": d[f"burn_{k}_burner"], "burned": d[f"burn_{k}_burned"],
-                  "counter": bool(d[f"burn_{k}_counter"])} for k in range(BURN_ROWS)
-                 if d.get(f"burn_{k}_burner") is not None
-                 and d.get(f"burn_{k}_burned") is not None]
-        if burns:
-            sheet["burns"] = burns
-        smothers = [{"seat": d[f"smother_{k}_seat"], "by": d[f"smother_{k}_by"]}
-                    for k in range(SMOTHER_ROWS)
-                    if d.get(f"smother_{k}_seat") is not None
-                    and d.get(f"smother_{k}_by") is not None]
-        if smothers:
-            sheet["smothers"] = smothers
-        return sheet
-
-
-#: the engine's refusals of a sheet (English, with engine seats 0–5), as (pattern, the form's
-#: field, a message in the player's language with 1–6号位); unknown ones are shown as they are
-REFUSALS = [
-    (r"two or more revolutions void the game", lambda m: "void",
-     lambda m: _("two or more revolutions void the game (流局): tick “void”")),
-    (r"a game is void \(流局\) only after two or more revolutions", lambda m: "void",
-     lambda m: _("a game is void (流局) only after two or more revolutions")),
-    (r"seat (\d) revolted and cannot have led", lambda m: "leader",
-     lambda m: _("%(seat)s revolted, so it cannot have led") % {"seat": seat_label(int(m[1]))}),
-    (r"seat (\d) cannot be eliminated as smothered", lambda m: f"out_{m[1]}",
-     lambda m: _("these rules do not eliminate a smothered seat (闷)")),
-    (r"seat (\d) cannot be eliminated here", lambda m: f"out_{m[1]}",
-     lambda m: _("a seat that revolted cannot also be eliminated")),
-    (r"seat (\d) revolted, so it is placed (\S+), not", lambda m: "place_0",
-     lambda m: _("%(seat)s revolted, so it is placed %(place)s") % {
-         "seat": seat_label(int(m[1])), "place": m[2]}),
-    (r"seat (\d) was eliminated, so it is placed (\S+), not", lambda m: "place_0",
-     lambda m: _("%(seat)s was eliminated, so it is placed %(place)s (eliminated seats take "
-                 "the last places)") % {"seat": seat_label(int(m[1])), "place": m[2]}),
-    (r"the order does not match", lambda m: "place_0",
-     lambda m: _("the order does not match the places the rules give")),
-    (r"seat (\d) revolted and is 不开点", lambda m: f"kaidian_{m[1]}",
-     lambda m: _("%(seat)s revolted and is 不开点") % {"seat": seat_label(int(m[1]))}),
-    (r"seat (\d) is the 对头 of seat (\d), which revolted", lambda m: f"kaidian_{m[1]}",
-     lambda m: _("%(seat)s is the 对头 of %(rebel)s, which revolted: it 开点s") % {
-         "seat": seat_label(int(m[1])), "rebel": seat_label(int(m[2]))}),
-    (r"seat (\d) cannot burn seat (\d)", lambda m: "burn_0_burner",
-     lambda m: _("a seat cannot burn itself or its 对头")),
-]
-
-
-def refusal(exc: ServiceError) -> tuple[str, str]:
-    """The form's field a refusal is about and its message in the player's language."""
-    message = exc.detail.get("message", "") if exc.detail.get("where") == "sheet" else ""
-    for pattern, field, text in REFUSALS:
-        m = re.search(pattern, message)
-        if m:
-            return field(m), text(m)
-    if message:
-        return "__all__", _("the engine refused the result: %(message)s") % {
-            "message": message}
-    return "__all__", str(exc.message)
 
 
 # ----------------------------------------------------------------------------- the table page
@@ -417,7 +245,7 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
     if number is not None and form is None:
         form = SheetForm(rules=rules, seats=seats)
     ctx.update({
-        "table": table, "seats": seats, "sides": _side_names(table), "me": seats[seat.seat],
+        "table": table, "seats": seats, "sides": side_names(table), "me": seats[seat.seat],
         "games": _game_views(results, seat, names, seats), "next_number": number, "form": form,
         "points": points, "upload_error": upload_error, "rules": rules,
         "my_link": _my_link(request, holder),
@@ -425,7 +253,7 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
         "js_text": {"points": _("Team points: %(a)s %(pa)s · %(b)s %(pb)s"),
                     "tap_next": _("Tap the seat placed %(place)s"),
                     "all_placed": _("All six placed."),
-                    "places": PLACE_NAMES, "sides": _side_names(table)},
+                    "places": PLACE_NAMES, "sides": side_names(table)},
     })
     return render(request, "web/table/table.html", ctx, status=status)
 

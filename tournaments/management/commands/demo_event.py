@@ -22,6 +22,8 @@ from tournaments.models import Event, Round, Seat, Standing
 BASE_URL = "http://127.0.0.1:8000"
 #: the demo organizer's login (a superuser of the local demo database only)
 ORGANIZER = ("demo", "demo")
+#: the demo referee's login (of the local demo database only), for the results desk
+REFEREE = ("demo-referee", "demo-referee")
 
 
 def demo_addresses(event: Event, base: str = BASE_URL) -> list[tuple[str, str]]:
@@ -35,6 +37,7 @@ def demo_addresses(event: Event, base: str = BASE_URL) -> list[tuple[str, str]]:
         ("find my table", url("pages:seating")),
         ("projector", url("pages:projector")),
         ("organizer's dashboard", url("pages:dashboard")),
+        ("referee desk", url("pages:desk")),
         ("admin", base + reverse("admin:tournaments_event_change", args=[event.pk])),
     ]
 
@@ -76,7 +79,9 @@ class Command(BaseCommand):
         rng = random.Random(seed)
         t0 = time.perf_counter()
         User = get_user_model()
-        referee, _ = User.objects.get_or_create(username="demo-referee")
+        referee, _ = User.objects.get_or_create(username=REFEREE[0])
+        referee.set_password(REFEREE[1])  # a local demo database's referee only
+        referee.save(update_fields=["password"])
         slug = f"demo-{int(time.time())}-{rng.randrange(10**6)}"
         event = services.event_create(
             name="够级 demo cup", slug=slug, rules=rules, rounds_planned=rounds,
@@ -138,4 +143,5 @@ class Command(BaseCommand):
         w("\nServe the pages with:  make serve   (then open, in a browser:)")
         for label, address in demo_addresses(event) + demo_player_link(event):
             w(f"  {label + ':':<24} {address}")
-        w(f"  sign in to the dashboard and the admin as {ORGANIZER[0]} / {ORGANIZER[1]}")
+        w(f"  sign in to the dashboard and the admin as {ORGANIZER[0]} / {ORGANIZER[1]}, "
+          f"to the referee desk as {REFEREE[0]} / {REFEREE[1]}")

@@ -1,0 +1,227 @@
+"""A result sheet as a form (成绩单): the finishing order and the fields the event's rules use,
+turned into the engine's ``gouji-sheet/1`` dict (engine/sheet.py), and the engine's refusals
+of it turned back into messages on the form's fields, in the reader's language.
+
+The one form for everyone who writes a sheet down: the seated players' phone form
+(web/views/table.py) and the referee copying a paper sheet at the desk (web/views/desk.py). It
+checks only the form's shape (each seat placed once); whether the sheet is possible under the
+rules is the engine's to say, when the service (``games.services.result_validate``) scores it —
+:func:`refusal` then names the field.
+"""
+
+from __future__ import annotations
+
+import re
+
+from django import forms
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
+
+from tournaments.errors import ServiceError
+
+ELIMINATION = {"smothered": pgettext_lazy("elimination", "闷 (smothered)"),
+               "failed_burn": pgettext_lazy("elimination", "诈烧 (failed burn)")}
+DECLARATION = {"mingdian": gettext_lazy("明点"), "yudian": gettext_lazy("预点")}
+#: the six places, 头科 to 大落 (as the sheet lists them)
+PLACE_NAMES = ["头科", "二科", "三科", "四科", "二落", "大落"]
+BURN_ROWS = SMOTHER_ROWS = 2
+
+
+def seat_label(seat: int) -> str:
+    """A seat as people say it: 1–6号位 (the engine's 0–5 inside)."""
+    return pgettext("seat position", "seat %(n)s") % {"n": seat + 1}
+
+
+def side_names(table) -> dict[int, str]:
+    """What a sheet's 联邦 0 and 1 are called at ``table``: the team names in team events."""
+    if table.team_a_id:
+        return {0: table.team_a.name, 1: table.team_b.name}
+    return {0: _("联邦 %(s)s") % {"s": 0}, 1: _("联邦 %(s)s") % {"s": 1}}
+
+
+class SheetForm(forms.Form):
+    """A result sheet (gouji-sheet/1): the six places from 头科 to 大落, then only what the
+    event's rules use — revolutions (革命), a void game and who led, 开点 and declarations
+    (打点), eliminations (闷 when the rules eliminate smothered seats; 诈烧), burns, smothers
+    (憋3). ``seats``: the table's seats as ``{"seat", "label", "name"}`` dicts."""
+
+    def __init__(self, *args, rules, seats: list[dict], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.rules = rules
+        seat_choices = [("", "—")] + [(str(s["seat"]), f"{s['label']} · {s['name']}")
+                                      for s in seats]
+        self.seats = seats
+
+        def seat_or_none(label):
+            return forms.TypedChoiceField(required=False, choices=seat_choices, coerce=int,
+                                          empty_value=None, label=label)
+
+        for i, word in enumerate(PLACE_NAMES):
+            # not required: a void game (流局) has no finishing order; clean() asks for it
+            self.fields[f"place_{i}"] = seat_or_none(word)
+        eliminations = [("", "—")]
+        if rules["bie3"] and rules["men"] == "last_place":
+            eliminations.append(("smothered", ELIMINATION["smothered"]))
+        eliminations.append(("failed_burn", ELIMINATION["failed_burn"]))
+        for s in seats:
+            n = s["seat"]
+            if rules["revolution"]:
+                self.fields[f"revolution_{n}"] = forms.BooleanField(required=False,
+                                                                    label=_("革命"))
+            self.fields[f"out_{n}"] = forms.ChoiceField(required=False, choices=eliminations,
+                                                        label=_("eliminated"))
+            if rules["dadian"]:
+                self.fields[f"kaidian_{n}"] = forms.BooleanField(required=False,
+                                                                 label=_("开点"))
+                self.fields[f"declared_{n}"] = forms.ChoiceField(
+                    required=False, label=_("declared"),
+                    choices=[("", "—"), *DECLARATION.items()])
+        if rules["revolution"]:
+            self.fields["void"] = forms.BooleanField(required=False, label=_("void (流局)"))
+            self.fields["leader"] = forms.TypedChoiceField(
+                label=_("led the first trick"), choices=seat_choices[1:], coerce=int,
+                initial="0")
+        for k in range(BURN_ROWS):
+            self.fields[f"burn_{k}_burner"] = seat_or_none(_("burner"))
+            self.fields[f"burn_{k}_burned"] = seat_or_none(_("burned"))
+            self.fields[f"burn_{k}_counter"] = forms.BooleanField(required=False,
+                                                                  label=_("counter-burn"))
+        if rules["bie3"]:
+            for k in range(SMOTHER_ROWS):
+                self.fields[f"smother_{k}_seat"] = seat_or_none(_("smothered seat"))
+                self.fields[f"smother_{k}_by"] = seat_or_none(_("by"))
+
+    # the templates lay these out: one row per seat, one per burn or smother
+    def seat_rows(self):
+        names = ("revolution", "kaidian", "out", "declared")
+        return [{**s, "fields": [self[f"{name}_{s['seat']}"] for name in names
+                                 if f"{name}_{s['seat']}" in self.fields]}
+                for s in self.seats]
+
+    def place_fields(self):
+        return [self[f"place_{i}"] for i in range(6)]
+
+    def burn_rows(self):
+        return [[self[f"burn_{k}_{p}"] for p in ("burner", "burned", "counter")]
+                for k in range(BURN_ROWS)]
+
+    def smother_rows(self):
+        return [[self[f"smother_{k}_{p}"] for p in ("seat", "by")]
+                for k in range(SMOTHER_ROWS) if f"smother_{k}_seat" in self.fields]
+
+    def clean(self):
+        data = super().clean()
+        if data.get("void"):
+            return data
+        order = [data.get(f"place_{i}") for i in range(6)]
+        for i, seat in enumerate(order):
+            if seat is None:
+                self.add_error(f"place_{i}", _("pick the seat placed %(place)s") % {
+                    "place": PLACE_NAMES[i]})
+        if None not in order and len(set(order)) != 6:
+            self.add_error("place_0", _("tap each of the six seats once, from 头科 to 大落"))
+        return data
+
+    def sheet(self) -> dict:
+        """The sheet the cleaned form says (``is_valid()`` first), without ``format`` and
+        ``rules`` (the service sets them from the event). Eliminated seats are listed from
+        the bottom place up, as the engine places them (engine.game.scoring)."""
+        d = self.cleaned_data
+        seats = range(6)
+        sheet = {}
+        if self.rules["revolution"]:
+            sheet["revolutions"] = [s for s in seats if d.get(f"revolution_{s}")]
+            sheet["void"] = bool(d.get("void"))
+            sheet["leader"] = d["leader"]
+            if sheet["void"]:
+                return sheet
+        order = [d[f"place_{i}"] for i in range(6)]
+        sheet["order"] = order
+        sheet["eliminated"] = [{"seat": s, "reason": d[f"out_{s}"]} for s in reversed(order)
+                               if d.get(f"out_{s}")]
+        if self.rules["dadian"]:
+            sheet["kaidian"] = [bool(d.get(f"kaidian_{s}")) for s in seats]
+            declared = [d.get(f"declared_{s}") or None for s in seats]
+            if any(declared):
+                sheet["declared"] = declared
+        burns = [{"burner": d[f"burn_{k}_burner"], "burned": d[f"burn_{k}_burned"],
+                  "counter": bool(d[f"burn_{k}_counter"])} for k in range(BURN_ROWS)
+                 if d.get(f"burn_{k}_burner") is not None
+                 and d.get(f"burn_{k}_burned") is not None]
+        if burns:
+            sheet["burns"] = burns
+        smothers = [{"seat": d[f"smother_{k}_seat"], "by": d[f"smother_{k}_by"]}
+                    for k in range(SMOTHER_ROWS)
+                    if d.get(f"smother_{k}_seat") is not None
+                    and d.get(f"smother_{k}_by") is not None]
+        if smothers:
+            sheet["smothers"] = smothers
+        return sheet
+
+    @staticmethod
+    def initial_from(sheet: dict) -> dict:
+        """Form data from a stored sheet (or an engine result with its ``leader``): a
+        correction starts from what stands."""
+        initial = {"leader": sheet.get("leader", 0), "void": bool(sheet.get("void"))}
+        for i, seat in enumerate(sheet.get("order") or []):
+            initial[f"place_{i}"] = seat
+        for s in sheet.get("revolutions") or []:
+            initial[f"revolution_{s}"] = True
+        for e in sheet.get("eliminated") or []:
+            initial[f"out_{e['seat']}"] = e["reason"]
+        for s, flag in enumerate(sheet.get("kaidian") or []):
+            initial[f"kaidian_{s}"] = bool(flag)
+        for s, word in enumerate(sheet.get("declared") or []):
+            initial[f"declared_{s}"] = word or ""
+        for k, burn in enumerate((sheet.get("burns") or [])[:BURN_ROWS]):
+            initial.update({f"burn_{k}_burner": burn["burner"],
+                            f"burn_{k}_burned": burn["burned"],
+                            f"burn_{k}_counter": burn["counter"]})
+        smothers = [m for m in sheet.get("smothers") or [] if isinstance(m, dict)]
+        for k, smother in enumerate(smothers[:SMOTHER_ROWS]):
+            initial.update({f"smother_{k}_seat": smother["seat"],
+                            f"smother_{k}_by": smother["by"]})
+        return initial
+
+#: the engine's refusals of a sheet (English, with engine seats 0–5), as (pattern, the form's
+#: field, a message in the player's language with 1–6号位); unknown ones are shown as they are
+REFUSALS = [
+    (r"two or more revolutions void the game", lambda m: "void",
+     lambda m: _("two or more revolutions void the game (流局): tick “void”")),
+    (r"a game is void \(流局\) only after two or more revolutions", lambda m: "void",
+     lambda m: _("a game is void (流局) only after two or more revolutions")),
+    (r"seat (\d) revolted and cannot have led", lambda m: "leader",
+     lambda m: _("%(seat)s revolted, so it cannot have led") % {"seat": seat_label(int(m[1]))}),
+    (r"seat (\d) cannot be eliminated as smothered", lambda m: f"out_{m[1]}",
+     lambda m: _("these rules do not eliminate a smothered seat (闷)")),
+    (r"seat (\d) cannot be eliminated here", lambda m: f"out_{m[1]}",
+     lambda m: _("a seat that revolted cannot also be eliminated")),
+    (r"seat (\d) revolted, so it is placed (\S+), not", lambda m: "place_0",
+     lambda m: _("%(seat)s revolted, so it is placed %(place)s") % {
+         "seat": seat_label(int(m[1])), "place": m[2]}),
+    (r"seat (\d) was eliminated, so it is placed (\S+), not", lambda m: "place_0",
+     lambda m: _("%(seat)s was eliminated, so it is placed %(place)s (eliminated seats take "
+                 "the last places)") % {"seat": seat_label(int(m[1])), "place": m[2]}),
+    (r"the order does not match", lambda m: "place_0",
+     lambda m: _("the order does not match the places the rules give")),
+    (r"seat (\d) revolted and is 不开点", lambda m: f"kaidian_{m[1]}",
+     lambda m: _("%(seat)s revolted and is 不开点") % {"seat": seat_label(int(m[1]))}),
+    (r"seat (\d) is the 对头 of seat (\d), which revolted", lambda m: f"kaidian_{m[1]}",
+     lambda m: _("%(seat)s is the 对头 of %(rebel)s, which revolted: it 开点s") % {
+         "seat": seat_label(int(m[1])), "rebel": seat_label(int(m[2]))}),
+    (r"seat (\d) cannot burn seat (\d)", lambda m: "burn_0_burner",
+     lambda m: _("a seat cannot burn itself or its 对头")),
+]
+
+
+def refusal(exc: ServiceError) -> tuple[str, str]:
+    """The form's field a refusal is about and its message in the player's language."""
+    message = exc.detail.get("message", "") if exc.detail.get("where") == "sheet" else ""
+    for pattern, field, text in REFUSALS:
+        m = re.search(pattern, message)
+        if m:
+            return field(m), text(m)
+    if message:
+        return "__all__", _("the engine refused the result: %(message)s") % {
+            "message": message}
+    return "__all__", str(exc.message)

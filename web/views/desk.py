@@ -1,0 +1,399 @@
+"""The referee desk (裁判台) of an event: every table of a round with its results' state, and one
+table opened to enter a paper sheet, confirm, settle a dispute, correct, decide a proposed
+correction or give a penalty.
+
+For the event's signed-in referees and organizers only (``tournaments.selectors.is_referee``, as
+the API checks); every write goes through the services with ``as_referee=True``, so nothing is
+possible here that the API would refuse. A round of 1,700 tables is listed from a few queries:
+the results' states come as one flat list of ``(table, game, status)`` and one of open
+proposals, the filters and counts are worked out from them, and only the page shown loads its
+seats.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import wraps
+
+from django.contrib import messages
+from django.contrib.auth.views import redirect_to_login
+from django.core.exceptions import PermissionDenied
+from django.core.paginator import Paginator
+from django.db.models import Prefetch, Q
+from django.http import Http404, HttpResponse, HttpResponseNotModified
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.urls import reverse
+from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.http import require_http_methods
+
+import engine
+from games import services as game_services
+from games.models import GameResult, GameResultVersion, ResultProposal
+from games.selectors import (
+    RESULT_HISTORY_PREFETCH,
+    result_history,
+    result_open_dispute,
+    result_open_proposal,
+)
+from tournaments import services
+from tournaments.errors import ServiceError
+from tournaments.models import Event, Penalty, Round, Seat, Table
+from tournaments.selectors import is_referee
+from web.forms.penalty import PenaltyForm
+from web.forms.sheet import PLACE_NAMES, SheetForm, refusal, seat_label, side_names
+
+DESK_PAGE = 100
+#: a round's draw record (every entry of a 10,000-player draw, as JSON): never read here, and
+#: decoding it once per table listed cost more than the rest of the desk together
+ROUND_BULK = ("draw_entries", "draw_input")
+_SEATS = Prefetch("seats", Seat.objects.select_related("player").order_by("seat"))
+POLL_SECONDS = 10
+
+#: a table's state on the desk, in the order the desk lists and counts them: what needs a
+#: referee first
+STATES = {
+    "disputed": pgettext_lazy("table state", "disputed"),
+    "proposal": pgettext_lazy("table state", "correction proposed"),
+    "submitted": pgettext_lazy("table state", "waiting for confirmation"),
+    "none": pgettext_lazy("table state", "nothing yet"),
+    "playing": pgettext_lazy("table state", "in play"),
+    "confirmed": pgettext_lazy("table state", "confirmed"),
+}
+JS_TEXT = {"updated": _("Updated %(time)s"), "offline": _("Connection lost; retrying…")}
+
+
+def game_state(status: str, proposal_open: bool) -> str:
+    """A game's state on the desk: its result's status, or ``proposal`` for a confirmed result
+    with an open proposed correction."""
+    if status == GameResult.Status.CONFIRMED:
+        return "proposal" if proposal_open else "confirmed"
+    return status  # submitted, disputed
+
+
+def table_state(games: list[str], games_per_match: int) -> str:
+    """A table's state from its games' states: the most urgent of them, else ``none`` (no
+    result yet), ``confirmed`` (every game of the match) or ``playing`` (more to come)."""
+    for state in ("disputed", "proposal", "submitted"):
+        if state in games:
+            return state
+    if not games:
+        return "none"
+    return "confirmed" if len(games) >= games_per_match else "playing"
+
+
+# ----------------------------------------------------------------------------- access
+def desk_view(view):
+    """Resolve the event of ``slug`` for its referees and organizers: others are sent to sign
+    in, or refused (an unpublished event does not exist for them)."""
+
+    @wraps(view)
+    def wrapped(request, slug, *args, **kwargs):
+        event = get_object_or_404(Event, slug=slug)
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path())
+        if not is_referee(request.user, event):
+            if not event.published:
+                raise Http404("no such event")
+            raise PermissionDenied(gettext("Only the event's referees and organizers use "
+                                            "its desk."))
+        return view(request, event, *args, **kwargs)
+
+    return wrapped
+
+
+def _desk_rounds(event: Event) -> list[Round]:
+    """The rounds that have tables (drawn, published or finished), in order."""
+    return list(Round.objects.filter(event=event).exclude(status=Round.Status.COMMITTED)
+                .defer(*ROUND_BULK).order_by("number"))
+
+
+# ----------------------------------------------------------------------------- the list
+def _game_states(rnd: Round) -> dict[int, dict[int, str]]:
+    """The states of the round's games that have a result (table id → game number → state);
+    two queries over the round's results and open proposals."""
+    open_ = set(ResultProposal.objects.filter(
+        result__table__round=rnd, status=ResultProposal.Status.OPEN).order_by()
+        .values_list("result__table_id", "result__number"))
+    games: dict[int, dict] = {}
+    for table_id, number, status in (GameResult.objects.filter(table__round=rnd).order_by()
+                                     .values_list("table_id", "number", "status")):
+        games.setdefault(table_id, {})[number] = game_state(status, (table_id, number) in open_)
+    return games
+
+
+def _search(rnd: Round, query: str) -> set[int]:
+    """Tables of the round found by table number, player number, or a player's or team's
+    name."""
+    match = (Q(seats__player__name__icontains=query) | Q(team_a__name__icontains=query)
+             | Q(team_b__name__icontains=query))
+    if query.isascii() and query.isdigit() and len(query) <= 9:
+        match |= Q(number=int(query)) | Q(seats__player__number=int(query))
+    return set(Table.objects.filter(round=rnd).filter(match).order_by()
+               .values_list("pk", flat=True).distinct())
+
+
+def _desk_context(request, event: Event) -> dict:
+    rounds = _desk_rounds(event)
+    ctx = {"event": event, "rounds": rounds, "round": None, "states": STATES,
+           "js_text": JS_TEXT}
+    if not rounds:
+        return ctx
+    try:
+        number = int(request.GET.get("round", ""))
+    except ValueError:
+        number = None
+    rnd = next((r for r in rounds if r.number == number), rounds[-1])
+    state = request.GET.get("state", "")
+    state = state if state in STATES else ""
+    query = (request.GET.get("q") or "").strip()[:100]
+    gpm = event.games_per_match
+    games = _game_states(rnd)
+    tables = list(Table.objects.filter(round=rnd).order_by("number").values_list("pk", flat=True))
+    by_table = {pk: table_state(list(games.get(pk, {}).values()), gpm) for pk in tables}
+    counts = {key: 0 for key in STATES}
+    for s in by_table.values():
+        counts[s] += 1
+    shown = tables
+    if query:
+        found = _search(rnd, query)
+        shown = [pk for pk in shown if pk in found]
+    if state:
+        shown = [pk for pk in shown if by_table[pk] == state]
+    page = Paginator(shown, DESK_PAGE).get_page(request.GET.get("page"))
+    loaded = {t.pk: t for t in Table.objects.filter(pk__in=list(page.object_list))
+              .select_related("team_a", "team_b").prefetch_related(_SEATS)}
+    rows = []
+    for pk in page.object_list:
+        t = loaded[pk]
+        numbers = sorted(set(games.get(pk, {})) | set(range(1, gpm + 1)))
+        rows.append({
+            "table": t, "state": by_table[pk], "state_label": STATES[by_table[pk]],
+            "games": [{"number": n, "state": games.get(pk, {}).get(n, "none")} for n in numbers],
+            "seats": [{"seat": s.seat, "label": seat_label(s.seat), "name": s.player.name,
+                       "number": s.player.number, "side": s.side} for s in t.seats.all()],
+        })
+    params = {"round": rnd.number}
+    if state:
+        params["state"] = state
+    if query:
+        params["q"] = query
+    chips = [{"key": key, "label": label, "count": counts[key]} for key, label in STATES.items()]
+    ctx.update(round=rnd, rows=rows, page=page, chips=chips, total=len(tables),
+               state=state, query=query, params=params, poll_seconds=POLL_SECONDS)
+    return ctx
+
+
+@desk_view
+def desk(request, event: Event):
+    """``/e/<slug>/desk/``: the round's tables and their states; ``?fragment=1`` answers the
+    list alone (what desk.js polls), with an ETag so an unchanged desk costs a 304."""
+    ctx = _desk_context(request, event)
+    if request.GET.get("fragment"):
+        html = render_to_string("web/desk/_list.html", ctx, request=request)
+        etag = f'"{hashlib.sha256(html.encode()).hexdigest()[:32]}"'
+        if request.headers.get("If-None-Match") == etag:
+            return HttpResponseNotModified()
+        response = HttpResponse(html)
+        response["ETag"] = etag
+        response["Cache-Control"] = "no-store"
+        return response
+    return render(request, "web/desk/desk.html", ctx)
+
+
+# ----------------------------------------------------------------------------- one table
+def _table(event: Event, table_id: int) -> Table:
+    """The event's table with its seats and every result's versions and proposals (a query
+    each)."""
+    return get_object_or_404(
+        Table.objects.select_related("round__event", "team_a", "team_b")
+        .defer(*(f"round__{name}" for name in ROUND_BULK)).prefetch_related(
+            _SEATS,
+            Prefetch("results", GameResult.objects.order_by("number")
+                     .prefetch_related(*RESULT_HISTORY_PREFETCH))),
+        pk=table_id, round__event=event)
+
+
+def _game_views(table: Table, seats: list[dict]) -> list[dict]:
+    """Each game of the match (and any extra game with a result): its result, state, finishing
+    order by seat, versions, open proposal and history."""
+    event = table.round.event
+    results = {r.number: r for r in table.results.all()}
+    views = []
+    for n in sorted(set(results) | set(range(1, event.games_per_match + 1))):
+        r = results.get(n)
+        if r is None:
+            views.append({"number": n, "result": None, "state": "none",
+                          "state_label": STATES["none"]})
+            continue
+        proposal = result_open_proposal(r)
+        state = game_state(r.status, proposal is not None)
+        order = (r.engine_result or {}).get("order") or []
+        views.append({
+            "number": n, "result": r, "state": state, "state_label": STATES[state],
+            "order": [{"place": PLACE_NAMES[i], "label": seats[s]["label"],
+                       "name": seats[s]["name"]} for i, s in enumerate(order)],
+            "versions": list(r.versions.all()), "proposal": proposal,
+            "dispute": result_open_dispute(r),
+            "history": result_history(r),
+            "needs_confirmation": r.status != GameResult.Status.CONFIRMED,
+        })
+    return views
+
+
+def _sheet_form(table: Table, seats: list[dict], game: dict | None, data=None):
+    """The sheet form for ``game`` (a game view), started from its current version when it
+    has a result."""
+    rules = engine.Rules.from_spec(table.round.event.rules)
+    if data is not None:
+        return SheetForm(data, rules=rules, seats=seats, prefix="sheet")
+    initial = None
+    if game and game["result"] is not None:
+        current = next((v for v in game["versions"] if v.version == game["result"].version),
+                       None)
+        source = dict(game["result"].engine_result)
+        if current is not None and isinstance(current.payload, dict):
+            source["leader"] = current.payload.get("leader", 0)
+            if current.kind == GameResultVersion.Kind.SHEET:
+                source = current.payload
+        initial = SheetForm.initial_from(source)
+    return SheetForm(rules=rules, seats=seats, prefix="sheet", initial=initial)
+
+
+def _pick_game(games: list[dict], wanted) -> dict | None:
+    """The game the sheet form is for: ``?game=N``, else the first without a result."""
+    try:
+        wanted = int(wanted)
+    except (TypeError, ValueError):
+        wanted = None
+    by_number = {g["number"]: g for g in games}
+    if wanted in by_number:
+        return by_number[wanted]
+    return next((g for g in games if g["result"] is None), None)
+
+
+@desk_view
+@require_http_methods(["GET", "POST"])
+def desk_table(request, event: Event, table_id: int):
+    """``/e/<slug>/desk/tables/<id>/``: one table for a referee. A POST names its ``action``:
+    ``sheet`` (enter or correct a game from a paper sheet), ``confirm`` (also settles a
+    dispute as it stands), ``accept`` / ``decline`` (a proposed correction) or ``penalty``. A
+    refusal comes back as the form's errors and changes nothing; a done action redirects
+    back with a message."""
+    table = _table(event, table_id)
+    sides = side_names(table)
+    seats = [{"seat": s.seat, "label": seat_label(s.seat), "name": s.player.name,
+              "number": s.player.number, "side": s.side, "side_name": sides[s.side],
+              "opposite": seat_label((s.seat + 3) % 6), "player": str(s.player)}
+             for s in table.seats.all()]
+    games = _game_views(table, seats)
+    game = _pick_game(games, request.POST.get("game") or request.GET.get("game"))
+    action = request.POST.get("action") if request.method == "POST" else None
+    sheet_form = _sheet_form(table, seats, game, request.POST if action == "sheet" else None)
+    penalty_form = PenaltyForm(request.POST if action == "penalty" else None, event=event,
+                               games=[g["number"] for g in games if g["result"] is not None],
+                               prefix="penalty")
+    errors: dict = {}
+    if action:
+        done = _act(request, action=action, table=table, games=games, game=game,
+                    sheet_form=sheet_form, penalty_form=penalty_form, errors=errors)
+        if done:
+            messages.success(request, done)
+            url = reverse("pages:desk-table", kwargs={"slug": event.slug, "table_id": table.pk})
+            return redirect(url)
+    return render(request, "web/desk/table.html", {
+        "event": event, "table": table, "round": table.round, "games": games, "game": game,
+        "seats": seats, "sides": sides, "sheet_form": sheet_form,
+        "penalty_form": penalty_form, "errors": errors,
+        "penalties": Penalty.objects.filter(table=table).select_related("player", "entry")
+        .order_by("created_at", "pk"),
+        "desk_url": reverse("pages:desk", kwargs={"slug": event.slug}) + f"?round="
+                    f"{table.round.number}",
+    }, status=400 if errors or (action and (sheet_form.errors or penalty_form.errors)) else 200)
+
+
+def _act(request, *, action: str, table: Table, games: list[dict], game: dict | None,
+         sheet_form: SheetForm, penalty_form: PenaltyForm, errors: dict) -> str | None:
+    """Do ``action`` through its service; the message to show when done, else ``None`` with
+    the refusal put on its form (``errors[game number]`` for a game's buttons)."""
+    user = request.user
+    if action == "sheet":
+        return _act_sheet(request, table=table, game=game, form=sheet_form, errors=errors)
+    if action == "penalty":
+        if not penalty_form.is_valid():
+            return None
+        d = penalty_form.cleaned_data
+        try:
+            services.penalty_add(
+                event=table.round.event, entry=penalty_form.entry, player=penalty_form.player,
+                kind=d["kind"], reason=d["reason"], points=d.get("points") or 0, table=table,
+                game_number=d.get("game_number"), by=user)
+        except ServiceError as exc:
+            penalty_form.add_error("reason" if exc.code == "reason_required" else None,
+                                   exc.message)
+            return None
+        return gettext("Penalty recorded for %(p)s.") % {"p": penalty_form.player}
+    if game is None or game["result"] is None:
+        errors["form"] = gettext("Pick a game that has a result.")
+        return None
+    result = game["result"]
+    reason = (request.POST.get("reason") or "").strip()[:2000]
+    try:
+        if action == "confirm":
+            version = request.POST.get("version", "")
+            game_services.result_confirm(
+                result=result, by=user, as_referee=True, reason=reason,
+                version=int(version) if version.isdigit() else None)
+            return gettext("Game %(n)s confirmed.") % {"n": result.number}
+        if action in ("accept", "decline"):
+            proposal = game["proposal"]
+            if proposal is None or str(proposal.pk) != request.POST.get("proposal"):
+                errors[result.number] = gettext("That proposed correction is no longer open.")
+                return None
+            if action == "accept":
+                game_services.result_proposal_accept(proposal=proposal, by=user,
+                                                     as_referee=True, reason=reason)
+                return gettext("The correction of game %(n)s is accepted.") % {
+                    "n": result.number}
+            game_services.result_proposal_decline(proposal=proposal, by=user, as_referee=True,
+                                                  reason=reason)
+            return gettext("The correction of game %(n)s is declined.") % {"n": result.number}
+    except ServiceError as exc:
+        errors[result.number] = exc.message
+        return None
+    errors["form"] = gettext("Unknown action.")
+    return None
+
+
+def _act_sheet(request, *, table: Table, game: dict | None, form: SheetForm,
+               errors: dict) -> str | None:
+    """Enter game N from a paper sheet (submitted, and confirmed at once when ``confirm`` is
+    ticked) or, when it has a result, correct it with the reason given."""
+    if game is None:
+        form.add_error(None, gettext("Every game of this table has a result; pick one to "
+                                      "correct."))
+        return None
+    reason = (request.POST.get("reason") or "").strip()[:2000]
+    if not form.is_valid():
+        return None
+    user = request.user
+    try:
+        if game["result"] is None:
+            result = game_services.result_submit(table=table, number=game["number"],
+                                                 sheet=form.sheet(), by=user)
+            if request.POST.get("confirm"):
+                game_services.result_confirm(result=result, by=user, as_referee=True)
+                return gettext("Game %(n)s entered and confirmed.") % {"n": game["number"]}
+            return gettext("Game %(n)s entered; it waits for confirmation.") % {
+                "n": game["number"]}
+        if not reason:
+            errors["reason"] = gettext("A correction needs a reason.")
+            return None
+        game_services.result_correct(result=game["result"], sheet=form.sheet(), by=user,
+                                     reason=reason, as_referee=True)
+        return gettext("Game %(n)s corrected.") % {"n": game["number"]}
+    except ServiceError as exc:
+        field, message = refusal(exc)
+        form.add_error(None if field == "__all__" else field, message)
+        return None
