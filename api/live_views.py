@@ -17,8 +17,8 @@ from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
-from api.throttling import client_address
 from api.views import ERRORS, _table, require_table_visible
+from config.ratelimit import client_address
 from live import services as live
 from live import streams
 from live.models import LiveGame

@@ -152,7 +152,7 @@ AXES_FAILURE_LIMIT = _whole("LOGIN_FAILURE_LIMIT", 10, minimum=1)
 AXES_COOLOFF_TIME = _whole("LOGIN_COOLOFF_MINUTES", 15, minimum=1) / 60  # hours
 AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
-AXES_CLIENT_IP_CALLABLE = "api.throttling.client_address"
+AXES_CLIENT_IP_CALLABLE = "config.ratelimit.client_address"
 AXES_LOCKOUT_CALLABLE = "api.errors.login_locked_out"
 AXES_VERBOSE = False
 
@@ -282,7 +282,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "api.pagination.Pagination",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
-    # Fixed windows counted with atomic increments on the cache (api/throttling.py): requests
+    # Fixed windows counted with atomic increments on the cache (config/ratelimit.py, api/throttling.py): requests
     # sent at the same moment cannot pass a limit together. Share the cache (CACHE_URL) between
     # processes for the limits to hold across them.
     "DEFAULT_THROTTLE_CLASSES": [

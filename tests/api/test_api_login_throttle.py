@@ -3,7 +3,7 @@ admin's login, changing X-Forwarded-For and sending requests in parallel.
 
 Two defences: django-axes locks a username, and separately a client address, out after
 ``LOGIN_FAILURE_LIMIT`` failures (10 here), for the token view and the admin alike; and the
-throttles count with atomic increments (api/throttling.py), so requests sent together cannot
+throttles count with atomic increments (config/ratelimit.py), so requests sent together cannot
 pass a limit, and take the client's address only from trusted proxies."""
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from django.test import override_settings
 from rest_framework.throttling import SimpleRateThrottle
 
 from api import throttling
+from config import ratelimit
 from tests.api.helpers import client_for, error_of
 from tests.factories import UserFactory
 
@@ -96,7 +97,7 @@ def test_token_logins_are_throttled_per_address_before_any_password_is_checked(v
 def test_a_new_x_forwarded_for_does_not_reset_the_anonymous_limit(monkeypatch):
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES",
                         {**SimpleRateThrottle.THROTTLE_RATES, "anon": "5/hour"})
-    monkeypatch.setattr(throttling.time, "time", lambda: 3_000_000.0)
+    monkeypatch.setattr(ratelimit.time, "time", lambda: 3_000_000.0)
     cache.clear()
     anon = client_for(None)
     codes = [anon.post("/api/v1/engine/validate", {}, format="json",
@@ -113,12 +114,12 @@ def test_a_new_x_forwarded_for_does_not_reset_the_anonymous_limit(monkeypatch):
 def test_the_client_address_comes_only_from_trusted_proxies(rf, proxies, forwarded, address):
     request = rf.get("/", REMOTE_ADDR="10.0.0.9", HTTP_X_FORWARDED_FOR=forwarded)
     with override_settings(TRUSTED_PROXY_COUNT=proxies):
-        assert throttling.client_address(request) == address
+        assert ratelimit.client_address(request) == address
 
 
 def test_the_atomic_counter_lets_exactly_the_limit_through_from_parallel_threads(monkeypatch):
     # given a limit of 300 a minute and a frozen clock (one window)
-    monkeypatch.setattr(throttling.time, "time", lambda: 1_000_000.0)
+    monkeypatch.setattr(ratelimit.time, "time", lambda: 1_000_000.0)
     throttle = throttling.AnonRateThrottle()
     throttle.num_requests, throttle.duration = 300, 60
     cache.delete("race:16666")
@@ -144,7 +145,7 @@ def test_parallel_anonymous_requests_cannot_pass_the_limit(monkeypatch):
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES",
                         {**SimpleRateThrottle.THROTTLE_RATES, "anon": "50/hour",
                          "engine": "100000/min"})
-    monkeypatch.setattr(throttling.time, "time", lambda: 2_000_000.0)
+    monkeypatch.setattr(ratelimit.time, "time", lambda: 2_000_000.0)
     cache.clear()
     codes = []
     start = threading.Barrier(8)

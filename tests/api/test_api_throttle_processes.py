@@ -3,7 +3,7 @@ gunicorn processes of four threads each, the counters in Redis, eight clients at
 
 DRF's own throttles read a request history from the cache and write it back, so requests that
 arrive together read the same history and all pass (8 clients got 517 of 900 requests through a
-limit of 300 a minute). The service's throttles (api/throttling.py) take a number with an atomic
+limit of 300 a minute). The service's throttles (api/throttling.py, config/ratelimit.py) take a number with an atomic
 increment first: exactly the limit passes."""
 
 from __future__ import annotations

@@ -297,20 +297,27 @@ def test_bracket_page_is_404_without_knockout_finals(event):
 # ----------------------------------------------------------------------------- make demo
 @pytest.mark.django_db(transaction=True)
 def test_demo_prints_addresses_that_answer():
-    """Every address `make demo` prints answers 200 (the dashboard and the admin once signed in
-    with the printed login), and the hint to verify the draws runs outside the virtualenv."""
+    """Every address `make demo` prints answers 200 (the dashboard, the desk and the admin once
+    signed in with the printed login; the referee's login opens the desk too), and the hint to
+    verify the draws runs outside the virtualenv."""
     out = StringIO()
     call_command("demo_event", players=14, rounds=2, games=1, stdout=out)
     text = out.getvalue()
 
     addresses = re.findall(r"http://127\.0\.0\.1:8000(/\S*)", text)
-    assert len(addresses) == 6
+    assert len(addresses) == 8  # six pages, the referee desk, one player's private link
     assert "make serve" in text
-    login = re.search(r"sign in to the dashboard and the admin as (\S+) / (\S+)", text)
+    login = re.search(r"sign in to the dashboard and the admin as (\S+) / ([^\s,]+)", text)
     client = Client()
     signed_in = client.post(reverse("admin:login"), {"username": login[1],
                                                      "password": login[2]})
     assert signed_in.status_code == 302
     for path in addresses:
         assert client.get(path).status_code == 200, path
+    referee = re.search(r"to the referee desk as (\S+) / (\S+)$", text, re.M)
+    desk = next(path for path in addresses if path.endswith("/desk/"))
+    as_referee = Client()
+    assert as_referee.post(reverse("pages:login"), {"username": referee[1],
+                                                    "password": referee[2]}).status_code == 302
+    assert as_referee.get(desk).status_code == 200
     assert re.search(r"^  \.venv/bin/python manage\.py verify_draw demo-\S+$", text, re.M)

@@ -13,7 +13,7 @@ from django.core.management import call_command
 def test_demo_event_prints_a_private_link_that_opens_the_players_table(client):
     out = StringIO()
     call_command("demo_event", players=14, rounds=2, games=1, stdout=out)
-    found = re.search(r"(\S+)'s private link .*: http://127\.0\.0\.1:8000(/p/[\w-]+/)$",
+    found = re.search(r"^  (.+)'s private link:\s+http://127\.0\.0\.1:8000(/p/[\w-]+/)$",
                       out.getvalue(), re.M)
     assert found, out.getvalue()[-500:]
     page = client.get(found[2])

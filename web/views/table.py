@@ -31,7 +31,7 @@ from django.views.decorators.http import require_POST
 from rest_framework.throttling import SimpleRateThrottle
 
 import engine
-from api.throttling import AtomicWindowMixin, client_address
+from config.ratelimit import AtomicWindowMixin, client_address
 from games import services as game_services
 from games.models import GameResult, ResultProposal
 from games.selectors import (
@@ -59,7 +59,7 @@ RECORD_MAX_BYTES = 512 * 1024
 
 
 class LinkThrottle(AtomicWindowMixin, SimpleRateThrottle):
-    """The API's atomic windows (api/throttling.py) for the table-side pages: rate ``links``
+    """The atomic windows of config/ratelimit.py for the table-side pages: rate ``links``
     per player (their link or their login: many players share a venue's one address), and
     ``link_misses`` per client address for links that open nothing (a guesser meets it)."""
 
