@@ -179,7 +179,10 @@ def _standings(event: Event, search: str = ""):
 
 
 def _seat_view(seat: Seat, hit: bool = False) -> dict:
-    return {"seat": seat.seat, "side": seat.side, "opposite": (seat.seat + 3) % 6,
+    """A seat as people see it: ``label`` and ``opposite`` are 1–6 (号位); ``seat`` stays the
+    engine's 0–5 for the layout."""
+    return {"seat": seat.seat, "label": seat.seat + 1, "side": seat.side,
+            "opposite": (seat.seat + 3) % 6 + 1,
             "name": seat.player.name, "number": seat.player.number, "hit": hit}
 
 

@@ -106,7 +106,7 @@ function projector() {
       return getJSON(url).then(function (data) {
         (data.results || []).forEach(function (t) {
           t.seats.forEach(function (s) {
-            all.push({ name: s.player.name, table: t.number, seat: s.seat, side: s.side });
+            all.push({ name: s.player.name, table: t.number, seat: s.seat + 1, side: s.side });  // seats 1–6 (号位)
           });
         });
         if (data.next) return page(data.next);

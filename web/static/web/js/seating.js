@@ -5,8 +5,8 @@ import { getJSON, liveState, newestPublicRound, poll } from "./poll.js";
 
 function seatItem(seat, hit) {
   var li = el("li", "seat side-" + seat.side + (hit ? " hit" : ""));
-  var no = el("span", "seat-no", seat.seat);
-  no.title = fmt("seat", { s: seat.seat });
+  var no = el("span", "seat-no", seat.seat + 1);  // people count seats 1–6 (号位)
+  no.title = fmt("seat", { s: seat.seat + 1 });
   li.appendChild(no);
   li.appendChild(el("span", "pname", seat.player.name));
   if (seat.player.number) li.appendChild(el("small", "pno", "#" + seat.player.number));
@@ -96,7 +96,7 @@ function findMyTable() {
           if (!matches(query, seat.player)) return;
           var p = el("p", "found");
           var a = el("a", "", fmt("found", { name: seat.player.name, table: t.number,
-                                             seat: seat.seat, side: seat.side }));
+                                             seat: seat.seat + 1, side: seat.side }));
           a.href = "#table-" + t.number;
           p.appendChild(a);
           lines.appendChild(p);
