@@ -19,7 +19,6 @@ from games.models import GameResult
 from tournaments import services, standings
 from tournaments.errors import ServiceError
 from tournaments.forms import (
-    RULE_OPTIONS,
     TIE_BREAK_SLOTS,
     EntryAdminForm,
     EventAdminForm,
@@ -41,6 +40,7 @@ from tournaments.models import (
     Team,
     TeamMember,
 )
+from tournaments.rule_texts import RULE_OPTIONS
 
 
 def _run(modeladmin, request, fn, done_message):

@@ -16,62 +16,7 @@ from engine import rules as engine_rules
 from tournaments import imports, services
 from tournaments.errors import ServiceError
 from tournaments.models import TIE_BREAK_CHOICES, Entry, Event, Penalty, Team
-
-#: each rules option (RULES.md, engine/rules.py) with its label and the rule book's short
-#: explanation, in the order a rule book gives them
-RULE_OPTIONS: dict[str, tuple] = {
-    "dadian": (_("打点 / 开点 (dadian)"), _(
-        "Each seat must win a round against its 对头 (开点); a seat that does not pays 点贡 "
-        "(RULES.md §9, §11).")),
-    "bie3": (_("憋3 (bie3)"), _(
-        "Every seat's last play must be all its 3s, pure; a seat whose 3s are beaten is "
-        "闷 (RULES.md §10).")),
-    "men": (_("闷 (men)"), _(
-        "A seat 闷ed by 憋3: eliminated at once as 大落 (the Outline), or plays on and pays one "
-        "闷贡 next game (online play).")),
-    "first_lead": (_("first lead (开牌/上班)"), _(
-        "Who leads a game: the previous game's 大落, or in turn after the previous game's first "
-        "leader (RULES.md §3).")),
-    "revolution": (_("革命 (revolution)"), _(
-        "A seat dealt no joker and no 2 may declare revolution before play (RULES.md §8).")),
-    "revolution_gousiji": (_("够死级 rights after a revolution"), _(
-        "How many unbeatable 够级 plays the revolutionary's 对头 gets (0–9, default 3).")),
-    "revolution_kaidian": (_("开点 of the revolutionary's 对头"), _(
-        "The revolutionary's 对头 开点s only through its 够死级 rights, or at once.")),
-    "tribute": (_("进贡 (tribute)"), _(
-        "Places pay tribute (落贡) to the top places before the next game (RULES.md §9).")),
-    "tribute_within_team": (_("no 落贡 between teammates"), _(
-        "When giver and receiver of a 落贡 are teammates, no tribute is paid.")),
-    "strict_burn": (_("strict 烧牌 (strict_burn)"), _(
-        "A burn is refused unless the burner can still finish it; off: any burn is accepted and "
-        "a failed burn (诈烧) is placed 大落.")),
-    "hui3": (_("会3 (hui3)"), _(
-        "Before the first lead, the leader may choose to remove the 3s' special role; never "
-        "with 憋3.")),
-    "show_counts": (_("报牌 (show_counts)"), _(
-        "Card counts shown to the table: always, or only at 10 cards or fewer.")),
-    "rj_beats_any": (_("大王 combos beat any (rj_beats_any)"), _(
-        "A combo with a 大王 attached beats any plain or 小王-attached combo of its size.")),
-    "closer_last": (_("对头 asked last (closer_last)"), _(
-        "The owner's 对头, having passed early, is asked once more after everyone else passed "
-        "(online play).")),
-    "end_when_one_team_left": (_("end when one team is left"), _(
-        "The game ends as soon as every seat still holding cards is of one team; they take the "
-        "remaining places by fewest cards.")),
-    "fanche_double": (_("翻车加倍 (fanche_double)"), _(
-        "A 翻车 (the 对头 开点s against a 明点/预点) pays double: 4 and 8.")),
-}
-
-PRESET_CHOICES = [
-    ("dagang", _("大纲 (the Outline, default)")),
-    ("basic", _("basic: the Outline's chapter-2 rules only")),
-    ("online", _("online play (003)")),
-]
-
-VALUE_LABELS = {True: _("on"), False: _("off"), "last_place": _("eliminated as 大落"),
-                "tribute": _("plays on, pays 闷贡"), "loser": _("the previous 大落"),
-                "rotate": _("in turn"), "rights": _("through its rights"),
-                "auto": _("at once"), "always": _("always"), "le10": _("at 10 cards or fewer")}
+from tournaments.rule_texts import PRESET_CHOICES, RULE_OPTIONS, VALUE_LABELS
 
 
 def _value_key(value) -> str:

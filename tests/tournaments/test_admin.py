@@ -483,7 +483,7 @@ def test_every_rules_option_has_a_labelled_field_explained_in_both_languages(adm
 
     from engine.rules import OPTION_CHOICES
     from tests.pages.test_locale import CATALOGUE, read_po
-    from tournaments.forms import RULE_OPTIONS, VALUE_LABELS
+    from tournaments.rule_texts import RULE_OPTIONS, VALUE_LABELS
 
     form = admin_client.get(_admin_url(Event, "add")).context["adminform"].form
     assert {f"rule_{name}" for name in OPTION_CHOICES} <= set(form.fields)

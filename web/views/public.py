@@ -24,6 +24,7 @@ import engine
 from games.models import GameResult
 from games.selectors import round_tables_with_results
 from tournaments.models import TIE_BREAK_CHOICES, Bye, Event, Round, Seat, Table
+from tournaments.rule_texts import PRESET_LABELS, RULE_OPTIONS, VALUE_LABELS
 from tournaments.selectors import SEATING_PUBLIC, is_organizer, knockout_matches
 from tournaments.standings import public_standings, standings_etag
 
@@ -41,42 +42,6 @@ COLUMN_SHORT = {
     "opponents_points": pgettext_lazy("column", "Opp"),
     "head_to_head": pgettext_lazy("column", "H2H"),
     "games_played": pgettext_lazy("column", "Games"),
-}
-
-RULE_LABELS = {
-    "dadian": _("打点 (开点 against one's 对头)"),
-    "bie3": _("憋3 (a hand's last combo is its 3s)"),
-    "men": _("闷 (a smothered seat)"),
-    "first_lead": _("first lead of a later game"),
-    "revolution": _("革命 (revolution)"),
-    "revolution_gousiji": _("够死级 rights after a 革命"),
-    "revolution_kaidian": _("开点 of a revolutionary's 对头"),
-    "tribute": _("进贡 (tributes)"),
-    "tribute_within_team": _("落贡 between teammates"),
-    "strict_burn": _("烧牌 refused unless it can succeed"),
-    "hui3": _("会3 (the leader may remove the 3s)"),
-    "show_counts": _("报牌 (card counts shown)"),
-    "rj_beats_any": _("a 大王-attached combo beats any combo"),
-    "closer_last": _("the 对头 closes last (扣牌)"),
-    "end_when_one_team_left": _("a game ends when one 联邦 is left"),
-    "fanche_double": _("翻车 pays double"),
-}
-RULE_VALUES = {
-    True: _("on"),
-    False: _("off"),
-    "last_place": _("placed last"),
-    "tribute": _("pays 闷贡"),
-    "loser": _("the previous game's 大落"),
-    "rotate": _("rotates"),
-    "always": _("always"),
-    "le10": _("at 10 cards or fewer"),
-    "rights": _("through its 够死级 rights"),
-    "auto": _("automatic (对门开点)"),
-}
-PRESET_LABELS = {
-    "dagang": _("大纲: the Qingdao competition outline"),
-    "basic": _("basic: the outline's chapter-2 rules only"),
-    "online": _("online: as common online servers play"),
 }
 
 #: Texts the page scripts show (handed over as JSON, so they are translated like the rest).
@@ -225,11 +190,11 @@ def _rules_view(event: Event) -> dict:
         return {"preset": str(event.rules), "preset_label": "", "options": []}
     preset_defaults = engine.Rules(rules.preset)
     options = []
-    for key, label in RULE_LABELS.items():
+    for key, (label, _help) in RULE_OPTIONS.items():
         if key not in rules:
             continue
         value = rules[key]
-        shown = RULE_VALUES.get(value, value) if not isinstance(value, int) or isinstance(
+        shown = VALUE_LABELS.get(value, value) if not isinstance(value, int) or isinstance(
             value, bool) else value
         options.append({"key": key, "label": label, "value": shown,
                         "changed": value != preset_defaults[key]})
