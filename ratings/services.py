@@ -1,0 +1,212 @@
+"""Writes of the ratings (等级分): re-rating after a change, and recomputing from scratch.
+
+The ratings are one chain across every event that counts (``Event.rated``): games are rated in
+a fixed order — rounds by (draw time, id), then table and game number — never in the order they
+were confirmed. After a result changes (confirmed, corrected, a late confirmation), the games
+from the first changed round on are re-rated: each player starts again from their last
+:class:`RatingPoint` before that round (the value after an earlier round), so the suffix is
+rated exactly as a recomputation from scratch would rate it. The same results always give the
+same ratings, whatever the order in which they were confirmed.
+
+``ratings_refresh_on_commit`` is the one hook ``games.services`` calls: it queues the work for a
+worker after the commit and does nothing else in the request.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from django.core.cache import cache
+from django.db import transaction
+from django.db.models import Q
+
+from games.models import GameResult
+from ratings.model import RatedGame, State, rate_game
+from ratings.models import PlayerRating, RatedResult, RatingPoint
+from tournaments.locks import Advisory, advisory_xact_lock
+from tournaments.models import Event, Round, Seat
+
+log = logging.getLogger(__name__)
+
+#: a round's position in the chain: (drawn_at, round id)
+RoundKey = tuple
+
+
+def _queued_key(event_id: int) -> str:
+    return f"ratings-update-queued:{event_id}"
+
+
+def ratings_refresh_on_commit(*, event_id: int) -> None:
+    """A result of ``event_id`` changed: queue :func:`ratings_update` for when the transaction
+    commits. The request pays for nothing more than queuing (and a burst of confirmations
+    queues one task while one waits unstarted); whether the event counts is the task's
+    question."""
+    transaction.on_commit(lambda: ratings_queue_update(event_id))
+
+
+def ratings_queue_update(event_id: int) -> bool:
+    """Queue ``ratings_update_task`` unless one for the event waits unstarted; a broker that
+    refuses is logged (the next change, or ``manage.py ratings_recompute``, catches up)."""
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from ratings.tasks import ratings_update_task
+
+    if not cache.add(_queued_key(event_id), 1, timeout=300):
+        return False
+    try:
+        ratings_update_task.delay(event_id)
+    except (BrokerError, OSError) as exc:
+        cache.delete(_queued_key(event_id))
+        log.warning("ratings update of event %s not queued: %s", event_id, exc)
+        return False
+    return True
+
+
+def ratings_update_started(event_id: int) -> None:
+    """The task has started: later changes must queue a new one."""
+    cache.delete(_queued_key(event_id))
+
+
+def _at_or_after(key: RoundKey | None, drawn_at: str = "drawn_at", round_id: str = "round_id"
+                 ) -> Q:
+    """Rows of rounds at or after ``key`` in the chain (all rows when None)."""
+    if key is None:
+        return Q()
+    when, pk = key
+    return Q(**{f"{drawn_at}__gt": when}) | Q(**{drawn_at: when, f"{round_id}__gte": pk})
+
+
+def _first_changed_round(event: Event) -> RoundKey | None | bool:
+    """The key of the event's first round whose rated results differ from its confirmed ones
+    (added, corrected, no longer confirmed); False when nothing differs."""
+    confirmed = {}
+    if event.rated:
+        confirmed = dict(GameResult.objects.filter(
+            table__round__event=event, status=GameResult.Status.CONFIRMED).values_list(
+            "pk", "version"))
+    rated = {pk: (version, round_id) for pk, version, round_id in RatedResult.objects.filter(
+        round__event=event).values_list("result_id", "version", "round_id")}
+    changed = {pk for pk in confirmed.keys() | rated.keys()
+               if confirmed.get(pk) != (rated[pk][0] if pk in rated else None)}
+    if not changed:
+        return False
+    rounds = set(GameResult.objects.filter(pk__in=[pk for pk in changed if pk in confirmed])
+                 .values_list("table__round_id", flat=True))
+    rounds |= {rated[pk][1] for pk in changed if pk in rated}
+    return min(Round.objects.filter(pk__in=rounds).values_list("drawn_at", "pk"))
+
+
+def ratings_update(*, event_id: int) -> int:
+    """Bring the ratings up to date with the event's results; returns how many games were
+    (re-)rated (0: nothing changed)."""
+    with transaction.atomic():
+        advisory_xact_lock(Advisory.RATINGS, 0)
+        event = Event.objects.filter(pk=event_id).first()
+        if event is None:
+            return 0
+        start = _first_changed_round(event)
+        if start is False:
+            return 0
+        return _rerate_from(start)
+
+
+def ratings_recompute() -> int:
+    """Recompute every rating from scratch (``manage.py ratings_recompute``, after an event is
+    switched to count or not); returns the number of games rated."""
+    with transaction.atomic():
+        advisory_xact_lock(Advisory.RATINGS, 0)
+        return _rerate_from(None)
+
+
+def _states_before(key: RoundKey | None) -> dict[int, State]:
+    states: dict[int, State] = {}
+    if key is None:
+        return states
+    rows = (RatingPoint.objects.exclude(_at_or_after(key)).order_by("drawn_at", "round_id")
+            .values_list("player_id", "mu", "sigma", "games", "wins"))
+    for player_id, mu, sigma, games, wins in rows.iterator(chunk_size=5000):
+        states[player_id] = State(mu, sigma, games, wins)
+    return states
+
+
+def rated_games(rounds) -> tuple[list[RatedGame], dict[int, tuple]]:
+    """The confirmed games of ``rounds`` (a Round queryset) as :class:`RatedGame` in chain order,
+    and each game's (result id, version, round id, event id) by position."""
+    players: dict[int, list] = {}
+    for table_id, seat, player_id in Seat.objects.filter(round__in=rounds).values_list(
+            "table_id", "seat", "player_id").iterator(chunk_size=10000):
+        players.setdefault(table_id, [0] * 6)[seat] = player_id
+    rows = GameResult.objects.filter(table__round__in=rounds,
+                                     status=GameResult.Status.CONFIRMED).values_list(
+        "pk", "version", "table_id", "number", "points_a", "points_b", "places", "void",
+        "table__number", "table__round_id", "table__round__drawn_at", "table__round__event_id")
+    out = []
+    for (pk, version, table_id, number, points_a, points_b, places, void, table_number,
+         round_id, drawn_at, event_id) in rows.iterator(chunk_size=10000):
+        seats = players.get(table_id)
+        if seats is None or 0 in seats:
+            continue
+        places = tuple(places) if isinstance(places, list) and len(places) == 6 else (0,) * 6
+        out.append((RatedGame(key=(drawn_at, round_id, table_number, number),
+                              players=tuple(seats), points_a=points_a, points_b=points_b,
+                              places=places, void=void),
+                    (pk, version, round_id, event_id)))
+    out.sort(key=lambda pair: pair[0].key)
+    return [g for g, _m in out], {i: meta for i, (_g, meta) in enumerate(out)}
+
+
+def _rerate_from(key: RoundKey | None) -> int:
+    states = _states_before(key)
+    touched = set(RatingPoint.objects.filter(_at_or_after(key)).values_list(
+        "player_id", flat=True).distinct()) if key is not None else set(
+        PlayerRating.objects.values_list("player_id", flat=True))
+    if key is None:
+        RatingPoint.objects.all().delete()
+        RatedResult.objects.all().delete()
+    else:
+        RatingPoint.objects.filter(_at_or_after(key)).delete()
+        RatedResult.objects.filter(_at_or_after(key, "round__drawn_at")).delete()
+    rounds = Round.objects.filter(event__rated=True, drawn_at__isnull=False).filter(
+        _at_or_after(key, round_id="pk"))
+    games, meta = rated_games(rounds)
+    points, rated = [], []
+    current_round, in_round = None, set()
+
+    def close_round():
+        if current_round is None:
+            return
+        drawn_at, round_id, event_id = current_round
+        for p in in_round:
+            s = states[p]
+            points.append(RatingPoint(player_id=p, round_id=round_id, event_id=event_id,
+                                      drawn_at=drawn_at, mu=s.mu, sigma=s.sigma,
+                                      ordinal=s.ordinal(), games=s.games, wins=s.wins))
+
+    for i, game in enumerate(games):
+        result_id, version, round_id, event_id = meta[i]
+        if current_round is None or current_round[1] != round_id:
+            close_round()
+            current_round, in_round = (game.key[0], round_id, event_id), set()
+        if rate_game(states, game):
+            in_round.update(game.players)
+        rated.append(RatedResult(result_id=result_id, round_id=round_id, version=version))
+    close_round()
+    RatingPoint.objects.bulk_create(points, batch_size=5000)
+    RatedResult.objects.bulk_create(rated, batch_size=5000)
+    touched |= {p.player_id for p in points}
+    _store_current(states, touched)
+    return len(games)
+
+
+def _store_current(states: dict[int, State], players: Iterable[int]) -> None:
+    players = set(players)
+    keep = [PlayerRating(player_id=p, mu=states[p].mu, sigma=states[p].sigma,
+                         ordinal=states[p].ordinal(), games=states[p].games, wins=states[p].wins)
+            for p in sorted(players) if p in states and states[p].games]
+    gone = players - {r.player_id for r in keep}
+    if gone:
+        PlayerRating.objects.filter(player_id__in=gone).delete()
+    PlayerRating.objects.bulk_create(
+        keep, batch_size=2000, update_conflicts=True, unique_fields=["player"],
+        update_fields=["mu", "sigma", "ordinal", "games", "wins", "updated_at"])
