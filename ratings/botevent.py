@@ -83,3 +83,40 @@ def bot_event(*, bots: dict[str, int], rounds: int = 10, games_per_match: int = 
                 for seat, p in enumerate(table):
                     out.points[p] += team_points[seat % 2]
     return out
+
+
+def bot_strength_summary(event: BotEvent, states) -> list[dict]:
+    """Per bot kind, weakest first: players, mean rating (ordinal), mean mu, mean points, and
+    the mean rank of its players in the rating list (1 = best)."""
+    ranked = sorted(event.bot_of, key=lambda p: (-states[p].ordinal(), p))
+    rank_of = {p: i + 1 for i, p in enumerate(ranked)}
+    out = []
+    kinds = [k for k in BOT_STRENGTH_ORDER if k in set(event.bot_of.values())]
+    for kind in kinds:
+        players = [p for p, k in event.bot_of.items() if k == kind]
+        n = len(players)
+        out.append({"bot": kind, "players": n,
+                    "mean_rating": sum(states[p].ordinal() for p in players) / n,
+                    "mean_mu": sum(states[p].mu for p in players) / n,
+                    "mean_points": sum(event.points[p] for p in players) / n,
+                    "mean_rank": sum(rank_of[p] for p in players) / n})
+    return out
+
+
+def draw_gap_comparison(event: BotEvent, states, *, seed: str = "next") -> dict:
+    """The next round drawn twice from the same seed and history — balance off and on, with the
+    ratings (mu, rounded as the service publishes them) — and the mean rating gap between the
+    two 联邦 of a table, each way."""
+    history = draw_module.History()
+    for tables in event.tables:
+        for table in tables:
+            history.add_table(table)
+    players = [draw_module.DrawPlayer(id=p, score=float(event.points[p])) for p in event.bot_of]
+    ratings = {p: round(states[p].mu, 2) for p in event.bot_of}
+    out = {}
+    for name, used in (("off", None), ("on", ratings)):
+        result = draw_module.draw_individual(players, history, seed, ratings=used)
+        gaps = [draw_module.rating_gap(t, ratings) for t in result.tables]
+        out[name] = {"tables": len(gaps), "mean_gap": sum(gaps) / len(gaps),
+                     "max_gap": max(gaps)}
+    return out

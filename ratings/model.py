@@ -9,11 +9,10 @@ How a game maps to the model (ARCHITECTURE.md, "Ratings"):
   (``ranks=[0, 1]`` or ``[1, 0]``); a game where neither side scores is a tie (``[0, 0]``); a
   void game (流局) is not rated.
 * Each seat's place (名次, 1 = 头科 … 6 = 大落) is the finer signal, given as the player's
-  *weight* (openskill scales a player's update by it). With ``c = (6 - place) / 5`` (1 for
-  头科, 0 for 大落): a winning seat's weight is ``0.5 + c`` (the 头科 of the winners gains most),
-  a losing seat's is ``1.5 - c`` (the 大落 of the losers loses most). A seat without a place,
-  and every seat of a tie, weighs 1. The weights of a side average about 1, so the 联邦's
-  total change is what the unweighted model gives.
+  *weight*, which openskill reads as their contribution to the 联邦's result: a higher weight
+  gains more from a win and loses less from a loss. A seat's weight is ``0.5 + c`` with
+  ``c = (6 - place) / 5`` (1.5 for 头科, 0.5 for 大落): the winners' 头科 gains most, the
+  losers' 大落 loses most. A seat without a place, and every seat of a tie, weighs 1.
 
 Order is part of the result: games are rated in the order of their *key* (the round's draw
 time and id, then table and game number), never in the order they were confirmed, so the same
@@ -77,8 +76,7 @@ def place_weights(places: Sequence[int], winner: int | None) -> list[float]:
         if winner is None or not 1 <= place <= SEATS:
             out.append(1.0)
             continue
-        c = (SEATS - place) / (SEATS - 1)
-        out.append(0.5 + c if seat % 2 == winner else 1.5 - c)
+        out.append(0.5 + (SEATS - place) / (SEATS - 1))
     return out
 
 

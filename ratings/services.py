@@ -119,7 +119,8 @@ def ratings_recompute() -> int:
         return _rerate_from(None)
 
 
-def _states_before(key: RoundKey | None) -> dict[int, State]:
+def states_before(key: RoundKey | None) -> dict[int, State]:
+    """Every player's rating before the round ``key`` (their last point before it)."""
     states: dict[int, State] = {}
     if key is None:
         return states
@@ -157,7 +158,7 @@ def rated_games(rounds) -> tuple[list[RatedGame], dict[int, tuple]]:
 
 
 def _rerate_from(key: RoundKey | None) -> int:
-    states = _states_before(key)
+    states = states_before(key)
     touched = set(RatingPoint.objects.filter(_at_or_after(key)).values_list(
         "player_id", flat=True).distinct()) if key is not None else set(
         PlayerRating.objects.values_list("player_id", flat=True))
