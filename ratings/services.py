@@ -116,7 +116,7 @@ def ratings_recompute() -> int:
     switched to count or not); returns the number of games rated."""
     with transaction.atomic():
         advisory_xact_lock(Advisory.RATINGS, 0)
-        return _rerate_from(None)
+        return _rerate_from(None, force=True)
 
 
 def states_before(key: RoundKey | None) -> dict[int, State]:
@@ -133,7 +133,7 @@ def states_before(key: RoundKey | None) -> dict[int, State]:
 
 def rated_games(rounds) -> tuple[list[RatedGame], dict[int, tuple]]:
     """The confirmed games of ``rounds`` (a Round queryset) as :class:`RatedGame` in chain order,
-    and each game's (result id, version, round id, event id) by position."""
+    and each game's (result id, version, round id, event id, table id) by position."""
     players: dict[int, list] = {}
     for table_id, seat, player_id in Seat.objects.filter(round__in=rounds).values_list(
             "table_id", "seat", "player_id").iterator(chunk_size=10000):
@@ -152,62 +152,110 @@ def rated_games(rounds) -> tuple[list[RatedGame], dict[int, tuple]]:
         out.append((RatedGame(key=(drawn_at, round_id, table_number, number),
                               players=tuple(seats), points_a=points_a, points_b=points_b,
                               places=places, void=void),
-                    (pk, version, round_id, event_id)))
+                    (pk, version, round_id, event_id, table_id)))
     out.sort(key=lambda pair: pair[0].key)
     return [g for g, _m in out], {i: meta for i, (_g, meta) in enumerate(out)}
 
 
-def _rerate_from(key: RoundKey | None) -> int:
+def _rerate_from(key: RoundKey | None, *, force: bool = False) -> int:
+    """Re-rate the games from the round ``key`` on (all games when None) and store what changed;
+    returns how many games were rated.
+
+    A player sits at one table per round, so the tables of a round are independent: a table
+    none of whose games changed and none of whose players' ratings changed before it gives its
+    players the values already stored for that round, and is not rated again (``force``: rate
+    every game, as a recomputation from scratch does). Only rows whose values differ are
+    rewritten: a correction in the last round rewrites one table's players, not the field's."""
     states = states_before(key)
-    touched = set(RatingPoint.objects.filter(_at_or_after(key)).values_list(
-        "player_id", flat=True).distinct()) if key is not None else set(
-        PlayerRating.objects.values_list("player_id", flat=True))
-    if key is None:
-        RatingPoint.objects.all().delete()
-        RatedResult.objects.all().delete()
-    else:
-        RatingPoint.objects.filter(_at_or_after(key)).delete()
-        RatedResult.objects.filter(_at_or_after(key, "round__drawn_at")).delete()
+    old_points = {(player, round_id): (pk, values) for pk, player, round_id, *values in
+                  RatingPoint.objects.filter(_at_or_after(key)).values_list(
+                      "pk", "player_id", "round_id", "mu", "sigma", "games", "wins")
+                  .iterator(chunk_size=10000)}
+    old_rated = dict(RatedResult.objects.filter(_at_or_after(key, "round__drawn_at"))
+                     .values_list("result_id", "version"))
     rounds = Round.objects.filter(event__rated=True, drawn_at__isnull=False).filter(
         _at_or_after(key, round_id="pk"))
     games, meta = rated_games(rounds)
-    points, rated = [], []
-    current_round, in_round = None, set()
+    current = {m[0] for m in meta.values()}
+    force = force or any(pk not in current for pk in old_rated)  # a result left the ratings
+    changed_tables = {m[4] for m in meta.values() if old_rated.get(m[0]) != m[1]}
+    points: dict[tuple[int, int], RatingPoint] = {}
+    rated: dict[int, RatedResult] = {}
+    dirty: set[int] = set()  # players whose rating differs from the stored one
+    count = 0
+    i = 0
+    while i < len(games):  # one table's games at a time
+        result_id, version, round_id, event_id, table_id = meta[i]
+        j = i
+        while j < len(games) and meta[j][4] == table_id:
+            rated[meta[j][0]] = RatedResult(result_id=meta[j][0], round_id=round_id,
+                                            version=meta[j][1])
+            j += 1
+        players = games[i].players
+        stored = [old_points.get((p, round_id)) for p in players]
+        if (not force and table_id not in changed_tables and not dirty.intersection(players)
+                and all(stored)):
+            for p, (_pk, (mu, sigma, n, wins)) in zip(players, stored, strict=True):
+                states[p] = State(mu, sigma, n, wins)
+        else:
+            played = [rate_game(states, games[k]) for k in range(i, j)]
+            count += j - i
+            for p, old in zip(players, stored, strict=True):
+                s = states.get(p)
+                if s is None or not any(played):
+                    continue
+                if old is None or old[1] != [s.mu, s.sigma, s.games, s.wins]:
+                    dirty.add(p)
+                else:
+                    dirty.discard(p)
+        if any(p in states for p in players):
+            for p in players:
+                s = states.get(p)
+                if s is not None and (s.games or (p, round_id) in old_points):
+                    points[(p, round_id)] = RatingPoint(
+                        player_id=p, round_id=round_id, event_id=event_id,
+                        drawn_at=games[i].key[0], mu=s.mu, sigma=s.sigma, ordinal=s.ordinal(),
+                        games=s.games, wins=s.wins)
+        i = j
 
-    def close_round():
-        if current_round is None:
-            return
-        drawn_at, round_id, event_id = current_round
-        for p in in_round:
-            s = states[p]
-            points.append(RatingPoint(player_id=p, round_id=round_id, event_id=event_id,
-                                      drawn_at=drawn_at, mu=s.mu, sigma=s.sigma,
-                                      ordinal=s.ordinal(), games=s.games, wins=s.wins))
-
-    for i, game in enumerate(games):
-        result_id, version, round_id, event_id = meta[i]
-        if current_round is None or current_round[1] != round_id:
-            close_round()
-            current_round, in_round = (game.key[0], round_id, event_id), set()
-        if rate_game(states, game):
-            in_round.update(game.players)
-        rated.append(RatedResult(result_id=result_id, round_id=round_id, version=version))
-    close_round()
-    RatingPoint.objects.bulk_create(points, batch_size=5000)
-    RatedResult.objects.bulk_create(rated, batch_size=5000)
-    touched |= {p.player_id for p in points}
+    # points: drop the ones gone or changed, add the changed and new
+    stale = {k for k, (_pk, values) in old_points.items() if k not in points or values != [
+        points[k].mu, points[k].sigma, points[k].games, points[k].wins]}
+    _delete_by_pk(RatingPoint, [old_points[k][0] for k in stale])
+    RatingPoint.objects.bulk_create([pt for k, pt in points.items()
+                                     if k not in old_points or k in stale], batch_size=5000)
+    # the ledger: the same, by result
+    stale_results = [pk for pk, version in old_rated.items()
+                     if pk not in rated or rated[pk].version != version]
+    _delete_by_pk(RatedResult, stale_results)
+    stale_set = set(stale_results)
+    RatedResult.objects.bulk_create([r for pk, r in rated.items()
+                                     if pk not in old_rated or pk in stale_set], batch_size=5000)
+    touched = {p for p, _r in stale} | {p for p, _r in points if (p, _r) not in old_points}
+    touched |= dirty
+    if key is None:
+        touched |= set(PlayerRating.objects.values_list("player_id", flat=True))
     _store_current(states, touched)
-    return len(games)
+    return count
+
+
+def _delete_by_pk(model, pks: list[int], chunk: int = 5000) -> None:
+    for start in range(0, len(pks), chunk):
+        model.objects.filter(pk__in=pks[start:start + chunk]).delete()
 
 
 def _store_current(states: dict[int, State], players: Iterable[int]) -> None:
+    """Write the current rating of ``players`` where it changed (none rated: removed)."""
     players = set(players)
+    stored = {p: values for p, *values in PlayerRating.objects.filter(
+        player_id__in=players).values_list("player_id", "mu", "sigma", "games", "wins")
+        .iterator(chunk_size=10000)} if players else {}
     keep = [PlayerRating(player_id=p, mu=states[p].mu, sigma=states[p].sigma,
                          ordinal=states[p].ordinal(), games=states[p].games, wins=states[p].wins)
             for p in sorted(players) if p in states and states[p].games]
     gone = players - {r.player_id for r in keep}
-    if gone:
-        PlayerRating.objects.filter(player_id__in=gone).delete()
+    _delete_by_pk(PlayerRating, sorted(gone & set(stored)))
+    changed = [r for r in keep if stored.get(r.player_id) != [r.mu, r.sigma, r.games, r.wins]]
     PlayerRating.objects.bulk_create(
-        keep, batch_size=2000, update_conflicts=True, unique_fields=["player"],
+        changed, batch_size=2000, update_conflicts=True, unique_fields=["player"],
         update_fields=["mu", "sigma", "ordinal", "games", "wins", "updated_at"])

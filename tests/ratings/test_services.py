@@ -128,8 +128,9 @@ def test_a_correction_of_an_early_round_re_rates_the_later_rounds(players, refer
                    sheet={"order": [1, 3, 5, 0, 2, 4], "kaidian": KAIDIAN})
     rerated = ratings.ratings_update(event_id=event.pk)
 
-    # then: every game from round 1 on is re-rated, matching a recompute from scratch
-    assert rerated == 12
+    # then: the corrected table, and the later tables of its players, are re-rated (an
+    # untouched table keeps its stored values), matching a recompute from scratch
+    assert 2 <= rerated <= 12
     after = _snapshot()
     assert after != before
     assert RatingPoint.objects.count() == points_before
@@ -153,11 +154,35 @@ def test_a_late_confirmation_re_rates_the_later_rounds_of_other_events(players, 
     result_confirm(result=results[0], by=referee, as_referee=True)
     rerated = ratings.ratings_update(event_id=event_a.pk)
 
-    # then: A's round and B's later one are re-rated, as a recompute from scratch rates them
-    assert rerated == 4 + 2
+    # then: the late game's table and B's later table (the same players) are re-rated, as a
+    # recompute from scratch rates them
+    assert rerated == 2 + 2
     after = _snapshot()
     ratings.ratings_recompute()
     assert _snapshot() == after
+
+
+def test_a_correction_in_the_last_round_re_rates_one_table(players, referee):
+    # given: two rated rounds
+    event = _event(players)
+    last = [_play_round(event, referee, k)[1] for k in range(2)][-1]
+    ratings.ratings_update(event_id=event.pk)
+    before = {r.pk: (r.mu, r.sigma) for r in RatingPoint.objects.all()}
+
+    # when: a game of round 2 is corrected
+    result_correct(result=last[0], reason="wrong order", by=referee, as_referee=True,
+                   sheet={"order": [1, 3, 5, 0, 2, 4], "kaidian": KAIDIAN})
+    rerated = ratings.ratings_update(event_id=event.pk)
+
+    # then: that table's two games only; the other table's points are the same rows
+    assert rerated == 2
+    after = {r.pk: (r.mu, r.sigma) for r in RatingPoint.objects.all()}
+    kept = set(before) & set(after)
+    assert len(kept) == len(before) - 6
+    assert all(before[pk] == after[pk] for pk in kept)
+    snapshot = _snapshot()
+    ratings.ratings_recompute()
+    assert _snapshot() == snapshot
 
 
 def test_confirmation_queues_the_update_after_commit(players, referee,
