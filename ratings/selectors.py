@@ -29,6 +29,15 @@ def shown_ratings(*, player_ids) -> dict[int, float]:
         player_id__in=list(player_ids)).values_list("player_id", "ordinal")}
 
 
+def event_ratings(*, event) -> dict[str, float]:
+    """Entry id (as a string, the JSON key) -> the shown rating of its player, for the event's
+    individual entries whose player is rated: what the seating and the leaderboard show beside
+    names when the organizer turns it on (``Event.show_ratings``)."""
+    return {str(entry_id): round(ordinal, 1) for entry_id, ordinal in
+            PlayerRating.objects.filter(player__entries__event=event).values_list(
+                "player__entries__pk", "ordinal")}
+
+
 def rating_list(*, club: str = "", search: str = "", min_games: int = 0) -> QuerySet:
     """Rated players, best first: filtered by club (exact), a name or number search, and a
     minimum of games rated."""
@@ -61,6 +70,7 @@ def player_history(*, player: Player, top: int = 5) -> dict:
                   .order_by("drawn_at", "round_id"))
     seats = list(Seat.objects.filter(
         player=player, round__status__in=PUBLIC_ROUNDS, round__event__published=True)
+        .order_by("round__drawn_at", "round_id")
         .values_list("table_id", "seat", "round__event_id", "round__event__name",
                      "round__event__slug"))
     events: dict[int, dict] = {}

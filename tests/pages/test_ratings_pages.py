@@ -94,3 +94,24 @@ def test_the_csv_has_every_rated_player(client, rated):
     lines = text.strip().splitlines()
     assert lines[0].startswith("rank,name,club,number,rating")
     assert len(lines) == 1 + rated.count()
+
+
+def test_ratings_beside_names_only_when_the_organizer_shows_them(client, rated):
+    from tournaments.models import Event
+
+    event = Event.objects.get(slug="autumn-cup")
+    rating = rated[0]
+    entry = event.entries.get(player_id=rating.player_id)
+    shown = f'<small class="prating" title="rating">{round(rating.ordinal, 1)}</small>'
+    for name in ("pages:leaderboard", "pages:seating"):
+        assert 'class="prating"' not in client.get(reverse(name, kwargs={"slug": event.slug})
+                                                   ).content.decode()
+    event.show_ratings = True
+    event.save(update_fields=["show_ratings"])
+    from tournaments.standings import standings_recompute
+
+    standings_recompute(event_id=event.pk)
+    for name in ("pages:leaderboard", "pages:seating"):
+        page = client.get(reverse(name, kwargs={"slug": event.slug})).content.decode()
+        assert shown in page, name
+        assert f'"{entry.pk}": {round(rating.ordinal, 1)}' in page  # for the live updates
