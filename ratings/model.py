@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from openskill.models import PlackettLuce
 
@@ -43,6 +43,14 @@ class State:
     sigma: float = SIGMA
     games: int = 0
     wins: int = 0
+    #: the openskill rating object of (mu, sigma), kept so that the next game need not make one
+    model_rating: object = field(default=None, repr=False, compare=False)
+
+    def as_model_rating(self):
+        rating = self.model_rating
+        if rating is None or rating.mu != self.mu or rating.sigma != self.sigma:
+            rating = self.model_rating = MODEL.rating(mu=self.mu, sigma=self.sigma)
+        return rating
 
     def ordinal(self) -> float:
         return self.mu - 3 * self.sigma
@@ -98,15 +106,14 @@ def rate_game(states: dict[int, State], game: RatedGame) -> bool:
     winner = game.winner
     ranks = [0, 0] if winner is None else ([0, 1] if winner == 0 else [1, 0])
     weights = place_weights(game.places, winner)
-    teams = [[MODEL.rating(mu=states[p].mu, sigma=states[p].sigma) for p in side]
-             for side in (side_a, side_b)]
+    teams = [[states[p].as_model_rating() for p in side] for side in (side_a, side_b)]
     new = MODEL.rate(teams, ranks=ranks,
                      weights=[[weights[0], weights[2], weights[4]],
                               [weights[1], weights[3], weights[5]]])
     for side_index, side in enumerate((side_a, side_b)):
         for p, rating in zip(side, new[side_index], strict=True):
             state = states[p]
-            state.mu, state.sigma = rating.mu, rating.sigma
+            state.mu, state.sigma, state.model_rating = rating.mu, rating.sigma, rating
             state.games += 1
             if winner == side_index:
                 state.wins += 1
@@ -117,8 +124,8 @@ def win_probability(states: dict[int, State], players: Sequence[int]) -> float:
     """The model's probability that 联邦 0 (seats 0, 2, 4) wins, from the ratings before the
     game (unknown players at the defaults)."""
     side_a, side_b = _sides(players)
-    teams = [[MODEL.rating(mu=states[p].mu, sigma=states[p].sigma) if p in states
-              else MODEL.rating() for p in side] for side in (side_a, side_b)]
+    teams = [[states[p].as_model_rating() if p in states else MODEL.rating() for p in side]
+             for side in (side_a, side_b)]
     return MODEL.predict_win(teams)[0]
 
 

@@ -18,7 +18,7 @@ import logging
 from collections.abc import Iterable
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db import connection, transaction
 from django.db.models import Q
 
 from games.models import GameResult
@@ -111,6 +111,13 @@ def ratings_update(*, event_id: int) -> int:
         return _rerate_from(start)
 
 
+def ratings_queue_recompute() -> None:
+    """Queue :func:`ratings_recompute` on a worker (``manage.py ratings_recompute --worker``)."""
+    from ratings.tasks import ratings_recompute_task
+
+    ratings_recompute_task.delay()
+
+
 def ratings_recompute() -> int:
     """Recompute every rating from scratch (``manage.py ratings_recompute``, after an event is
     switched to count or not); returns the number of games rated."""
@@ -180,7 +187,7 @@ def _rerate_from(key: RoundKey | None, *, force: bool = False) -> int:
     force = force or any(pk not in current for pk in old_rated)  # a result left the ratings
     changed_tables = {m[4] for m in meta.values() if old_rated.get(m[0]) != m[1]}
     points: dict[tuple[int, int], RatingPoint] = {}
-    rated: dict[int, RatedResult] = {}
+    rated: dict[int, tuple] = {}  # result id -> a RatedResult row (RATED_COLUMNS)
     dirty: set[int] = set()  # players whose rating differs from the stored one
     count = 0
     i = 0
@@ -188,8 +195,7 @@ def _rerate_from(key: RoundKey | None, *, force: bool = False) -> int:
         result_id, version, round_id, event_id, table_id = meta[i]
         j = i
         while j < len(games) and meta[j][4] == table_id:
-            rated[meta[j][0]] = RatedResult(result_id=meta[j][0], round_id=round_id,
-                                            version=meta[j][1])
+            rated[meta[j][0]] = (meta[j][0], round_id, meta[j][1])
             j += 1
         players = games[i].players
         stored = [old_points.get((p, round_id)) for p in players]
@@ -212,31 +218,52 @@ def _rerate_from(key: RoundKey | None, *, force: bool = False) -> int:
             for p in players:
                 s = states.get(p)
                 if s is not None and (s.games or (p, round_id) in old_points):
-                    points[(p, round_id)] = RatingPoint(
-                        player_id=p, round_id=round_id, event_id=event_id,
-                        drawn_at=games[i].key[0], mu=s.mu, sigma=s.sigma, ordinal=s.ordinal(),
-                        games=s.games, wins=s.wins)
+                    points[(p, round_id)] = (p, round_id, event_id, games[i].key[0], s.mu,
+                                             s.sigma, s.ordinal(), s.games, s.wins)
         i = j
 
     # points: drop the ones gone or changed, add the changed and new
-    stale = {k for k, (_pk, values) in old_points.items() if k not in points or values != [
-        points[k].mu, points[k].sigma, points[k].games, points[k].wins]}
+    stale = {k for k, (_pk, values) in old_points.items()
+             if k not in points or values != [points[k][4], points[k][5], *points[k][7:]]}
     _delete_by_pk(RatingPoint, [old_points[k][0] for k in stale])
-    RatingPoint.objects.bulk_create([pt for k, pt in points.items()
-                                     if k not in old_points or k in stale], batch_size=5000)
+    _insert(RatingPoint, POINT_COLUMNS, [pt for k, pt in points.items()
+                                         if k not in old_points or k in stale])
     # the ledger: the same, by result
     stale_results = [pk for pk, version in old_rated.items()
-                     if pk not in rated or rated[pk].version != version]
+                     if pk not in rated or rated[pk][2] != version]
     _delete_by_pk(RatedResult, stale_results)
     stale_set = set(stale_results)
-    RatedResult.objects.bulk_create([r for pk, r in rated.items()
-                                     if pk not in old_rated or pk in stale_set], batch_size=5000)
+    _insert(RatedResult, RATED_COLUMNS, [r for pk, r in rated.items()
+                                         if pk not in old_rated or pk in stale_set])
     touched = {p for p, _r in stale} | {p for p, _r in points if (p, _r) not in old_points}
     touched |= dirty
     if key is None:
         touched |= set(PlayerRating.objects.values_list("player_id", flat=True))
     _store_current(states, touched)
     return count
+
+
+#: the columns of the rows _rerate_from writes
+POINT_COLUMNS = ("player_id", "round_id", "event_id", "drawn_at", "mu", "sigma", "ordinal", "games",
+                 "wins")
+RATED_COLUMNS = ("result_id", "round_id", "version")
+
+
+def _insert(model, columns: tuple[str, ...], rows: list[tuple]) -> None:
+    """Insert plain rows: PostgreSQL's COPY (a recomputation writes 250,000 rows; building
+    model instances for them cost more than rating the games), elsewhere ``bulk_create``."""
+    if not rows:
+        return
+    if connection.vendor != "postgresql":
+        model.objects.bulk_create([model(**dict(zip(columns, row, strict=True))) for row in rows],
+                                  batch_size=2000)
+        return
+    quote = connection.ops.quote_name
+    sql = (f"COPY {quote(model._meta.db_table)} ({', '.join(quote(c) for c in columns)}) "
+           "FROM STDIN")
+    with connection.cursor() as cursor, cursor.cursor.copy(sql) as copy:
+        for row in rows:
+            copy.write_row(row)
 
 
 def _delete_by_pk(model, pks: list[int], chunk: int = 5000) -> None:

@@ -829,6 +829,10 @@ def event_update(*, event: Event, **fields) -> Event:
         from tournaments.standings import standings_refresh_on_commit
 
         standings_refresh_on_commit(event_id=event.pk)
+    if "rated" in fields:  # counted or no longer: its games enter or leave the ratings
+        from ratings.services import ratings_refresh_on_commit
+
+        ratings_refresh_on_commit(event_id=event.pk)
     return event
 
 

@@ -144,3 +144,37 @@ def test_knockout_bracket_seeded_by_rating():
     Round.objects.filter(pk=ko.pk).update(draw_input=ko.draw_input)
     ko.refresh_from_db()
     assert services.round_verify(round=ko) != []
+
+
+def test_anyone_re_runs_a_balanced_draw_from_the_published_round(balanced_event, client,
+                                                                 capsys, tmp_path):
+    """Verifiable draws with ratings: the round's public data (the API's round detail: seed,
+    entries, draw input with the ratings used) re-run by ``python -m tournaments.draw draw``
+    give the stored seating, and the commitment matches."""
+    import json
+
+    from tournaments.models import Table
+
+    # given: round 1 drawn with balance and published
+    services.event_publish(event=balanced_event)
+    rnd = services.round_draw(round_id=services.round_create(event=balanced_event).pk)
+    services.round_publish(round=rnd)
+    public = client.get(f"/api/v1/events/{balanced_event.slug}/rounds/1/").json()
+    inputs = public["draw_input"]
+    data = {"seed": public["seed"], "event": balanced_event.pk, "round": 1,
+            "commitment": public["commitment"], "brackets": public["brackets"],
+            "ratings": inputs["ratings"],
+            "players": [{"id": e, "score": inputs["scores"].get(str(e), 0),
+                         "byes": inputs["byes"].get(str(e), 0)} for e in public["draw_entries"]]}
+    path = tmp_path / "draw.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+
+    # when
+    assert draw.main(["draw", "--input", str(path)]) == 0
+    out = json.loads(capsys.readouterr().out)
+
+    # then
+    stored = [[s.entry_id for s in t.seats.order_by("seat")]
+              for t in Table.objects.filter(round=rnd).order_by("number")]
+    assert out["tables"] == stored
+    assert out["commitment_ok"] is True

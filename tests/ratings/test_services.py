@@ -199,3 +199,23 @@ def test_confirmation_queues_the_update_after_commit(players, referee,
     assert callbacks
     assert PlayerRating.objects.count() == 6
     assert GameResult.objects.filter(status="confirmed").count() == 1
+
+
+def test_switching_an_event_to_count_or_not_re_rates_it(players, referee,
+                                                        django_capture_on_commit_callbacks):
+    # given: an event that does not count, with a round played
+    event = _event(players, rated=False)
+    _play_round(event, referee, 0)
+    assert not PlayerRating.objects.exists()
+
+    # when: the organizer makes it count, then not
+    with django_capture_on_commit_callbacks(execute=True):
+        services.event_update(event=event, rated=True)
+    counted = PlayerRating.objects.count()
+    with django_capture_on_commit_callbacks(execute=True):
+        services.event_update(event=event, rated=False)
+
+    # then
+    assert counted == 12
+    assert not PlayerRating.objects.exists()
+    assert not RatingPoint.objects.exists() and not RatedResult.objects.exists()

@@ -32,7 +32,7 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("--event", help="event slug: its confirmed games, in order")
         parser.add_argument("--bots", help="a bot-played event instead, e.g. random=16,"
-                            "heuristic=16 (default: 16 of every bot the engine has)")
+                            "heuristic=16 (default: 48 of every bot the engine has)")
         parser.add_argument("--rounds", type=int, default=10)
         parser.add_argument("--games", type=int, default=4, help="games per match")
         parser.add_argument("--seed", default="ratings")
@@ -47,7 +47,7 @@ class Command(BaseCommand):
             except ValueError as exc:
                 raise CommandError("--bots takes name=count pairs, e.g. random=16") from exc
         else:
-            counts = dict.fromkeys(available_bots(), 16)
+            counts = dict.fromkeys(available_bots(), 48)
         known = set(available_bots())
         unknown = sorted(set(counts) - known)
         if unknown:
