@@ -196,7 +196,7 @@ def _seat_view(seat: Seat, hit: bool = False) -> dict:
     return {"seat": seat.seat, "label": seat.seat + 1, "side": seat.side,
             "opposite": (seat.seat + 3) % 6 + 1,
             "name": seat.player.name, "number": seat.player.number, "hit": hit,
-            "entry": seat.entry_id}
+            "entry": seat.entry_id, "rating": None}
 
 
 def _result_counts(table: Table) -> dict:
