@@ -92,9 +92,10 @@ def _sides(players: Sequence[int]) -> tuple[list[int], list[int]]:
     return [players[0], players[2], players[4]], [players[1], players[3], players[5]]
 
 
-def rate_game(states: dict[int, State], game: RatedGame) -> bool:
+def rate_game(states: dict[int, State], game: RatedGame, *, places: bool = True) -> bool:
     """Update ``states`` (new players are added at the defaults) with one game; returns whether
-    it was rated (void games are not)."""
+    it was rated (void games are not). ``places=False`` rates the 联邦's result alone (every
+    weight 1): the figures compare the two."""
     if game.void:
         return False
     if len(game.players) != SEATS or len(set(game.players)) != SEATS:
@@ -105,7 +106,7 @@ def rate_game(states: dict[int, State], game: RatedGame) -> bool:
     side_a, side_b = _sides(game.players)
     winner = game.winner
     ranks = [0, 0] if winner is None else ([0, 1] if winner == 0 else [1, 0])
-    weights = place_weights(game.places, winner)
+    weights = place_weights(game.places if places else (0,) * SEATS, winner)
     teams = [[states[p].as_model_rating() for p in side] for side in (side_a, side_b)]
     new = MODEL.rate(teams, ranks=ranks,
                      weights=[[weights[0], weights[2], weights[4]],
@@ -174,10 +175,13 @@ def prediction_figures(games: Iterable[RatedGame], *, event_of=None,
     winner: the rating (``win_probability``), a coin flip (0.5), and "the 联邦 with more points
     so far" (event points summed over its three players; its probability is that rule's own
     success rate on the games before, Laplace-smoothed, so it is calibrated online; a tie of
-    points is 0.5). Then rate the game. ``event_of(game)`` names the game's event, for the points
-    so far (default: one event). Returns the figures of the three predictors."""
+    points is 0.5); and, to show what the places add, the rating of the 联邦's results alone.
+    Then rate the game. ``event_of(game)`` names the game's event, for the points
+    so far (default: one event). Returns the figures of the four predictors."""
     states = {} if states is None else states
+    plain_states = {p: State(s.mu, s.sigma, s.games, s.wins) for p, s in states.items()}
     rating, coin, points = Figures("rating"), Figures("coin flip"), Figures("higher points so far")
+    plain = Figures("rating without places")
     event_points: dict[tuple, int] = {}
     higher_won, higher_games = 0, 0
     for game in sorted(games, key=lambda g: g.key):
@@ -187,6 +191,7 @@ def prediction_figures(games: Iterable[RatedGame], *, event_of=None,
         event = event_of(game) if event_of else None
         if winner is not None:
             rating.add(win_probability(states, game.players), winner)
+            plain.add(win_probability(plain_states, game.players), winner)
             coin.add(0.5, winner)
             side_a, side_b = _sides(game.players)
             pa = sum(event_points.get((event, p), 0) for p in side_a)
@@ -199,7 +204,8 @@ def prediction_figures(games: Iterable[RatedGame], *, event_of=None,
                 higher_games += 1
                 higher_won += int((pa > pb) == (winner == 0))
         rate_game(states, game)
+        rate_game(plain_states, game, places=False)
         for seat, p in enumerate(game.players):
             gained = game.points_a if seat % 2 == 0 else game.points_b
             event_points[(event, p)] = event_points.get((event, p), 0) + gained
-    return [rating, coin, points]
+    return [rating, coin, points, plain]

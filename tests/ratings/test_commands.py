@@ -38,7 +38,8 @@ def test_ratings_predict_on_an_events_own_history(played):
     out = StringIO()
     call_command("ratings_predict", "--event", played.slug, "--json", stdout=out)
     figures = json.loads(out.getvalue())
-    assert [f["predictor"] for f in figures] == ["rating", "coin flip", "higher points so far"]
+    assert [f["predictor"] for f in figures] == [
+        "rating", "coin flip", "higher points so far", "rating without places"]
     assert figures[1]["accuracy"] == 0.5 and figures[0]["games"] > 0
 
 

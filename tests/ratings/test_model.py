@@ -83,7 +83,7 @@ def test_the_rating_ranks_the_stronger_bots_above(played):
 
 
 def test_the_rating_predicts_better_than_a_coin_flip(played):
-    rating, coin, points = prediction_figures(played.games)
+    rating, coin, points, _plain = prediction_figures(played.games)
     assert rating.games == coin.games == points.games > 50
     assert coin.accuracy == 0.5
     assert rating.accuracy > 0.6
