@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import generics, serializers
-from rest_framework.exceptions import ValidationError
+from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -119,6 +119,8 @@ class PlayerRatingApi(APIView):
         """One player's rating across events: the value after each round (published events),
         the events played, and the partners and 对头 most often met."""
         player = get_object_or_404(Player, pk=pk)
+        if not selectors.public_player(player=player):
+            raise NotFound("no such player")
         history = selectors.player_history(player=player)
         data = {
             "rating": PlayerRating.objects.filter(player=player).select_related("player").first(),

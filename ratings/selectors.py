@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from ratings.model import MU
 from ratings.models import PlayerRating, RatingPoint
@@ -38,10 +38,23 @@ def event_ratings(*, event) -> dict[str, float]:
                 "player__entries__pk", "ordinal")}
 
 
+def _public_player():
+    """The player has played a round of a published event (a rating list and a player's page
+    show no one the public has not seen play)."""
+    return Exists(RatingPoint.objects.filter(player=OuterRef("player"), event__published=True))
+
+
+def public_player(*, player: Player) -> bool:
+    return RatingPoint.objects.filter(player=player, event__published=True).exists() or \
+        Seat.objects.filter(player=player, round__status__in=PUBLIC_ROUNDS,
+                            round__event__published=True).exists()
+
+
 def rating_list(*, club: str = "", search: str = "", min_games: int = 0) -> QuerySet:
-    """Rated players, best first: filtered by club (exact), a name or number search, and a
-    minimum of games rated."""
-    rows = PlayerRating.objects.select_related("player").order_by("-ordinal", "player_id")
+    """Rated players who played a published event, best first: filtered by club (exact), a
+    name or number search, and a minimum of games rated."""
+    rows = PlayerRating.objects.filter(_public_player()).select_related("player").order_by(
+        "-ordinal", "player_id")
     if club:
         rows = rows.filter(player__club=club)
     if min_games:
@@ -57,8 +70,8 @@ def rating_list(*, club: str = "", search: str = "", min_games: int = 0) -> Quer
 
 def rated_clubs() -> list[str]:
     """The clubs of rated players (the list's filter)."""
-    return list(PlayerRating.objects.exclude(player__club="").order_by("player__club")
-                .values_list("player__club", flat=True).distinct())
+    return list(PlayerRating.objects.filter(_public_player()).exclude(player__club="")
+                .order_by("player__club").values_list("player__club", flat=True).distinct())
 
 
 def player_history(*, player: Player, top: int = 5) -> dict:

@@ -115,3 +115,14 @@ def test_ratings_beside_names_only_when_the_organizer_shows_them(client, rated):
         page = client.get(reverse(name, kwargs={"slug": event.slug})).content.decode()
         assert shown in page, name
         assert f'"{entry.pk}": {round(rating.ordinal, 1)}' in page  # for the live updates
+
+
+def test_players_of_unpublished_events_are_not_shown(client, rated):
+    from tournaments.models import Event
+
+    Event.objects.update(published=False)
+    player = rated[0].player_id
+    assert '<td class="rank">' not in client.get(reverse("pages:ratings")).content.decode()
+    assert client.get(reverse("api:ratings")).json()["count"] == 0
+    assert client.get(reverse("pages:player", kwargs={"pk": player})).status_code == 404
+    assert client.get(reverse("api:player-rating", kwargs={"pk": player})).status_code == 404

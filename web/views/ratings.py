@@ -4,6 +4,7 @@ with the rating over time as an inline SVG chart (drawn here, no script)."""
 from __future__ import annotations
 
 from django.core.paginator import Paginator
+from django.http import Http404
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.http import urlencode
@@ -70,6 +71,8 @@ def chart(points) -> dict | None:
 
 def player_page(request, pk):
     player = get_object_or_404(Player, pk=pk)
+    if not selectors.public_player(player=player):
+        raise Http404("no such player")
     rating = PlayerRating.objects.filter(player=player).first()
     history = selectors.player_history(player=player)
     return render(request, "web/ratings/player.html", {
