@@ -9,6 +9,7 @@ round of the last event. The events are deleted afterwards unless ``--keep``."""
 
 from __future__ import annotations
 
+import os
 import random
 import time
 
@@ -35,25 +36,27 @@ class Command(BaseCommand):
 
     def handle(self, *args, players, games, events, per_match, seed, keep, **opts):
         w = self.stdout.write
+        w(f"load average at the start: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
         rng = random.Random(seed)
         start = time.perf_counter()
         made = _build(rng, players, games, events, per_match)
         w(f"built {made['players']} players, {made['games']} confirmed games in "
           f"{made['rounds']} rounds of {events} events in {time.perf_counter() - start:.1f} s")
         try:
-            start = time.perf_counter()
+            start, cpu = time.perf_counter(), time.process_time()
             rated = ratings.ratings_recompute()
             w(f"recompute from scratch: {rated} games in {time.perf_counter() - start:.1f} s "
-              f"({PlayerRating.objects.count()} ratings, {RatingPoint.objects.count()} points)")
+              f"(this process's CPU {time.process_time() - cpu:.1f} s; "
+              f"{PlayerRating.objects.count()} ratings, {RatingPoint.objects.count()} points)")
             for label, rnd in (("last round", made["last_round"]),
                                ("first round of the last event", made["first_of_last"])):
                 result = GameResult.objects.filter(table__round=rnd).order_by("pk").first()
                 GameResult.objects.filter(pk=result.pk).update(
                     points_a=result.points_b, points_b=result.points_a, version=2)
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), time.process_time()
                 rated = ratings.ratings_update(event_id=rnd.event_id)
                 w(f"a correction in the {label}: {rated} games re-rated in "
-                  f"{time.perf_counter() - start:.2f} s")
+                  f"{time.perf_counter() - start:.2f} s (CPU {time.process_time() - cpu:.2f} s)")
         finally:
             if not keep:
                 _delete(made)
