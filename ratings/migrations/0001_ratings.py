@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('games', '0007_result_disputes'),
-        ('tournaments', '0009_event_ratings'),
+        ('tournaments', '0008_player_links'),
     ]
 
     operations = [
