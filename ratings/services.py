@@ -77,7 +77,7 @@ def _at_or_after(key: RoundKey | None, drawn_at: str = "drawn_at", round_id: str
     return Q(**{f"{drawn_at}__gt": when}) | Q(**{drawn_at: when, f"{round_id}__gte": pk})
 
 
-def _first_changed_round(event: Event) -> RoundKey | None | bool:
+def _first_changed_round(event: Event) -> RoundKey | bool:
     """The key of the event's first round whose rated results differ from its confirmed ones
     (added, corrected, no longer confirmed); False when nothing differs."""
     confirmed = {}
@@ -119,8 +119,9 @@ def ratings_queue_recompute() -> None:
 
 
 def ratings_recompute() -> int:
-    """Recompute every rating from scratch (``manage.py ratings_recompute``, after an event is
-    switched to count or not); returns the number of games rated."""
+    """Recompute every rating from scratch (``manage.py ratings_recompute``: after a change
+    the hooks do not see, such as a deleted event, or to check the stored ratings); returns the
+    number of games rated."""
     with transaction.atomic():
         advisory_xact_lock(Advisory.RATINGS, 0)
         return _rerate_from(None, force=True)

@@ -1,5 +1,5 @@
-"""Recompute every rating from scratch — here, or queued on a worker (``--worker``): after an
-event is switched to count for ratings or not, or to check the stored ratings."""
+"""Recompute every rating from scratch — here, or queued on a worker (``--worker``): after a
+change the on-commit hooks do not see (an event deleted), or to check the stored ratings."""
 
 import time
 
