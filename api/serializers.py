@@ -43,7 +43,8 @@ class EventSerializer(serializers.ModelSerializer):
         model = Event
         fields = ["slug", "name", "format", "rules", "rounds_planned", "games_per_match",
                   "bye_points", "swiss_brackets", "tie_breaks", "knockout_teams",
-                  "move_seconds", "status", "published", "standings_version", "created_at"]
+                  "move_seconds", "rated", "show_ratings", "rating_balance", "knockout_seeding",
+                  "status", "published", "standings_version", "created_at"]
         read_only_fields = ["status", "published", "standings_version", "created_at"]
         extra_kwargs = {"slug": {"validators": []}}
 
@@ -131,7 +132,7 @@ class RoundSerializer(serializers.ModelSerializer):
     class Meta:
         model = Round
         fields = ["number", "stage", "status", "brackets", "commitment", "seed", "draw_entries",
-                  "committed_at", "drawn_at", "published_at", "tables", "byes"]
+                  "draw_input", "committed_at", "drawn_at", "published_at", "tables", "byes"]
 
     def _staff(self, obj) -> bool:
         from tournaments.selectors import is_referee

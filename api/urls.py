@@ -7,6 +7,7 @@ from drf_spectacular.views import (
 )
 
 from api import live_views as lv
+from api import rating_views as rv
 from api import views as v
 from api.auth_views import TokenObtainApi
 
@@ -42,6 +43,9 @@ urlpatterns = [
          name="invitation-accept"),
     path("players/me/invitations/<int:pk>/decline/", v.InvitationDeclineApi.as_view(),
          name="invitation-decline"),
+    path("ratings/", rv.RatingListApi.as_view(), name="ratings"),
+    path("ratings.csv", rv.RatingsCsvApi.as_view(), name="ratings-csv"),
+    path("ratings/<int:pk>/", rv.PlayerRatingApi.as_view(), name="player-rating"),
     path("events/", v.EventListCreateApi.as_view(), name="events"),
     path("events/<slug:slug>/", v.EventDetailApi.as_view(), name="event-detail"),
     path("events/<slug:slug>/publish/", v.EventPublishApi.as_view(), name="event-publish"),

@@ -88,6 +88,7 @@ INSTALLED_APPS = [
     "axes",
     "tournaments",
     "games",
+    "ratings",
     "live",
     "api",
     "web",

@@ -30,9 +30,11 @@ MAX_RECORD_ACTIONS = 2000
 
 
 def _standings_on_commit(event_id: int):
+    from ratings.services import ratings_refresh_on_commit
     from tournaments.standings import standings_refresh_on_commit
 
     standings_refresh_on_commit(event_id=event_id)
+    ratings_refresh_on_commit(event_id=event_id)
 
 
 def _previous_result(table: Table, number: int) -> dict | None:

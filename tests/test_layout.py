@@ -182,9 +182,9 @@ def test_only_services_enqueue_tasks():
 
 # ----------------------------------------------------------------------------- the arrows
 #: the rooms of ARCHITECTURE.md by layer: a room imports only rooms of a lower layer (and
-#: tournaments and games, one layer, each other); config/ names every app, benchmarks/ uses
-#: them all and is checked above
-LAYERS = {"engine": 0, "tournaments": 1, "games": 1, "live": 2, "api": 3, "web": 3}
+#: tournaments, games and ratings, one layer, each other); config/ names every app,
+#: benchmarks/ uses them all and is checked above
+LAYERS = {"engine": 0, "tournaments": 1, "games": 1, "ratings": 1, "live": 2, "api": 3, "web": 3}
 
 
 def _upward_imports(root: Path = REPO_ROOT) -> list[str]:

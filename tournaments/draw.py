@@ -10,7 +10,8 @@ draw after the seed is revealed ("verifiable draws", PRODUCT.md) and get the sam
 
     {"seed": "...", "brackets": false,
      "players": [{"id": 17, "score": 3.0, "byes": 0, "seat_counts": [1, 0, 0, 1, 0, 0]}, ...],
-     "history": [[id, id, id, id, id, id], ...]}     # earlier tables, ids in seat order 0..5
+     "history": [[id, id, id, id, id, id], ...],     # earlier tables, ids in seat order 0..5
+     "ratings": {"17": 31.25, ...}}                  # only when the draw balanced by rating
 
 and, to check the commitment published before the draw, optionally ``"event"``, ``"round"`` and
 ``"commitment"`` (the command then prints whether ``commitment(...)`` matches).
@@ -48,6 +49,7 @@ __all__ = [
     "draw_shuffle",
     "draw_teams",
     "new_seed",
+    "rating_gap",
     "repeat_stats",
     "seat_team_table",
     "simulate",
@@ -406,14 +408,45 @@ def _best_seat_assignment(rows: list[tuple[int, ...]]) -> tuple[int, ...]:
     return tuple(seats)
 
 
+def rating_gap(table: Sequence[int], ratings: dict[int, float]) -> float:
+    """``|Σ ratings of seats 0, 2, 4 − Σ ratings of seats 1, 3, 5|``: how far apart in rating
+    the two 联邦 of a seated table are (a missing rating counts 0)."""
+    side_a = sum(ratings.get(table[s], 0.0) for s in (0, 2, 4))
+    side_b = sum(ratings.get(table[s], 0.0) for s in (1, 3, 5))
+    return abs(side_a - side_b)
+
+
+def _balanced_seating(local: list[int], arrangement_costs: list[int],
+                      rows: list[tuple[int, ...]], ratings: dict[int, float]) -> tuple[int, ...]:
+    """Seat per local position: among the arrangements of least cost, those whose two 联邦 are
+    closest in summed rating, then the least Σ seat counts, then the smallest tuple."""
+    keyed = []
+    for a, cost in enumerate(arrangement_costs):
+        seat_of = SEAT_OF[ARRANGEMENT_SEATINGS[a][0]]
+        sides = [0.0, 0.0]
+        for i, seat in enumerate(seat_of):  # in local order: the same sum on every machine
+            sides[seat % 2] += ratings.get(local[i], 0.0)
+        keyed.append((cost, abs(sides[0] - sides[1]), a))
+    best = min(keyed)[:2]
+    return min(
+        (sum(rows[i][seat] for i, seat in enumerate(SEAT_OF[s])), SEAT_OF[s])
+        for cost, gap, a in keyed if (cost, gap) == best
+        for s in ARRANGEMENT_SEATINGS[a]
+    )[1]
+
+
 def _seat_table(
-    members: list[int], costs: _Costs, seat_counts: dict[int, tuple[int, ...]], rng: DrawRandom
+    members: list[int], costs: _Costs, seat_counts: dict[int, tuple[int, ...]], rng: DrawRandom,
+    ratings: dict[int, float] | None = None,
 ) -> tuple[int, ...]:
     local = list(members)
     rng.shuffle(local)
     rows = [seat_counts[p] for p in local]
     conflicts = costs.conflicts(local)
-    if not conflicts:
+    if ratings is not None:
+        arrangement_costs = [sum(w[codes[k]] for k, w in conflicts) for codes in ARRANGEMENTS]
+        seat_of = _balanced_seating(local, arrangement_costs, rows, ratings)
+    elif not conflicts:
         if not any(any(r) for r in rows):
             return tuple(local)
         seat_of = _best_seat_assignment(rows)
@@ -498,6 +531,7 @@ def draw_individual(
     *,
     brackets: bool = False,
     time_budget: float | None = None,
+    ratings: dict[int, float] | None = None,
 ) -> DrawResult:
     """Draw one round of an individual event (个人赛, 抽签组邦): tables of six, two 联邦 each.
 
@@ -525,6 +559,13 @@ def draw_individual(
        arrangement are considered); ties go to the lexicographically smallest tuple (seat of the
        1st shuffled id, seat of the 2nd, ...).
 
+    7. With ``ratings`` (player id -> rating; the event's "balance 联邦 by rating" option, the
+       ratings published with the round), step 6 first keeps, among the arrangements of
+       minimum cost, those whose two 联邦 are closest in summed rating (``|Σ seats 0, 2, 4 −
+       Σ seats 1, 3, 5|``, a missing rating counting 0, each side summed in shuffled order),
+       then applies the seat-count rule and the lexicographic tie-break over them. The repeat
+       rules come first: balance never buys a repeated 对头 or partner.
+
     ``time_budget`` (seconds) stops the local search early: a safety valve for huge draws that
     makes the result depend on machine speed — leave it ``None`` for a verifiable draw.
     """
@@ -536,7 +577,7 @@ def draw_individual(
     _local_search(tables, costs, score, brackets, deadline)
     seat_counts = {p.id: tuple(p.seat_counts) for p in seated}
     rng = DrawRandom(f"{seed}/seat")
-    seated_tables = [_seat_table(t, costs, seat_counts, rng) for t in tables]
+    seated_tables = [_seat_table(t, costs, seat_counts, rng, ratings) for t in tables]
     return DrawResult(tables=seated_tables, byes=byes)
 
 
@@ -933,7 +974,11 @@ def _cmd_draw(args: argparse.Namespace) -> int:
         for p in data["players"]
     ]
     history = History.from_tables(data.get("history", []))
-    result = draw_individual(players, history, data["seed"], brackets=bool(data.get("brackets")))
+    ratings = data.get("ratings")
+    if ratings is not None:
+        ratings = {int(k): float(v) for k, v in ratings.items()}
+    result = draw_individual(players, history, data["seed"], brackets=bool(data.get("brackets")),
+                             ratings=ratings)
     out: dict = {"tables": [list(t) for t in result.tables], "byes": result.byes}
     if "commitment" in data:
         expected = commitment(

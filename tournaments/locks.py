@@ -32,6 +32,8 @@ class Advisory(enum.IntEnum):
     STANDINGS = 0x5354  # "ST"
     #: one user's submissions under one Idempotency-Key take turns (``games.services``)
     SUBMISSION_KEY = 0x494B  # "IK"
+    #: re-ratings take turns, all events together: ratings cross events (``ratings.services``)
+    RATINGS = 0x5241  # "RA"
 
 
 def advisory_xact_lock(kind: Advisory, key: int | str) -> None:

@@ -118,6 +118,28 @@ class Event(models.Model):
     swiss_brackets = models.BooleanField(
         _("seat by score after round 1"), default=False,
         help_text=_("Individual events: Swiss-style score brackets from round 2"))
+    rated = models.BooleanField(
+        _("counts for ratings"), default=False,
+        help_text=_("Confirmed games of this event update the players' ratings across events"))
+    show_ratings = models.BooleanField(
+        _("show ratings"), default=False,
+        help_text=_("Show each player's rating beside their name in the seating and the "
+                    "leaderboard"))
+    rating_balance = models.BooleanField(
+        _("balance 联邦 by rating"), default=False,
+        help_text=_("Individual events: the draw keeps the two 联邦 of each table close in "
+                    "summed rating (after the repeat rules); the ratings used are published "
+                    "with the round"))
+
+    class KnockoutSeeding(models.TextChoices):
+        STANDINGS = "standings", _("by standings")
+        RATING = "rating", _("by rating")
+
+    knockout_seeding = models.CharField(
+        _("knockout seeding"), max_length=10, choices=KnockoutSeeding.choices,
+        default=KnockoutSeeding.STANDINGS,
+        help_text=_("Team events: the knockout finals take the top teams of the standings and "
+                    "seed the bracket by their standing or by their players' mean rating"))
     tie_breaks = models.JSONField(_("tie-break order"), default=list, blank=True,
                                   help_text=_("Empty: the default order"))
     status = models.CharField(_("status"), max_length=20, choices=Status.choices,

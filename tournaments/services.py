@@ -43,7 +43,10 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
                  rules="dagang", rounds_planned: int = 7, games_per_match: int = 4,
                  bye_points: int = 0, swiss_brackets: bool = False,
                  tie_breaks: list[str] | None = None, knockout_teams: int = 0,
-                 move_seconds: int = 60, organizer=None) -> Event:
+                 move_seconds: int = 60, rated: bool = False, show_ratings: bool = False,
+                 rating_balance: bool = False,
+                 knockout_seeding: str = Event.KnockoutSeeding.STANDINGS,
+                 organizer=None) -> Event:
     """Create an event after checking its rules with the engine and its settings against the
     bounds on the model's fields (``tournaments.models``: games per match, rounds, move time,
     bye score)."""
@@ -61,6 +64,7 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
     if format not in Event.Format.values:
         raise ServiceError("bad_format", _("unknown event format %(f)s") % {"f": format})
     _check_knockout(format, knockout_teams)
+    _check_knockout_seeding(knockout_seeding)
     with transaction.atomic():
         if Event.objects.filter(slug=slug).exists():
             raise Conflict("slug_taken", _("an event with slug %(s)s exists") % {"s": slug})
@@ -68,7 +72,9 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
             name=name, slug=slug, format=format, rules=rules, rounds_planned=rounds_planned,
             games_per_match=games_per_match, bye_points=bye_points,
             swiss_brackets=swiss_brackets, tie_breaks=list(tie_breaks or []),
-            knockout_teams=knockout_teams, move_seconds=move_seconds)
+            knockout_teams=knockout_teams, move_seconds=move_seconds, rated=rated,
+            show_ratings=show_ratings, rating_balance=rating_balance,
+            knockout_seeding=knockout_seeding)
         if organizer is not None:
             event.organizers.add(organizer)
     return event
@@ -110,6 +116,11 @@ def _check_knockout(format: str, knockout_teams: int) -> None:
         raise ServiceError("bad_event", _("knockout finals take 2, 4, 8, 16, 32 or 64 teams"))
     if knockout_teams and format != Event.Format.TEAM:
         raise ServiceError("bad_event", _("knockout finals are for team events"))
+
+
+def _check_knockout_seeding(value: str) -> None:
+    if value not in Event.KnockoutSeeding.values:
+        raise ServiceError("bad_event", _("knockout seeding is by standings or by rating"))
 
 
 def rules_check(*, rules):
@@ -368,15 +379,27 @@ def round_create(*, event: Event, knockout: bool = False) -> Round:
             byes[str(b.entry_id)] = byes.get(str(b.entry_id), 0) + 1
         brackets = bool(event.swiss_brackets and number > 1) or event.format == Event.Format.TEAM
         seed = draw_module.new_seed()
+        draw_input = {"scores": {str(k): v for k, v in scores.items()}, "byes": byes}
+        if event.rating_balance and event.format == Event.Format.INDIVIDUAL:
+            draw_input["ratings"] = _draw_ratings(entries)
         rnd = Round.objects.create(
             event=event, number=number, brackets=brackets, seed=seed,
             commitment=draw_module.commitment(seed, ids, number, event.pk),
-            draw_entries=ids,
-            draw_input={"scores": {str(k): v for k, v in scores.items()}, "byes": byes})
+            draw_entries=ids, draw_input=draw_input)
         if event.status == Event.Status.REGISTRATION:
             event.status = Event.Status.RUNNING
             event.save(update_fields=["status"])
     return rnd
+
+
+def _draw_ratings(entries: list[Entry]) -> dict[str, float]:
+    """The ratings a rating-balanced draw uses, fixed when the round is opened and published
+    with it (``Round.draw_input["ratings"]``): entry id -> the player's rating strength (mu,
+    rounded to 0.01; a player without a rating has the model's starting value)."""
+    from ratings.selectors import strengths
+
+    of_player = strengths(player_ids=[e.player_id for e in entries])
+    return {str(e.pk): of_player[e.player_id] for e in entries}
 
 
 def round_missing_results(*, round: Round) -> int:
@@ -445,6 +468,10 @@ def _knockout_round_create(*, event: Event, number: int) -> Round:
                 "the knockout finals need %(k)s teams, %(n)s are checked in") % {
                 "k": k, "n": len(ranked)})
         seeds = ranked[:k]
+        seeding = None
+        if event.knockout_seeding == Event.KnockoutSeeding.RATING:
+            seeding = {"by": "rating", "qualifiers": seeds, "ratings": _team_ratings(seeds)}
+            seeds = knockout_seeds_by_rating(seeding)
         order = _bracket_order(k)
         pairs = [[seeds[order[i] - 1], seeds[order[i + 1] - 1]] for i in range(0, k, 2)]
     else:
@@ -460,12 +487,39 @@ def _knockout_round_create(*, event: Event, number: int) -> Round:
         if len(winners) < 2:
             raise ServiceError("knockout_over", _("the knockout finals are over"))
         pairs = [[winners[i], winners[i + 1]] for i in range(0, len(winners), 2)]
+        seeding = None
     ids = [e for p in pairs for e in p]
     seed = draw_module.new_seed()
+    draw_input = {"knockout_pairs": pairs}
+    if seeding is not None:
+        draw_input["seeding"] = seeding
     return Round.objects.create(
         event=event, number=number, stage=Round.Stage.KNOCKOUT, brackets=True, seed=seed,
         commitment=draw_module.commitment(seed, ids, number, event.pk), draw_entries=ids,
-        draw_input={"knockout_pairs": pairs})
+        draw_input=draw_input)
+
+
+def _team_ratings(entry_ids: list[int]) -> dict[str, float]:
+    """Team entry id -> the mean rating strength of its three players (rounded to 0.01)."""
+    from ratings.selectors import strengths
+
+    members: dict[int, list[int]] = {}
+    for entry_id, player_id in TeamMember.objects.filter(
+            team__entry__pk__in=entry_ids, status=TeamMember.Status.ACCEPTED).values_list(
+            "team__entry__pk", "player_id"):
+        members.setdefault(entry_id, []).append(player_id)
+    of_player = strengths(player_ids=[p for ps in members.values() for p in ps])
+    return {str(e): round(sum(of_player[p] for p in members.get(e, [])) /
+                          max(1, len(members.get(e, []))), 2) for e in entry_ids}
+
+
+def knockout_seeds_by_rating(seeding: dict) -> list[int]:
+    """A rating-seeded bracket (the event's knockout seeding "by rating"): the qualifiers (the
+    top teams of the standings, in standings order) sorted by their published mean rating,
+    best first, a tie keeping the standings order. Seed 1 and 2 then meet only in the final."""
+    qualifiers = list(seeding["qualifiers"])
+    ratings = seeding["ratings"]
+    return sorted(qualifiers, key=lambda e: (-float(ratings[str(e)]), qualifiers.index(e)))
 
 
 def round_request_draw(*, round: Round):
@@ -515,8 +569,10 @@ def compute_draw(*, round: Round, history_rounds=None):
                                           byes=byes.get(i, 0),
                                           seat_counts=tuple(seat_counts.get(i, [0] * 6)))
                    for i in ids]
-        result = draw_module.draw_individual(players, history, round.seed,
-                                             brackets=round.brackets)
+        ratings = inputs.get("ratings")
+        result = draw_module.draw_individual(
+            players, history, round.seed, brackets=round.brackets,
+            ratings=None if ratings is None else {int(k): v for k, v in ratings.items()})
         return {"tables": [list(t) for t in result.tables], "byes": list(result.byes)}
     # team events: Swiss pairing of 联邦 teams, then seat each table
     met: set[tuple[int, int]] = set()
@@ -611,6 +667,14 @@ def round_verify(*, round: Round) -> list[str]:
                                     round.event_id)
     if expect != round.commitment:
         problems.append(_("the commitment does not match the revealed seed and entry list"))
+    seeding = (round.draw_input or {}).get("seeding")
+    if seeding is not None:
+        seeds = knockout_seeds_by_rating(seeding)
+        order = _bracket_order(len(seeds))
+        expect_pairs = [[seeds[order[i] - 1], seeds[order[i + 1] - 1]]
+                        for i in range(0, len(seeds), 2)]
+        if expect_pairs != round.draw_input.get("knockout_pairs"):
+            problems.append(_("the bracket does not follow the published ratings"))
     drawn = compute_draw(round=round)
     stored_tables = []
     fmt = round.event.format
@@ -720,7 +784,8 @@ def _force_last(*, event, entry, player, table, game_number, reason, by):
 
 
 # ----------------------------------------------------------------------------- event settings
-EDITABLE_ALWAYS = {"name", "bye_points", "tie_breaks", "rounds_planned", "move_seconds"}
+EDITABLE_ALWAYS = {"name", "bye_points", "tie_breaks", "rounds_planned", "move_seconds",
+                   "rated", "show_ratings", "rating_balance", "knockout_seeding"}
 EDITABLE_BEFORE_ROUND_1 = {"rules", "format", "games_per_match", "swiss_brackets",
                            "knockout_teams"}
 
@@ -751,6 +816,8 @@ def event_update(*, event: Event, **fields) -> Event:
             if bad:
                 raise ServiceError("bad_tie_break", _("unknown tie-break %(name)s") % {
                     "name": bad[0]})
+        if "knockout_seeding" in fields:
+            _check_knockout_seeding(fields["knockout_seeding"])
         if "rounds_planned" in fields:
             played = event.rounds.count()
             if fields["rounds_planned"] < max(1, played):
@@ -762,6 +829,10 @@ def event_update(*, event: Event, **fields) -> Event:
         from tournaments.standings import standings_refresh_on_commit
 
         standings_refresh_on_commit(event_id=event.pk)
+    if "rated" in fields:  # counted or no longer: its games enter or leave the ratings
+        from ratings.services import ratings_refresh_on_commit
+
+        ratings_refresh_on_commit(event_id=event.pk)
     return event
 
 

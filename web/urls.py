@@ -3,12 +3,14 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from web.views import dashboard, desk, public, table
+from web.views import dashboard, desk, public, ratings, table
 
 app_name = "pages"
 
 urlpatterns = [
     path("", public.event_list, name="events"),
+    path("ratings/", ratings.rating_list, name="ratings"),
+    path("players/<int:pk>/", ratings.player_page, name="player"),
     path("e/<slug:slug>/", public.event_detail, name="event"),
     path("e/<slug:slug>/leaderboard/", public.leaderboard, name="leaderboard"),
     path("e/<slug:slug>/seating/", public.seating, name="seating"),

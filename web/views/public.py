@@ -71,6 +71,7 @@ JS_TEXT = {
     "seating_names": _("names %(from)s – %(to)s"),
     "no_results": _("No confirmed results yet."),
     "through": _("after round %(n)s"),
+    "rating": _("rating"),
     "bye_short": _("bye"),
     "where": _("table %(t)s · seat %(s)s"),
     "not_played": _("not played yet"),
@@ -112,8 +113,18 @@ def _entry_name(entry) -> str:
     return entry.player.name if entry.player_id else entry.team.name
 
 
-def _standing_rows(standings, columns) -> list[dict]:
+def _shown_ratings(event: Event) -> dict[str, float]:
+    """Entry id -> rating, beside names when the organizer shows ratings (issue 22)."""
+    if not event.show_ratings:
+        return {}
+    from ratings.selectors import event_ratings
+
+    return event_ratings(event=event)
+
+
+def _standing_rows(standings, columns, ratings=None) -> list[dict]:
     rows = []
+    ratings = ratings or {}
     for st in standings:
         entry = st.entry
         movement = None if st.previous_rank is None else st.previous_rank - st.rank
@@ -124,6 +135,7 @@ def _standing_rows(standings, columns) -> list[dict]:
             "number": entry.player.number if entry.player_id else None,
             "movement": movement, "moved": abs(movement or 0),
             "values": [getattr(st, c["key"]) for c in columns],
+            "rating": ratings.get(str(entry.pk)),
         })
     return rows
 
@@ -148,7 +160,8 @@ def _seat_view(seat: Seat, hit: bool = False) -> dict:
     engine's 0–5 for the layout."""
     return {"seat": seat.seat, "label": seat.seat + 1, "side": seat.side,
             "opposite": (seat.seat + 3) % 6 + 1,
-            "name": seat.player.name, "number": seat.player.number, "hit": hit}
+            "name": seat.player.name, "number": seat.player.number, "hit": hit,
+            "entry": seat.entry_id, "rating": None}
 
 
 def _result_counts(table: Table) -> dict:
@@ -246,16 +259,18 @@ def leaderboard(request, slug):
     columns = _columns(event)
     page = Paginator(_standings(event, query), LEADERBOARD_PAGE).get_page(request.GET.get("page"))
     through = public_standings(event).aggregate(m=Max("through_round"))["m"]
+    ratings = _shown_ratings(event)
     params = {"page": page.number, "page_size": LEADERBOARD_PAGE}
     if query:
         params["search"] = query
     api = _api("standings", slug=slug) + "?" + urlencode(params)
     return render(request, "web/public/leaderboard.html", {
         **_base_context(event, "leaderboard"),
-        "columns": columns, "rows": _standing_rows(page.object_list, columns), "page": page,
-        "query": query, "through_round": through or 0,
+        "columns": columns, "rows": _standing_rows(page.object_list, columns, ratings),
+        "page": page, "query": query, "through_round": through or 0,
         "live": {"api": api, "etag": standings_etag(event),
-                 "columns": [c["key"] for c in columns], "interval": POLL_SECONDS},
+                 "columns": [c["key"] for c in columns], "interval": POLL_SECONDS,
+                 "ratings": ratings},
         "standings_csv": _api("standings-csv", slug=slug),
     })
 
@@ -288,13 +303,17 @@ def seating(request, slug, number=None):
     else:
         page = Paginator(tables, SEATING_PAGE).get_page(request.GET.get("page"))
         ctx.update(page=page, table_views=[_table_view(t) for t in page.object_list])
+    ratings = _shown_ratings(event)
+    for view in ctx["table_views"]:
+        for seat in view["seats"]:
+            seat["rating"] = ratings.get(str(seat["entry"]))
     ctx.update(
         query=query, byes=bye_views,
         seating_csv=_api("round-seating-csv", slug=slug, number=rnd.number),
         live={**live, "tables_api": _api("round-tables", slug=slug, number=rnd.number),
               "table_url": reverse("pages:table", kwargs={"slug": slug, "number": rnd.number,
                                                           "table": 0}),
-              "games_per_match": event.games_per_match, "byes": bye_views,
+              "games_per_match": event.games_per_match, "byes": bye_views, "ratings": ratings,
               "latest": rnd.number == rounds[-1].number},
     )
     return render(request, "web/public/seating.html", ctx)

@@ -2,6 +2,7 @@
  * without the script), and a note when a newer round's seating is published. */
 import { LIVE, T, debounce, el, fmt } from "./common.js";
 import { getJSON, liveState, newestPublicRound, poll } from "./poll.js";
+import { appendRating } from "./standings.js";
 
 function seatItem(seat, hit) {
   var li = el("li", "seat side-" + seat.side + (hit ? " hit" : ""));
@@ -10,6 +11,7 @@ function seatItem(seat, hit) {
   li.appendChild(no);
   li.appendChild(el("span", "pname", seat.player.name));
   if (seat.player.number) li.appendChild(el("small", "pno", "#" + seat.player.number));
+  appendRating(li, seat.entry_id);
   return li;
 }
 

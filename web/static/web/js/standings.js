@@ -1,5 +1,5 @@
 /* A standings row as the leaderboard and the projector show it. */
-import { T, el, fmt } from "./common.js";
+import { LIVE, T, el, fmt } from "./common.js";
 
 function movementCell(movement) {
   if (movement === null || movement === undefined) return el("span", "move none");
@@ -38,7 +38,19 @@ export function standingRow(s, columns) {
     name.appendChild(document.createTextNode(" "));
     name.appendChild(el("small", "pno", "#" + s.entry.number));
   }
+  appendRating(name, s.entry.id);
   tr.appendChild(name);
   columns.forEach(function (key) { tr.appendChild(el("td", "num", s[key])); });
   return tr;
+}
+
+/* The player's rating beside the name, when the organizer shows ratings (LIVE.ratings: entry id
+ * -> rating, rendered by the page). */
+export function appendRating(parent, entryId) {
+  var ratings = LIVE.ratings || {};
+  if (ratings[entryId] === undefined) return;
+  parent.appendChild(document.createTextNode(" "));
+  var small = el("small", "prating", ratings[entryId]);
+  small.title = T.rating || "";
+  parent.appendChild(small);
 }
