@@ -16,10 +16,8 @@ from engine.bots import deal, make_bot, play_out
 from ratings.model import RatedGame
 from tournaments import draw as draw_module
 
-#: bots by strength, weakest first; names the engine does not know are left out (the names
-#: after "heuristic" are the ones a stronger bot may be given: any of them counts as stronger)
-BOT_STRENGTH_ORDER = ("random", "heuristic", "strong", "stronger", "expert", "smart", "search",
-                      "lookahead", "mcts")
+#: bots by strength, weakest first (engine/bots.py); names the engine does not know are left out
+BOT_STRENGTH_ORDER = ("random", "heuristic", "careful")
 
 
 def available_bots() -> list[str]:
