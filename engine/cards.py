@@ -120,7 +120,7 @@ class Combo:
         self.n_bj = n_bj
         self.n_rj = n_rj
         self.n_two = n_two
-        self.gouji = _gouji(rank, size, n_bj + n_rj)
+        self.gouji = gouji_of(rank, size, n_bj + n_rj)
 
     @property
     def has_joker(self) -> bool:
@@ -139,7 +139,8 @@ class Combo:
         return describe(self)
 
 
-def _gouji(rank: int, size: int, jokers: int) -> bool:
+def gouji_of(rank: int, size: int, jokers: int) -> bool:
+    """Is a combo of base ``rank`` with ``size`` cards and ``jokers`` jokers 够级 (RULES.md §3)?"""
     if jokers or rank >= TWO:
         return True
     if rank == 14 or rank == 13:

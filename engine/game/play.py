@@ -18,7 +18,7 @@ from ..cards import (
     combo_of,
 )
 from ..errors import IllegalAction
-from .state import is_seat, opp
+from .state import opp
 
 _ACT_KEYS = {"play": {"act", "cards", "seat", "auto"}, "burn": {"act", "cards", "seat", "auto"},
              "pass": {"act", "seat", "auto"}, "yield": {"act", "seat", "auto"}}
@@ -33,13 +33,14 @@ class Play:
         Play acts: ``{"act": "play"|"burn", "cards": [...]}``, ``{"act": "pass"}``,
         ``{"act": "yield"}``. In live pre-play, the acts listed by :meth:`legal_actions`.
         """
-        if self.state == "over":
+        state = self.state
+        if state == "over":
             raise IllegalAction("game_over", "the game is over", seat=seat)
-        if not is_seat(seat):
+        if type(seat) is not int or not 0 <= seat <= 5:
             raise IllegalAction("bad_format", f"not a seat: {seat!r}")
-        if not isinstance(action, dict):
+        if type(action) is not dict and not isinstance(action, dict):
             raise IllegalAction("bad_format", "an act must be an object", seat=seat)
-        if self.state == "pre":
+        if state == "pre":
             if not self.live:
                 raise IllegalAction("bad_pre", "play has not begun", seat=seat)
             self._live_pre_act(seat, action)
@@ -49,14 +50,14 @@ class Play:
         if allowed is None:
             raise IllegalAction("bad_format", f"unknown act {kind!r}: use play, pass, yield or burn",
                                 seat=seat)
-        extra = [k for k in action if k not in allowed]
-        if extra:
+        if not allowed.issuperset(action):
+            extra = [k for k in action if k not in allowed]
             raise IllegalAction("bad_format", f"unknown key {sorted(extra)[0]!r} in a {kind} act",
                                 seat=seat)
-        if "seat" in action and action["seat"] != seat:
+        if action.get("seat", seat) != seat:
             raise IllegalAction("bad_format", "the act names another seat", seat=seat)
         auto = action.get("auto", False)
-        if type(auto) is not bool:
+        if auto is not False and auto is not True:
             raise IllegalAction("bad_format", "auto must be true or false", seat=seat)
         if kind == "burn":
             combo, cards = self._combo_from(seat, action)
@@ -69,7 +70,8 @@ class Play:
             if kind == "play":
                 combo, cards = self._combo_from(seat, action)
                 self._check_play(seat, combo, cards)
-                self._finalize_pending_if_needed()
+                if self.pending_end:
+                    self._end_round()
                 self._do_play(seat, combo, cards)
             elif kind == "pass":
                 if self.leading:
@@ -78,12 +80,12 @@ class Play:
                 self._do_pass(seat, yielded=False)
             else:
                 self._check_yield(seat)
-                if self.rules["closer_last"]:
+                if self._closer_last:
                     self._do_pass(seat, yielded=True)
                 else:
                     self._do_yield(seat)
         if kind == "play" or kind == "burn":
-            rec = {"seat": seat, "act": kind, "cards": list(combo.cards)}
+            rec = {"seat": seat, "act": kind, "cards": list(combo.cards)}  # in card order
         else:
             rec = {"seat": seat, "act": kind}
         if auto:
@@ -185,22 +187,25 @@ class Play:
                                 + beat_hint(combo, self.top), seat=seat)
 
     def _check_yield(self, seat):
+        refusal = self._yield_refusal(seat)
+        if refusal is not None:
+            raise IllegalAction("illegal_yield", refusal, seat=seat)
+
+    def _yield_refusal(self, seat) -> str | None:
+        """Why ``seat`` may not yield (让牌) now, or ``None`` if it may."""
         if self.leading or self.top is None:
-            raise IllegalAction("illegal_yield", f"seat {seat} leads and cannot yield (让牌)",
-                                seat=seat)
+            return f"seat {seat} leads and cannot yield (让牌)"
         p = self.owner
-        if self.phase2():
-            raise IllegalAction("illegal_yield", f"seat {seat} cannot yield (让牌): nobody yields "
-                                f"once four play 四户乱缠", seat=seat)
+        if self.n_active <= 4:
+            return f"seat {seat} cannot yield (让牌): nobody yields once four play 四户乱缠"
         if seat != opp(p):
-            raise IllegalAction("illegal_yield", f"seat {seat} cannot yield (让牌) on seat {p}'s "
-                                f"combo: only seat {opp(p)}, its 对头, may", seat=seat)
+            return (f"seat {seat} cannot yield (让牌) on seat {p}'s combo: only seat {opp(p)}, "
+                    f"its 对头, may")
         if self.top.gouji or self.top_restricted or self.top_burning or self.top_unbeatable:
-            raise IllegalAction("illegal_yield", f"seat {seat} cannot yield on a 够级 or yielded "
-                                f"combo", seat=seat)
+            return f"seat {seat} cannot yield on a 够级 or yielded combo"
         if self.yielder is not None:
-            raise IllegalAction("illegal_yield", f"seat {seat} has already yielded on this combo",
-                                seat=seat)
+            return f"seat {seat} has already yielded on this combo"
+        return None
 
     def _finalize_pending_if_needed(self, burn=False):
         if self.pending_end and not burn:
@@ -341,7 +346,7 @@ class Play:
             return False
         if not self.active[s] or s == p:
             return False
-        if self.phase2():
+        if self.n_active <= 4:  # 四户乱缠
             return True
         if self.top_burning:
             return s == opp(p)

@@ -50,6 +50,7 @@ class GameState:
         self._bie3 = r["bie3"]
         self._dadian = r["dadian"]
         self._rj_any = r["rj_beats_any"]
+        self._closer_last = r["closer_last"]
         if deal is None:
             deal = deal_cards()
         self.deal = check_deal(deal)
@@ -63,6 +64,8 @@ class GameState:
         self.requested_leader = leader
 
         self.hands: list[dict[str, int]] = []
+        # per seat: (the hand dict it was made from, {rank: cards}); see cards_by_rank
+        self._rank_view: list[tuple | None] = [None] * 6
         for hand in self.deal:
             h: dict[str, int] = {}
             for c in hand:
@@ -157,7 +160,28 @@ class GameState:
                 return x
         return s
 
+    def cards_by_rank(self, s: int) -> dict[int, list[str]]:
+        """Seat ``s``'s cards grouped by rank, ranks ascending (3 … A, then 2, 小王, 大王), each
+        rank's cards in suit order with their copies. Shared and cached until the hand changes:
+        callers must not modify it."""
+        hand = self.hands[s]
+        got = self._rank_view[s]
+        if got is not None and got[0] is hand:
+            return got[1]
+        ranks: dict[int, list[str]] = {}
+        for c in sorted(hand, key=CARD_ORDER.__getitem__):
+            n = hand[c]
+            r = CARD_RANK[c]
+            cs = ranks.get(r)
+            if cs is None:
+                ranks[r] = [c] * n
+            else:
+                cs.extend([c] * n)
+        self._rank_view[s] = (hand, ranks)
+        return ranks
+
     def _take_cards(self, s: int, cards: list[str], what: str, where="pre") -> None:
+        self._rank_view[s] = None
         need = Counter(cards)
         hand = self.hands[s]
         for c, n in need.items():
@@ -175,6 +199,7 @@ class GameState:
         self.count[s] -= len(cards)
 
     def _give_cards(self, s: int, cards: list[str]) -> None:
+        self._rank_view[s] = None
         hand = self.hands[s]
         for c in cards:
             hand[c] = hand.get(c, 0) + 1
@@ -193,6 +218,17 @@ class GameState:
                 del hand[c]
         self.count[seat] -= len(cards)
         self.n_played += len(cards)
+        view = self._rank_view[seat]
+        if view is not None and view[0] is hand:
+            # a new view with the played ranks redone (a play holds one to four ranks)
+            ranks = dict(view[1])
+            for r in {CARD_RANK[c] for c in cards}:
+                cs = [c for c in RANK_CARDS[r] for _ in range(hand.get(c, 0))]
+                if cs:
+                    ranks[r] = cs
+                else:
+                    del ranks[r]
+            self._rank_view[seat] = (hand, ranks)
 
     def is_over(self) -> bool:
         return self.state == "over"
@@ -237,6 +273,11 @@ def read_previous(previous) -> list[dict]:
 
 
 _FULL_SET = Counter(full_set())
+
+#: rank -> its cards in suit order (the jokers: one card each)
+RANK_CARDS: dict[int, tuple[str, ...]] = {}
+for _c in CARD_ORDER:
+    RANK_CARDS[CARD_RANK[_c]] = RANK_CARDS.get(CARD_RANK[_c], ()) + (_c,)
 
 
 def check_deal(deal) -> list[list[str]]:
