@@ -3,6 +3,10 @@
 * :class:`RandomBot` picks uniformly among :meth:`Game.legal_actions` (slow, thorough).
 * :class:`HeuristicBot` plays the cheapest winning combo, keeps its 够级 combos for duels with its
   对头, attaches jokers only when it must, never yields and burns only to go out.
+* :class:`CarefulBot` (托管's bot, :func:`hosted_act`) plays like a careful player: it plans its
+  last combo before the 3s under 憋3, keeps 2s and jokers for 够级 fights, leaves its 联邦's
+  combos alone and burns only when it can finish the burn. ``python -m engine duel`` measures it
+  against the heuristic bot.
 
 Both answer ``choose(game, seat)`` (the seat's act now) and ``burn(game, seat)`` (a burn or
 ``None``); :func:`play_out` drives a live :class:`Game` to its end with six bots, and
@@ -356,6 +360,21 @@ class CarefulBot(HeuristicBot):
             if best_cost is None or cost < best_cost:
                 best, best_cost = cards, cost
         return best
+
+
+#: the bot that plays 托管 seats in live play and the bot seats of practice games
+HOSTED_BOT = "careful"
+
+
+def hosted_act(game: Game, seat: int | None = None) -> tuple[int, dict] | None:
+    """托管: the act the hosted bot (:data:`HOSTED_BOT`) makes for the seat whose turn it is
+    (or for ``seat``, which must be that seat), as ``(seat, act)``; ``None`` when nobody is to
+    act. Live play and practice games call this one function, so the bot they use is chosen
+    here. It reads only what the seat may know, and decides in well under a millisecond."""
+    turn = game.whose_turn()
+    if turn is None or (seat is not None and seat != turn):
+        return None
+    return turn, make_bot(HOSTED_BOT, random.Random(game.version)).choose(game, turn)
 
 
 def next_act(game: Game, bots) -> tuple[int, dict]:
