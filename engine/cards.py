@@ -164,6 +164,9 @@ _COMBO_CACHE: dict[tuple, Combo] = {}
 
 def combo_of(cards: list[str]) -> Combo:
     """Build a combo from canonical cards, or raise :class:`ComboError`."""
+    got = _COMBO_CACHE.get(tuple(cards))  # cards in card order, as records and combos hold them
+    if got is not None:
+        return got
     key = tuple(sorted(cards, key=CARD_ORDER.__getitem__))
     got = _COMBO_CACHE.get(key)
     if got is not None:

@@ -11,6 +11,7 @@ Short names in hot paths: ``opp`` = 对头, ``top`` = the last combo of the roun
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 
 from ..cards import CARD_ORDER, CARD_RANK, CardError, canon_card, card_word, full_set
 from ..cards import deal as deal_cards
@@ -67,10 +68,7 @@ class GameState:
         # per seat: (the hand dict it was made from, {rank: cards}); see cards_by_rank
         self._rank_view: list[tuple | None] = [None] * 6
         for hand in self.deal:
-            h: dict[str, int] = {}
-            for c in hand:
-                h[c] = h.get(c, 0) + 1
-            self.hands.append(h)
+            self.hands.append(dict(Counter(hand)))  # cards in the order first dealt
         self.count = [36] * 6
         self.out: Counter = Counter()  # cards out of play (革命, elimination, 会3)
         self.n_played = 0  # cards played to the table
@@ -274,6 +272,9 @@ def read_previous(previous) -> list[dict]:
 
 _FULL_SET = Counter(full_set())
 
+#: canonical card -> itself: the fast path of reading cards that are already canonical
+CANONICAL_CARDS: dict[str, str] = {c: c for c in CARD_ORDER}
+
 #: rank -> its cards in suit order (the jokers: one card each)
 RANK_CARDS: dict[int, tuple[str, ...]] = {}
 for _c in CARD_ORDER:
@@ -285,7 +286,6 @@ def check_deal(deal) -> list[list[str]]:
     if not isinstance(deal, list | tuple) or len(deal) != 6:
         raise IllegalAction("bad_deal", "the deal must be six hands", where="deal")
     hands = []
-    total: Counter = Counter()
     for s, hand in enumerate(deal):
         if isinstance(hand, str):
             hand = hand.replace(",", " ").split()
@@ -293,15 +293,19 @@ def check_deal(deal) -> list[list[str]]:
             raise IllegalAction("bad_deal", f"seat {s}'s hand must be a list of cards",
                                 where="deal")
         try:
-            cards = [canon_card(c) for c in hand]
-        except CardError as exc:
-            raise IllegalAction("bad_card", f"seat {s}'s hand: {exc}", where="deal") from None
+            cards = [CANONICAL_CARDS[c] for c in hand]
+        except (KeyError, TypeError):
+            try:
+                cards = [canon_card(c) for c in hand]
+            except CardError as exc:
+                raise IllegalAction("bad_card", f"seat {s}'s hand: {exc}",
+                                    where="deal") from None
         if len(cards) != 36:
             raise IllegalAction("bad_deal", f"seat {s} was dealt {len(cards)} cards, not 36",
                                 where="deal")
-        total.update(cards)
         hands.append(cards)
-    if total != _FULL_SET:
+    total = Counter(chain.from_iterable(hands))
+    if len(total) != 54 or any(n != 4 for n in total.values()):
         wrong = sorted((c for c in set(total) | set(full_set()) if total[c] != 4),
                        key=CARD_ORDER.__getitem__)
         c = wrong[0]
