@@ -60,9 +60,11 @@ def _split(game: Game, seat: int, cache: list | None = None):
     ranks = game.cards_by_rank(seat)
     if cache is not None and cache[0] is ranks:
         return cache[1]
-    skip3 = game.rules["bie3"]
-    nat = {r: cs for r, cs in ranks.items() if r < TWO and not (skip3 and r == 3)}
-    out = nat, ranks.get(TWO, _NONE), ranks.get(BJ, _NONE), ranks.get(RJ, _NONE)
+    nat = dict(ranks)
+    twos, bjs, rjs = nat.pop(TWO, _NONE), nat.pop(BJ, _NONE), nat.pop(RJ, _NONE)
+    if 3 in nat and game.rules["bie3"]:
+        del nat[3]
+    out = nat, twos, bjs, rjs
     if cache is not None:
         cache[0], cache[1] = ranks, out
     return out
@@ -199,6 +201,10 @@ class HeuristicBot:
                     cost = n2 * 40 + r
                     if best_cost is None or cost < best_cost:
                         best, best_cost = (r, size - n2, n2, 0, 0), cost
+                    if n2 == 0:
+                        # no 2s, the lowest such rank: every later candidate costs more
+                        # (a higher rank, a 2 at 40 or a joker at 300)
+                        break
             if need_rj or duel:
                 j = need_rj or 1
                 if n_rj >= j:  # 大王 attached

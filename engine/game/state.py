@@ -218,13 +218,16 @@ class GameState:
         self.n_played += len(cards)
         view = self._rank_view[seat]
         if view is not None and view[0] is hand:
-            # a new view with the played ranks redone (a play holds one to four ranks)
-            ranks = dict(view[1])
-            for r in {CARD_RANK[c] for c in cards}:
-                cs = [c for c in RANK_CARDS[r] for _ in range(hand.get(c, 0))]
-                if cs:
-                    ranks[r] = cs
-                else:
+            # a new view: the played ranks' lists are copied and the cards taken out
+            old = view[1]
+            ranks = dict(old)
+            for c in cards:
+                r = CARD_RANK[c]
+                cs = ranks[r]
+                if cs is old[r]:
+                    cs = ranks[r] = list(cs)
+                cs.remove(c)
+                if not cs:
                     del ranks[r]
             self._rank_view[seat] = (hand, ranks)
 
@@ -274,11 +277,6 @@ _FULL_SET = Counter(full_set())
 
 #: canonical card -> itself: the fast path of reading cards that are already canonical
 CANONICAL_CARDS: dict[str, str] = {c: c for c in CARD_ORDER}
-
-#: rank -> its cards in suit order (the jokers: one card each)
-RANK_CARDS: dict[int, tuple[str, ...]] = {}
-for _c in CARD_ORDER:
-    RANK_CARDS[CARD_RANK[_c]] = RANK_CARDS.get(CARD_RANK[_c], ()) + (_c,)
 
 
 def check_deal(deal) -> list[list[str]]:
