@@ -219,7 +219,7 @@ def cmd_duel(args) -> int:
           f"{args.a} {s['burns_per_game'][0]:.2f}, {args.b} {s['burns_per_game'][1]:.2f}; "
           f"诈烧: {args.a} {s['failed_burns'][0]}, {args.b} {s['failed_burns'][1]}")
     d = s["decision_ms"]
-    print(f"{args.a}'s decision time: p50 {d['p50']:.3f} ms, p99 {d['p99']:.3f} ms, "
+    print(f"{args.a}'s time per move: p50 {d['p50']:.3f} ms, p99 {d['p99']:.3f} ms, "
           f"max {d['max']:.1f} ms")
     return 0
 

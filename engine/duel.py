@@ -33,7 +33,7 @@ class DuelStats:
     burns: list[int] = field(default_factory=lambda: [0, 0])
     failed_burns: list[int] = field(default_factory=lambda: [0, 0])  # 诈烧
     wins: list[int] = field(default_factory=lambda: [0, 0])  # games whose points went to a / b
-    decisions: list[float] = field(default_factory=list)  # seconds per decision of bot a
+    decisions: list[float] = field(default_factory=list)  # seconds per move of bot a
 
     def add(self, other: DuelStats) -> None:
         self.deals += other.deals
@@ -66,7 +66,7 @@ class DuelStats:
 
 
 class _Timed:
-    """A bot whose decisions are timed (bot ``a`` in a duel)."""
+    """A bot whose moves (``choose``, what 托管 asks) are timed: bot ``a`` in a duel."""
 
     def __init__(self, bot, times: list[float]):
         self.bot, self.times = bot, times
@@ -78,10 +78,7 @@ class _Timed:
         return out
 
     def burn(self, game, seat):
-        t = time.perf_counter()
-        out = self.bot.burn(game, seat)
-        self.times.append(time.perf_counter() - t)
-        return out
+        return self.bot.burn(game, seat)  # a question while a burn window is open, not a move
 
 
 def play_deals(rules, a: str, b: str, seed: int, start: int, stop: int) -> DuelStats:
