@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..cards import (
     CARD_RANK,
+    COMBOS,
     CardError,
     ComboError,
     beat_hint,
@@ -68,7 +69,8 @@ class Play:
             if seat != self.turn:
                 raise self._turn_error(seat, kind)
             combo, cards = self._combo_from(seat, action)
-            self._check_play(seat, combo, cards)
+            if self.leading or combo.rank == 3 or not beats(combo, self.top, self._rj_any):
+                self._check_play(seat, combo, cards)  # raises if the play is illegal
             if self.pending_end:
                 self._end_round()
             self._do_play(seat, combo, cards)
@@ -155,10 +157,13 @@ class Play:
                 if n > have:
                     raise IllegalAction("not_in_hand", f"seat {seat} holds {have} "
                                         f"{card_word(c)}, not {n}", seat=seat)
-        try:
-            combo = combo_of(cards)
-        except ComboError as exc:
-            raise IllegalAction("bad_combo", f"seat {seat} played {exc}", seat=seat) from None
+        combo = COMBOS.get(tuple(cards))
+        if combo is None:
+            try:
+                combo = combo_of(cards)
+            except ComboError as exc:
+                raise IllegalAction("bad_combo", f"seat {seat} played {exc}",
+                                    seat=seat) from None
         return combo, cards
 
     def check_three_rule(self, seat: int, combo) -> None:

@@ -291,7 +291,9 @@ def check_deal(deal) -> list[list[str]]:
             raise IllegalAction("bad_deal", f"seat {s}'s hand must be a list of cards",
                                 where="deal")
         try:
-            cards = [CANONICAL_CARDS[c] for c in hand]
+            # canonical cards (as records hold them) are taken as they are
+            cards = list(hand) if CANONICAL_CARDS.keys() >= set(hand) else [
+                CANONICAL_CARDS[c] for c in hand]
         except (KeyError, TypeError):
             try:
                 cards = [canon_card(c) for c in hand]
