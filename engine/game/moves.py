@@ -181,7 +181,7 @@ class Moves:
             prompt = self.pre_prompt()
             if prompt is None or prompt[0] != seat:
                 return []
-            return prompt[1]
+            return [dict(o) for o in prompt[1]]  # copies: the prompt is kept
         out = []
         if seat == self.turn:
             out.extend({"act": "play", "cards": c} for c in legal_plays(self, seat))

@@ -93,6 +93,7 @@ class GameState:
         self.bought = [False] * 6
         self.hui3_done = False
         self.pre_decided: set[tuple[int, int]] = set()  # live prompts answered (stage, seat)
+        self._prompt_memo: tuple | None = None  # (state key, the last live pre-play prompt)
         self.auto_tributes_paid = False
 
         # play state
