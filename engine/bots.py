@@ -133,8 +133,8 @@ class HeuristicBot:
     def _whole_hand(self, game, seat, hand, top):
         """All of ``seat``'s cards as one combo, if they make one that may be played now."""
         ranks = game.cards_by_rank(seat)
-        if not ranks:
-            return None
+        if not ranks or len(ranks) > 4:
+            return None  # one combo holds at most one base rank, 2s, 小王s and 大王s
         natural = 0
         for r in ranks:
             if r < TWO:

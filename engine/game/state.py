@@ -205,7 +205,11 @@ class GameState:
         self.count[s] += len(cards)
 
     def _rank_count(self, s: int, rank: int) -> int:
-        return sum(n for c, n in self.hands[s].items() if CARD_RANK[c] == rank)
+        hand = self.hands[s]
+        n = 0
+        for c in RANK_CARDS[rank]:
+            n += hand.get(c, 0)
+        return n
 
     def _remove_played(self, seat, cards):
         hand = self.hands[seat]
@@ -275,6 +279,11 @@ def read_previous(previous) -> list[dict]:
 
 
 _FULL_SET = Counter(full_set())
+
+#: rank -> its cards in suit order (小王 and 大王: one card each)
+RANK_CARDS: dict[int, tuple[str, ...]] = {}
+for _c in CARD_ORDER:
+    RANK_CARDS[CARD_RANK[_c]] = RANK_CARDS.get(CARD_RANK[_c], ()) + (_c,)
 
 #: canonical card -> itself: the fast path of reading cards that are already canonical
 CANONICAL_CARDS: dict[str, str] = {c: c for c in CARD_ORDER}
