@@ -3,10 +3,10 @@
 Public API (RULES.md, RECORD.md)::
 
     from engine import parse_cards, parse_combo, can_beat, is_gouji, replay, replay_match
-    from engine import Game, deal, RandomBot, HeuristicBot, score_sheet
+    from engine import Game, deal, RandomBot, HeuristicBot, CarefulBot, hosted_act, score_sheet
 """
 
-from .bots import HeuristicBot, RandomBot, bot_game, play_match, play_out
+from .bots import CarefulBot, HeuristicBot, RandomBot, bot_game, hosted_act, play_match, play_out
 from .cards import (
     CardError,
     Combo,
@@ -27,6 +27,7 @@ __all__ = [
     "CODES",
     "PRESETS",
     "CardError",
+    "CarefulBot",
     "Combo",
     "ComboError",
     "Game",
@@ -38,6 +39,7 @@ __all__ = [
     "bot_game",
     "can_beat",
     "deal",
+    "hosted_act",
     "is_gouji",
     "opp",
     "parse_cards",

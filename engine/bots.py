@@ -3,6 +3,10 @@
 * :class:`RandomBot` picks uniformly among :meth:`Game.legal_actions` (slow, thorough).
 * :class:`HeuristicBot` plays the cheapest winning combo, keeps its 够级 combos for duels with its
   对头, attaches jokers only when it must, never yields and burns only to go out.
+* :class:`CarefulBot` (托管's bot, :func:`hosted_act`) plays like a careful player: it plans its
+  last combo before the 3s under 憋3, keeps 2s and jokers for 够级 fights, leaves its 联邦's
+  combos alone and burns only when it can finish the burn. ``python -m engine duel`` measures it
+  against the heuristic bot.
 
 Both answer ``choose(game, seat)`` (the seat's act now) and ``burn(game, seat)`` (a burn or
 ``None``); :func:`play_out` drives a live :class:`Game` to its end with six bots, and
@@ -16,7 +20,6 @@ import random
 from .cards import (
     BIG_ATTACHED,
     BJ,
-    CARD_ORDER,
     CARD_RANK,
     RJ,
     SMALL_ATTACHED,
@@ -24,6 +27,7 @@ from .cards import (
     beats,
     combo_of,
     deal,
+    gouji_of,
 )
 from .errors import IllegalAction
 from .game import Game, legal_plays, opp
@@ -49,20 +53,24 @@ class RandomBot:
         return self.rng.choice(burns) if burns else None
 
 
-def _by_rank(hand: dict[str, int]):
-    ranks: dict[int, list[str]] = {}
-    for c in sorted(hand, key=CARD_ORDER.__getitem__):
-        ranks.setdefault(CARD_RANK[c], []).extend([c] * hand[c])
-    return ranks
+def _split(game: Game, seat: int, cache: list | None = None):
+    """A hand as (natural cards by rank, 2s, 小王s, 大王s); under 憋3 the 3s are set aside.
+    ``cache`` (a two-item list kept by the caller) skips the work while the hand is unchanged:
+    :meth:`Game.cards_by_rank` gives a new dict whenever the hand changes."""
+    ranks = game.cards_by_rank(seat)
+    if cache is not None and cache[0] is ranks:
+        return cache[1]
+    nat = dict(ranks)
+    twos, bjs, rjs = nat.pop(TWO, _NONE), nat.pop(BJ, _NONE), nat.pop(RJ, _NONE)
+    if 3 in nat and game.rules["bie3"]:
+        del nat[3]
+    out = nat, twos, bjs, rjs
+    if cache is not None:
+        cache[0], cache[1] = ranks, out
+    return out
 
 
-def _split(hand: dict[str, int], bie3: bool):
-    """A hand as (natural cards by rank, 2s, 小王s, 大王s); under 憋3 the 3s are set aside."""
-    ranks = _by_rank(hand)
-    twos, bjs, rjs = ranks.pop(TWO, []), ranks.pop(BJ, []), ranks.pop(RJ, [])
-    if bie3:
-        ranks.pop(3, None)
-    return ranks, twos, bjs, rjs
+_NONE: list[str] = []
 
 
 class HeuristicBot:
@@ -72,6 +80,7 @@ class HeuristicBot:
 
     def __init__(self, rng: random.Random | None = None):
         self.rng = rng or random.Random()
+        self._split_cache: list = [None, None]
 
     # -- pre-play
     def _pre(self, game: Game, seat: int) -> dict:
@@ -122,9 +131,17 @@ class HeuristicBot:
 
     # -- helpers
     def _whole_hand(self, game, seat, hand, top):
-        if not hand or len({CARD_RANK[c] for c in hand if CARD_RANK[c] < TWO}) > 1:
+        """All of ``seat``'s cards as one combo, if they make one that may be played now."""
+        ranks = game.cards_by_rank(seat)
+        if not ranks or len(ranks) > 4:
+            return None  # one combo holds at most one base rank, 2s, 小王s and 大王s
+        natural = 0
+        for r in ranks:
+            if r < TWO:
+                natural += 1
+        if natural > 1:
             return None  # two base ranks: not one combo
-        cards = [c for c, n in hand.items() for _ in range(n)]
+        cards = [c for cs in ranks.values() for c in cs]
         combo = combo_of(cards)
         if top is not None and not beats(combo, top, game.rules["rj_beats_any"]):
             return None
@@ -138,7 +155,7 @@ class HeuristicBot:
         whole = self._whole_hand(game, seat, hand, None)
         if whole:
             return whole
-        ranks, twos, bjs, rjs = _split(hand, game.rules["bie3"])
+        ranks, twos, bjs, rjs = _split(game, seat, self._split_cache)
         burning = game.burner == seat
         if ranks:
             r = min(ranks)
@@ -158,59 +175,212 @@ class HeuristicBot:
         return list(bjs or rjs)
 
     def _answer(self, game, seat, hand, top):
+        """The cheapest candidate that beats ``top`` (cost: 大王 1000, 小王 300, 2 40, then the
+        rank); candidates are judged on their counts and only the chosen one is built."""
         if top.kind == BIG_ATTACHED:
             return None
         size = top.size
-        ranks, twos, bjs, rjs = _split(hand, game.rules["bie3"])
-        total = game.count[seat]
-        low = total <= 8
-        duel = top.gouji or low or game.phase2() or opp(seat) == game.owner
+        t_rank = top.rank
+        ranks, twos, bjs, rjs = _split(game, seat, self._split_cache)
+        n_tw, n_bj, n_rj = len(twos), len(bjs), len(rjs)
+        duel = top.gouji or game.count[seat] <= 8 or game.n_active <= 4 \
+            or opp(seat) == game.owner
         rj_any = game.rules["rj_beats_any"]
-        need_rj = top.n_bj if top.kind == SMALL_ATTACHED else 0
-        cands = []
-        for r in sorted(ranks):
-            if r <= top.rank and not rj_any:
-                continue
-            nat = ranks[r]
-            for n2 in range(0, min(len(twos), size) + 1):
-                k = size - n2
-                if k <= 0 or k > len(nat):
-                    continue
-                if need_rj:
-                    continue
-                cands.append(nat[:k] + twos[:n2])
-                break
-            if need_rj or duel:
-                j = max(need_rj, 1) if need_rj else 1
-                if len(rjs) >= j:
-                    for n2 in range(0, len(twos) + 1):
-                        k = size - j - n2
-                        if 0 < k <= len(nat):
-                            cands.append(nat[:k] + twos[:n2] + rjs[:j])
-                            break
-                if not need_rj and bjs:
-                    for n2 in range(0, len(twos) + 1):
-                        k = size - 1 - n2
-                        if 0 < k <= len(nat):
-                            cands.append(nat[:k] + twos[:n2] + bjs[:1])
-                            break
-        if len(twos) >= size and (top.rank < TWO) and not need_rj:
-            cands.append(twos[:size])
-        if duel and len(bjs) >= size and top.rank < BJ and not need_rj:
-            cands.append(bjs[:size])
-        if duel and len(rjs) >= size:
-            cands.append(rjs[:size])
+        small_top = top.kind == SMALL_ATTACHED
+        need_rj = top.n_bj if small_top else 0
+        keep_gouji = not duel and not top.gouji  # save 够级 combos for duels
         best, best_cost = None, None
-        for cards in cands:
-            combo = combo_of(cards)
-            if not beats(combo, top, rj_any):
+        for r, nat in ranks.items():
+            if r <= t_rank and not rj_any:
                 continue
-            if combo.gouji and not duel and not top.gouji:
+            n_nat = len(nat)
+            if not need_rj:  # plain: the fewest 2s that make the size
+                n2 = size - n_nat if size > n_nat else 0
+                if n2 <= n_tw and n2 < size and r > t_rank \
+                        and not (keep_gouji and gouji_of(r, size, 0)):
+                    cost = n2 * 40 + r
+                    if best_cost is None or cost < best_cost:
+                        best, best_cost = (r, size - n2, n2, 0, 0), cost
+                    if n2 == 0:
+                        # no 2s, the lowest such rank: every later candidate costs more
+                        # (a higher rank, a 2 at 40 or a joker at 300)
+                        break
+            if need_rj or duel:
+                j = need_rj or 1
+                if n_rj >= j:  # 大王 attached
+                    n2 = size - j - n_nat if size - j > n_nat else 0
+                    if n2 <= n_tw and size - j - n2 > 0 and (
+                            r > t_rank or (rj_any and (not small_top or j >= top.n_bj))) \
+                            and not keep_gouji:
+                        cost = j * 1000 + n2 * 40 + r
+                        if best_cost is None or cost < best_cost:
+                            best, best_cost = (r, size - j - n2, n2, 0, j), cost
+                if not need_rj and n_bj:  # 小王 attached
+                    n2 = size - 1 - n_nat if size - 1 > n_nat else 0
+                    if n2 <= n_tw and size - 1 - n2 > 0 and r > t_rank and not keep_gouji:
+                        cost = 300 + n2 * 40 + r
+                        if best_cost is None or cost < best_cost:
+                            best, best_cost = (r, size - 1 - n2, n2, 1, 0), cost
+        if n_tw >= size and t_rank < TWO and not need_rj and not keep_gouji:
+            cost = size * 40 + TWO
+            if best_cost is None or cost < best_cost:
+                best, best_cost = (TWO, 0, size, 0, 0), cost
+        if duel and n_bj >= size and t_rank < BJ and not need_rj:
+            cost = size * 300 + BJ
+            if best_cost is None or cost < best_cost:
+                best, best_cost = (BJ, 0, 0, size, 0), cost
+        if duel and n_rj >= size and t_rank < RJ and not small_top:
+            cost = size * 1000 + RJ
+            if best_cost is None or cost < best_cost:
+                best, best_cost = (RJ, 0, 0, 0, size), cost
+        if best is None:
+            return None
+        r, k, n2, b, j = best
+        return (ranks[r][:k] if k else []) + twos[:n2] + bjs[:b] + rjs[:j]
+
+
+class CarefulBot(HeuristicBot):
+    """A careful player (托管's bot): the heuristic bot's economy, and besides
+
+    * under 憋3 it plans its last combo before the 3s: it keeps a 大王 for it (a 大王-attached
+      combo cannot be beaten, so it cannot be smothered, 闷), leads its weakest groups first and
+      its strongest last with every 2 and joker attached, and never answers with a combo that
+      would leave it only its 3s unless that combo cannot be beaten;
+    * it burns (烧牌) only when it can finish the burn (a joker left for every combo but the
+      last, whatever ``strict_burn`` says), and never its own 联邦;
+    * it does not beat its own 联邦's combos (except to go out) and spends 2s and jokers only
+      in 够级 duels, on its 对头, or near its end;
+    * with 打点 it leads a strong 够级 group early (开点 chance) while it has groups to spare.
+    """
+
+    name = "careful"
+
+    def choose(self, game: Game, seat: int) -> dict:
+        if game.state == "pre":
+            return self._pre(game, seat)
+        if game.leading:
+            return {"act": "play", "cards": self._careful_lead(game, seat)}
+        top = game.top
+        if game.owner % 2 == seat % 2:
+            # never over its own 联邦 (a teammate down to its 3s would be smothered), but to go out
+            whole = self._whole_hand(game, seat, game.hands[seat], top)
+            return {"act": "play", "cards": whole} if whole else {"act": "pass"}
+        cards = self._careful_answer(game, seat, top)
+        return {"act": "play", "cards": cards} if cards else {"act": "pass"}
+
+    def burn(self, game: Game, seat: int) -> dict | None:
+        got = super().burn(game, seat)
+        if got is None:
+            return None
+        cards = got["cards"]
+        if len(cards) != game.count[seat] and (
+                not game.can_keep_burning(seat, cards)
+                or self._leaves_only_threes(game, seat, cards)
+                and not self._unbeatable(combo_of(cards))):
+            return None
+        return got
+
+    # -- planning under 憋3
+    @staticmethod
+    def _threes(game: Game, seat: int) -> int:
+        if not game.rules["bie3"]:
+            return 0
+        return len(game.cards_by_rank(seat).get(3, _NONE))
+
+    def _leaves_only_threes(self, game: Game, seat: int, cards) -> bool:
+        n3 = self._threes(game, seat)
+        return n3 > 0 and game.count[seat] - len(cards) == n3
+
+    @staticmethod
+    def _unbeatable(combo) -> bool:
+        """Nothing can beat it: 大王 attached, or pure 大王s."""
+        return combo.kind == BIG_ATTACHED or combo.rank == RJ
+
+    @classmethod
+    def _strong_final(cls, combo) -> bool:
+        """Strong enough to be the combo before the 3s: unbeatable, or 够级 (only the 对头 may
+        answer it) and beaten only by jokers (2s, or 小王 attached)."""
+        return cls._unbeatable(combo) or combo.gouji and (
+            combo.kind == SMALL_ATTACHED or combo.rank >= TWO)
+
+    def _careful_lead(self, game: Game, seat: int) -> list[str]:
+        hand = game.hands[seat]
+        whole = self._whole_hand(game, seat, hand, None)
+        if whole:
+            return whole
+        if game.burner == seat:
+            return self._lead(game, seat, hand)  # the heuristic's joker-carrying leads
+        ranks, twos, bjs, rjs = _split(game, seat, self._split_cache)
+        n3 = self._threes(game, seat)
+        if not ranks:
+            # only 2s and jokers besides the 3s: all of them, so the 3s follow
+            return list(twos) + list(bjs) + list(rjs) if n3 else self._lead(game, seat, hand)
+        groups = sorted(ranks)
+        if len(groups) == 1:
+            r = groups[0]
+            if n3 and rjs:
+                # the last group before the 3s with a 大王: unbeatable, it cannot be smothered
+                return list(ranks[r]) + list(twos) + list(bjs) + list(rjs)
+            # the 2s and jokers, kept together, make the stronger last combo
+            return list(ranks[r])
+        if game.rules["dadian"] and game.kaidian[seat] is None and game.n_active > 4 \
+                and len(groups) >= 3:
+            # 开点 chance: a strong 够级 group of naturals alone (no 大王: it would not count)
+            for r in reversed(groups):
+                if r >= 13 and gouji_of(r, len(ranks[r]), 0):
+                    if r != groups[-1] or not n3:
+                        return list(ranks[r])
+                    break
+        return list(ranks[groups[0]])
+
+    def _careful_answer(self, game: Game, seat: int, top) -> list[str] | None:
+        if top.kind == BIG_ATTACHED:
+            return None
+        count = game.count[seat]
+        n3 = self._threes(game, seat)
+        ranks = game.cards_by_rank(seat)
+        jokers_held = len(ranks.get(RJ, _NONE)) + len(ranks.get(BJ, _NONE))
+        duel = top.gouji or count <= 8 or game.n_active <= 4 or opp(seat) == game.owner
+        keep_gouji = not duel and not top.gouji
+        best, best_cost = None, None
+        for cards in legal_plays(game, seat):
+            n = len(cards)
+            if n == count:
+                return cards  # going out
+            combo = combo_of(cards)
+            if keep_gouji and combo.gouji:
                 continue  # save 够级 combos for duels
-            cost = (combo.n_rj * 1000 + combo.n_bj * 300 + combo.n_two * 40 + combo.rank)
+            if not duel and (combo.n_two or combo.n_bj or combo.n_rj):
+                continue  # 2s and jokers are for 够级 fights
+            if n3:
+                left = count - n
+                if left == n3 and not self._strong_final(combo):
+                    continue  # it would leave only the 3s: 闷 if it is beaten
+                if combo.n_rj + combo.n_bj and combo.n_rj + combo.n_bj >= jokers_held \
+                        and left > n3:
+                    continue  # the last joker is kept for the combo before the 3s
+            nat = combo.size - combo.n_two - combo.n_bj - combo.n_rj
+            broken = nat and nat < len(ranks.get(combo.rank, _NONE)) and combo.rank < TWO
+            cost = (combo.n_rj * 1000 + combo.n_bj * 300 + combo.n_two * 40 + combo.rank
+                    + (25 if broken else 0))
             if best_cost is None or cost < best_cost:
                 best, best_cost = cards, cost
         return best
+
+
+#: the bot that plays 托管 seats in live play and the bot seats of practice games
+HOSTED_BOT = "careful"
+
+
+def hosted_act(game: Game, seat: int | None = None) -> tuple[int, dict] | None:
+    """托管: the act the hosted bot (:data:`HOSTED_BOT`) makes for the seat whose turn it is
+    (or for ``seat``, which must be that seat), as ``(seat, act)``; ``None`` when nobody is to
+    act. Live play and practice games call this one function, so the bot they use is chosen
+    here. It reads only what the seat may know, and decides in well under a millisecond."""
+    turn = game.whose_turn()
+    if turn is None or (seat is not None and seat != turn):
+        return None
+    return turn, make_bot(HOSTED_BOT, random.Random(game.version)).choose(game, turn)
 
 
 def next_act(game: Game, bots) -> tuple[int, dict]:
@@ -224,7 +394,7 @@ def next_act(game: Game, bots) -> tuple[int, dict]:
                 b = bots[s].burn(game, s)
                 if b is not None:
                     return s, b
-    seat = game.to_act()["seat"]
+    seat = game.whose_turn()
     return seat, bots[seat].choose(game, seat)
 
 
@@ -266,9 +436,15 @@ def bot_game(rules="dagang", seed: int = 0, bot: str = "heuristic", previous=Non
     return play_out(game, bots, rng)
 
 
+#: the bots by name; ``careful`` plays 托管 (:func:`hosted_act`)
+BOT_NAMES = ("random", "heuristic", "careful")
+
+
 def make_bot(name: str, rng: random.Random | None = None):
     if name == "random":
         return RandomBot(rng)
     if name == "heuristic":
         return HeuristicBot(rng)
-    raise ValueError(f"unknown bot {name!r}: use random or heuristic")
+    if name == "careful":
+        return CarefulBot(rng)
+    raise ValueError(f"unknown bot {name!r}: use {', '.join(BOT_NAMES)}")

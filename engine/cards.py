@@ -120,7 +120,7 @@ class Combo:
         self.n_bj = n_bj
         self.n_rj = n_rj
         self.n_two = n_two
-        self.gouji = _gouji(rank, size, n_bj + n_rj)
+        self.gouji = gouji_of(rank, size, n_bj + n_rj)
 
     @property
     def has_joker(self) -> bool:
@@ -139,7 +139,8 @@ class Combo:
         return describe(self)
 
 
-def _gouji(rank: int, size: int, jokers: int) -> bool:
+def gouji_of(rank: int, size: int, jokers: int) -> bool:
+    """Is a combo of base ``rank`` with ``size`` cards and ``jokers`` jokers 够级 (RULES.md §3)?"""
     if jokers or rank >= TWO:
         return True
     if rank == 14 or rank == 13:
@@ -158,13 +159,18 @@ def describe(combo: Combo) -> str:
     return cards_words(combo.cards)
 
 
-_COMBO_CACHE: dict[tuple, Combo] = {}
+#: combos made so far, by their cards in card order: a play already in that order (as records
+#: and combos hold them) is looked up here before :func:`combo_of` sorts it
+COMBOS: dict[tuple, Combo] = {}
 
 
 def combo_of(cards: list[str]) -> Combo:
     """Build a combo from canonical cards, or raise :class:`ComboError`."""
+    got = COMBOS.get(tuple(cards))  # cards in card order, as records and combos hold them
+    if got is not None:
+        return got
     key = tuple(sorted(cards, key=CARD_ORDER.__getitem__))
-    got = _COMBO_CACHE.get(key)
+    got = COMBOS.get(key)
     if got is not None:
         return got
     if not key:
@@ -211,8 +217,8 @@ def combo_of(cards: list[str]) -> Combo:
 
 
 def _cache(key, combo):
-    if len(_COMBO_CACHE) < 200_000:
-        _COMBO_CACHE[key] = combo
+    if len(COMBOS) < 200_000:
+        COMBOS[key] = combo
 
 
 def parse_combo(cards: str | Iterable[str]) -> Combo:

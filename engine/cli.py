@@ -1,10 +1,12 @@
-"""Command line: ``python -m engine replay|simulate|bench``.
+"""Command line: ``python -m engine replay|simulate|bench|duel``.
 
 * ``replay FILE|-`` prints the result JSON of a game or match record; exit 0 legal, 1 illegal
   record, 2 unreadable input (with a one-line reason on stderr).
 * ``simulate --games N --seed S --rules PRESET [--out DIR]`` plays bot games at tables of
   ``--per-table`` games (tributes carry over), prints outcome statistics, writes match records.
-* ``bench`` prints replay and simulation throughput.
+* ``bench`` prints replay and simulation throughput, and replay against a JSON round-trip.
+* ``duel --games N --seed S --rules P --a NEW --b OLD`` plays a duplicate tournament of two
+  bots (:mod:`engine.duel`) and prints points per deal with a 95 % confidence interval.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ import sys
 import time
 from collections import Counter
 
-from .bots import play_match
+from .bots import BOT_NAMES, play_match
+from .duel import duel
 from .game import Game
 from .record import replay, replay_match
 from .rules import PRESETS, Rules, RulesError
@@ -141,35 +144,91 @@ def cmd_simulate(args) -> int:
 
 
 def cmd_bench(args) -> int:
+    """Simulation and replay throughput, and a full replay against a JSON round-trip
+    (``json.loads(json.dumps(record))``) of the same records, measured side by side. Rates are
+    per CPU second of this process (``time.process_time``), so other work on a shared machine
+    slows them less than wall-clock rates; each replay figure is the best of ``--repeat``
+    passes over the same records."""
     rng = random.Random(args.seed)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}; {time.strftime('%Y-%m-%d')}")
+          f"{platform.python_version()}, load average {_load()}; {time.strftime('%Y-%m-%d')}")
     for preset in args.rules:
         records = []
-        t0 = time.perf_counter()
         n_sim = 0
-        while time.perf_counter() - t0 < args.seconds or n_sim < 20:
-            g = play_match(preset, 1, rng)[0]
+        w0, c0 = time.perf_counter(), time.process_time()
+        while time.perf_counter() - w0 < args.seconds or n_sim < 20:
+            g = play_match(preset, 1, rng, bot=args.bot)[0]
             n_sim += 1
             if len(records) < args.games:
                 records.append(g.record())
-        sim_elapsed = time.perf_counter() - t0
-        times = []
-        n_actions = 0
-        for rec in records:
-            t = time.perf_counter()
-            res = replay(rec)
-            times.append(time.perf_counter() - t)
-            assert res["ok"], res
-            n_actions += len(rec["actions"])
-        total = sum(times)
-        print(f"[{preset}] replay: {len(records)} recorded games, median "
-              f"{statistics.median(times) * 1000:.2f} ms/game, p99 "
-              f"{sorted(times)[int(len(times) * 0.99) - 1] * 1000:.2f} ms, "
-              f"{len(records) / total:.0f} games/s, {total / n_actions * 1e6:.1f} µs/action")
-        print(f"[{preset}] simulate: {n_sim} heuristic-bot games in {sim_elapsed:.2f} s = "
-              f"{n_sim / sim_elapsed:.0f} games/s on one core")
+        sim_wall, sim_cpu = time.perf_counter() - w0, time.process_time() - c0
+        n_actions = sum(len(rec["actions"]) for rec in records)
+        replay_best = json_best = None
+        for _ in range(args.repeat):
+            t = time.process_time()
+            for rec in records:
+                json.loads(json.dumps(rec))
+            t1 = time.process_time()
+            for rec in records:
+                res = replay(rec)
+                if not res["ok"]:
+                    print(f"[{preset}] a recorded game does not replay: {res['error']}",
+                          file=sys.stderr)
+                    return 1
+            t2 = time.process_time()
+            json_best = t1 - t if json_best is None else min(json_best, t1 - t)
+            replay_best = t2 - t1 if replay_best is None else min(replay_best, t2 - t1)
+        n = len(records)
+        print(f"[{preset}] replay: {n} recorded games, {replay_best / n * 1000:.2f} ms/game, "
+              f"{n / replay_best:.0f} games/s, {replay_best / n_actions * 1e6:.1f} µs/action; "
+              f"JSON round-trip of the same records {json_best / n * 1000:.2f} ms/game: "
+              f"replay = {replay_best / json_best:.2f}x JSON")
+        print(f"[{preset}] simulate: {n_sim} {args.bot}-bot games, {n_sim / sim_cpu:.0f} games "
+              f"per CPU second ({n_sim / sim_wall:.0f}/s wall clock)")
     return 0
+
+
+def cmd_duel(args) -> int:
+    try:
+        rules = Rules.from_spec(args.rules)
+    except RulesError as exc:
+        return _fail(str(exc))
+    if args.games < 2:
+        return _fail("--games must be at least 2 (deals, each played twice)")
+    t0 = time.perf_counter()
+    stats = duel(rules, args.a, args.b, deals=args.games, seed=args.seed, jobs=args.jobs)
+    elapsed = time.perf_counter() - t0
+    s = stats.summary()
+    if args.json:
+        json.dump({"rules": rules.spec(), "a": args.a, "b": args.b, "seed": args.seed, **s},
+                  sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    lo, hi = s["ci95"]
+    print(f"rules: {json.dumps(rules.spec(), ensure_ascii=False)}  seed: {args.seed}  "
+          f"a: {args.a}  b: {args.b}")
+    print(f"{s['deals']} deals, each played twice with the 联邦s' seats swapped "
+          f"({s['games']} games, {elapsed:.0f} s)")
+    print(f"points per deal, {args.a} minus {args.b}: {s['points_per_deal']:+.3f} "
+          f"(95% CI {lo:+.3f} to {hi:+.3f})")
+    print(f"games won: {args.a} {s['wins'][0]}, {args.b} {s['wins'][1]}")
+    print(f"闷 per game (three seats of a side): {args.a} {s['smothers_per_game'][0]:.3f}, "
+          f"{args.b} {s['smothers_per_game'][1]:.3f}")
+    print(f"开点 per game: {args.a} {s['kaidian_per_game'][0]:.2f}, "
+          f"{args.b} {s['kaidian_per_game'][1]:.2f}; burns per game: "
+          f"{args.a} {s['burns_per_game'][0]:.2f}, {args.b} {s['burns_per_game'][1]:.2f}; "
+          f"诈烧: {args.a} {s['failed_burns'][0]}, {args.b} {s['failed_burns'][1]}")
+    d = s["decision_ms"]
+    print(f"{args.a}'s time per move: p50 {d['p50']:.3f} ms, p99 {d['p99']:.3f} ms, "
+          f"max {d['max']:.1f} ms")
+    return 0
+
+
+def _load() -> str:
+    try:
+        return f"{os.getloadavg()[0]:.1f}"
+    except OSError:  # not on every platform
+        return "unknown"
 
 
 def main(argv=None) -> int:
@@ -185,7 +244,7 @@ def main(argv=None) -> int:
     p.add_argument("--rules", default="dagang", help=f"preset: {', '.join(PRESETS)} "
                    "(or a JSON rules object)")
     p.add_argument("--per-table", type=int, default=4, help="games per table (a match)")
-    p.add_argument("--bot", choices=("heuristic", "random"), default="heuristic")
+    p.add_argument("--bot", choices=BOT_NAMES, default="heuristic")
     p.add_argument("--out", help="directory for the match records")
     p.add_argument("--check", action="store_true", help="replay every match record too")
     p.set_defaults(func=cmd_simulate)
@@ -194,7 +253,21 @@ def main(argv=None) -> int:
     p.add_argument("--seconds", type=float, default=3.0, help="time spent simulating")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--rules", nargs="+", default=list(PRESETS))
+    p.add_argument("--bot", choices=BOT_NAMES, default="heuristic",
+                   help="the bot that plays the simulated games")
+    p.add_argument("--repeat", type=int, default=3, help="replay passes (the best counts)")
     p.set_defaults(func=cmd_bench)
+    p = sub.add_parser("duel", help="duplicate tournament of two bots (each deal played twice, "
+                       "seats swapped)")
+    p.add_argument("--games", type=int, default=2000, help="deals (each is played twice)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rules", default="dagang", help=f"preset: {', '.join(PRESETS)} "
+                   "(or a JSON rules object)")
+    p.add_argument("--a", default="careful", choices=BOT_NAMES, help="the bot measured")
+    p.add_argument("--b", default="heuristic", choices=BOT_NAMES, help="the baseline")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes")
+    p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    p.set_defaults(func=cmd_duel)
     args = ap.parse_args(argv)
     if getattr(args, "rules", None) and isinstance(args.rules, str) and args.rules.startswith("{"):
         try:

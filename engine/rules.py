@@ -66,6 +66,10 @@ PRESETS: dict[str, dict[str, object]] = {
 }
 
 
+#: one immutable :class:`Rules` per preset name, made on first use
+_BY_PRESET: dict[str, Rules] = {}
+
+
 class RulesError(ValueError):
     """A rules spec that names an unknown preset or option, or a bad value."""
 
@@ -107,7 +111,11 @@ class Rules(Mapping):
         if spec is None:
             return cls()
         if isinstance(spec, str):
-            return cls(spec)
+            got = _BY_PRESET.get(spec)
+            if got is None:
+                got = cls(spec)  # raises RulesError for an unknown preset
+                _BY_PRESET[spec] = got
+            return got
         if isinstance(spec, Mapping):
             extra = set(spec) - {"preset", "options"}
             if extra:

@@ -4,7 +4,7 @@ The server deals from ``secrets.SystemRandom``; the engine's :class:`engine.Game
 :class:`live.models.LiveGame` and every act is stored only if the game is still at the state
 version the client saw (one conditional update, or under the row lock): a stale version is
 refused, so no act is lost or applied twice.
-A seat that does not act within the event's move time limit is played by the heuristic bot
+A seat that does not act within the event's move time limit is played by the engine's hosted bot
 (托管) from the game's timer, a Celery task queued with a countdown for each turn's deadline (one
 timer a game, armed when it starts and re-armed by itself); its acts are marked ``auto``. A seat
 put in 托管 (by its player, or by a referee for an absent one: :func:`live_host`) is played as
@@ -24,7 +24,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 import engine
-from engine.bots import HeuristicBot
+from engine.bots import hosted_act
 from engine.game import RESULT_KEYS
 from games.models import GameResult
 from games.services import _check_game_number, result_record_live
@@ -387,12 +387,7 @@ def _autoplay(live: LiveGame) -> LiveGame | None:
     state) at ``live.version``; the game after the act, or ``None`` if nobody is to act or
     someone acted meanwhile."""
 
-    def choose(game: engine.Game):
-        to_act = game.to_act()
-        return None if to_act is None else (
-            to_act["seat"], HeuristicBot().choose(game, to_act["seat"]))
-
-    chosen = games.read(live, choose)
+    chosen = games.read(live, hosted_act)
     if chosen is None:
         return None
     seat, action = chosen

@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from ..cards import BJ, CARD_ORDER, CARD_RANK, RJ, TWO, beats, combo_of
-from ..errors import IllegalAction
+from ..cards import BIG_ATTACHED, BJ, PLAIN, RJ, SMALL_ATTACHED, TWO
 from .prompts import STAGE_ACTS
 from .state import opp
 
@@ -28,76 +27,130 @@ def legal_plays(game: Game, seat: int, *, burn: bool = False) -> Iterator[list[s
 
 
 def _plays(game, seat, top, burn):
-    """Generate legal combos for ``seat``: leads when ``top`` is None."""
-    hand = game.hands[seat]
-    if not hand:
+    """Generate legal combos for ``seat`` (leads when ``top`` is None) from its cards by rank:
+    each candidate is judged on its counts (naturals, 2s, 小王s, 大王s) and only the accepted
+    ones are built as card lists, in a fixed order (ranks ascending, then fewer attachments)."""
+    ranks = game.cards_by_rank(seat)
+    if not ranks:
         return
-    by_rank: dict[int, list[str]] = {}
-    for c in sorted(hand, key=CARD_ORDER.__getitem__):
-        by_rank.setdefault(CARD_RANK[c], []).extend([c] * hand[c])
-    twos = by_rank.pop(TWO, [])
-    bjs = by_rank.pop(BJ, [])
-    rjs = by_rank.pop(RJ, [])
+    if top is not None and top.kind == BIG_ATTACHED:
+        return  # nothing beats a 大王-attached combo
+    twos = ranks.get(TWO, _NONE)
+    bjs = ranks.get(BJ, _NONE)
+    rjs = ranks.get(RJ, _NONE)
+    n_tw, n_bj, n_rj = len(twos), len(bjs), len(rjs)
     total = game.count[seat]
-    rules = game.rules
-    strict = rules["strict_burn"]
-    rj_any = rules["rj_beats_any"]
+    strict = game.rules["strict_burn"]
+    rj_any = game.rules["rj_beats_any"]
+    bie3 = game.rules["bie3"]
     burning_lead = top is None and game.burner == seat and strict
-    size = top.size if top is not None else None
+    keep_check = burning_lead or (burn and strict)
+    if top is not None:
+        size = top.size
+        t_rank, t_kind, t_bj = top.rank, top.kind, top.n_bj
+    else:
+        size = None
+    naturals = [r for r in ranks if r < TWO]
+    n_nat = len(naturals)
+    n_three = len(ranks.get(3, _NONE)) if bie3 else 0
 
-    def acceptable(cards):
-        combo = combo_of(cards)
-        if top is not None and not beats(combo, top, rj_any):
-            return False
-        if burning_lead and len(cards) != total and (
-                not combo.has_joker or not game.can_keep_burning(seat, cards)):
-            return False
-        if burn and strict and not game.can_keep_burning(seat, cards):
-            return False
+    def ok(rank, k_nat, base_rank, t, b, j):
+        """Is a combo of ``rank`` with ``k_nat`` natural cards of ``base_rank`` (0: none), ``t``
+        2s, ``b`` 小王s and ``j`` 大王s acceptable?"""
+        if top is not None:
+            # the beating rule (cards.beats) on counts; the size is equal by construction
+            if j and (k_nat or t or b):
+                kind = BIG_ATTACHED
+            elif b and (k_nat or t or j):
+                kind = SMALL_ATTACHED
+            else:
+                kind = PLAIN
+            if rj_any and kind == BIG_ATTACHED:
+                if t_kind != PLAIN and j < t_bj:
+                    return False
+            elif rank <= t_rank:
+                return False
+            elif t_kind == SMALL_ATTACHED and (kind != BIG_ATTACHED or j < t_bj):
+                return False
+        if keep_check:
+            n = k_nat + t + b + j
+            if burning_lead and n != total and not (b or j):
+                return False
+            if burning_lead and n == total:
+                return True
+            # 烧牌 conditions on what is left (Burns.burn_feasible on counts)
+            jokers = n_bj - b + n_rj - j
+            groups = n_nat - (1 if k_nat and k_nat == len(ranks[base_rank]) else 0)
+            if groups == 0 and jokers == 0 and n_tw == t:
+                return True  # nothing left
+            threes_left = n_three and not (base_rank == 3 and k_nat == n_three)
+            if threes_left:
+                groups -= 1
+                if groups == 0 and n_tw > t:
+                    groups = 1
+                return jokers >= groups
+            if groups == 0:
+                return True
+            return jokers >= groups - 1
         return True
 
-    def extend(base, twos):
+    def extend(base, base_rank, rank, n_twos):
         nb = len(base)
         for k in range(1, nb + 1):
             if size is not None and k > size:
                 break
-            for t in range(len(twos) + 1):
+            for t in range(n_twos + 1):
                 if size is not None and k + t > size:
                     break
-                for b in range(len(bjs) + 1):
+                for b in range(n_bj + 1):
                     if size is not None and k + t + b > size:
                         break
-                    for j in range(len(rjs) + 1):
-                        n = k + t + b + j
-                        if size is not None and n != size:
+                    for j in range(n_rj + 1):
+                        if size is not None and k + t + b + j != size:
                             continue
-                        cards = base[:k] + twos[:t] + bjs[:b] + rjs[:j]
-                        if acceptable(cards):
-                            yield cards
+                        if base_rank:
+                            good = ok(rank, k, base_rank, t, b, j)
+                        else:
+                            good = ok(rank, 0, 0, k, b, j)
+                        if good:
+                            yield base[:k] + twos[:t] + bjs[:b] + rjs[:j]
 
-    bie3 = rules["bie3"]
-    rank_floor = top.rank if top is not None else 0
-    for rank, cards in by_rank.items():
+    for rank in naturals:
+        cards = ranks[rank]
         if bie3 and rank == 3:
             if top is None and len(cards) == total:
                 yield list(cards)
             continue
-        if top is not None and rank <= rank_floor and not rj_any:
+        if top is not None and rank <= t_rank and not rj_any:
             continue
-        yield from extend(cards, twos)
-    if twos:
-        yield from extend(twos, [])
-    for b in range(len(bjs) + 1):
-        for j in range(len(rjs) + 1):
+        yield from extend(cards, rank, rank, n_tw)
+    if n_tw:
+        yield from extend(twos, 0, TWO, 0)
+    for b in range(n_bj + 1):
+        for j in range(n_rj + 1):
             if b + j == 0 or (size is not None and b + j != size):
                 continue
-            cards = bjs[:b] + rjs[:j]
-            if acceptable(cards):
-                yield cards
+            rank = BJ if b else RJ
+            if ok(rank, 0, 0, 0, b, j):
+                yield bjs[:b] + rjs[:j]
+
+
+_NONE: list[str] = []
 
 
 class Moves:
     """Whose turn it is and what a seat may do now."""
+
+    def whose_turn(self) -> int | None:
+        """The seat to act now, or ``None`` (game over, or a record's pre-play not settled): the
+        cheap part of :meth:`to_act`. While a burn window is open, other seats may burn first
+        (:meth:`burners`)."""
+        if self.state == "play":
+            return self.turn
+        if self.state == "pre" and self.live:
+            prompt = self.pre_prompt()
+            return None if prompt is None else prompt[0]
+        return None
 
     def to_act(self) -> dict | None:
         """Who acts next and which kinds of act (``None`` once the game is over); while a burn
@@ -111,12 +164,8 @@ class Moves:
             seat, _options = prompt
             return {"seat": seat, "acts": list(STAGE_ACTS[self.stage])}
         acts = ["play"] if self.leading else ["play", "pass"]
-        if not self.leading:
-            try:
-                self._check_yield(self.turn)
-                acts.append("yield")
-            except IllegalAction:
-                pass
+        if not self.leading and self._yield_refusal(self.turn) is None:
+            acts.append("yield")
         out = {"seat": self.turn, "acts": acts}
         burners = self.burners()
         if burners:
@@ -132,17 +181,14 @@ class Moves:
             prompt = self.pre_prompt()
             if prompt is None or prompt[0] != seat:
                 return []
-            return prompt[1]
+            return [dict(o) for o in prompt[1]]  # copies: the prompt is kept
         out = []
         if seat == self.turn:
             out.extend({"act": "play", "cards": c} for c in legal_plays(self, seat))
             if not self.leading:
                 out.append({"act": "pass"})
-                try:
-                    self._check_yield(seat)
+                if self._yield_refusal(seat) is None:
                     out.append({"act": "yield"})
-                except IllegalAction:
-                    pass
         if self.burn_window and not self.phase2() and self.top is not None:
             p = self.owner
             if seat not in (p, opp(p)) and self.active[seat] and not self.passed[seat]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ..cards import (
     CARD_RANK,
+    COMBOS,
     CardError,
     ComboError,
     beat_hint,
@@ -18,7 +19,8 @@ from ..cards import (
     combo_of,
 )
 from ..errors import IllegalAction
-from .state import is_seat, opp
+from .state import CANONICAL_CARDS as _CANON
+from .state import opp
 
 _ACT_KEYS = {"play": {"act", "cards", "seat", "auto"}, "burn": {"act", "cards", "seat", "auto"},
              "pass": {"act", "seat", "auto"}, "yield": {"act", "seat", "auto"}}
@@ -33,58 +35,68 @@ class Play:
         Play acts: ``{"act": "play"|"burn", "cards": [...]}``, ``{"act": "pass"}``,
         ``{"act": "yield"}``. In live pre-play, the acts listed by :meth:`legal_actions`.
         """
-        if self.state == "over":
-            raise IllegalAction("game_over", "the game is over", seat=seat)
-        if not is_seat(seat):
+        state = self.state
+        if type(seat) is not int or not 0 <= seat <= 5:
+            if state == "over":
+                raise IllegalAction("game_over", "the game is over", seat=seat)
             raise IllegalAction("bad_format", f"not a seat: {seat!r}")
-        if not isinstance(action, dict):
-            raise IllegalAction("bad_format", "an act must be an object", seat=seat)
-        if self.state == "pre":
+        if state != "play":
+            if state == "over":
+                raise IllegalAction("game_over", "the game is over", seat=seat)
+            if not isinstance(action, dict):
+                raise IllegalAction("bad_format", "an act must be an object", seat=seat)
             if not self.live:
                 raise IllegalAction("bad_pre", "play has not begun", seat=seat)
             self._live_pre_act(seat, action)
             return
+        if type(action) is not dict and not isinstance(action, dict):
+            raise IllegalAction("bad_format", "an act must be an object", seat=seat)
         kind = action.get("act")
-        allowed = _ACT_KEYS.get(kind) if isinstance(kind, str) else None
+        allowed = _ACT_KEYS.get(kind) if type(kind) is str else None
         if allowed is None:
             raise IllegalAction("bad_format", f"unknown act {kind!r}: use play, pass, yield or burn",
                                 seat=seat)
-        extra = [k for k in action if k not in allowed]
-        if extra:
+        if not allowed.issuperset(action):
+            extra = [k for k in action if k not in allowed]
             raise IllegalAction("bad_format", f"unknown key {sorted(extra)[0]!r} in a {kind} act",
                                 seat=seat)
-        if "seat" in action and action["seat"] != seat:
+        if action.get("seat", seat) != seat:
             raise IllegalAction("bad_format", "the act names another seat", seat=seat)
         auto = action.get("auto", False)
-        if type(auto) is not bool:
+        if auto is not False and auto is not True:
             raise IllegalAction("bad_format", "auto must be true or false", seat=seat)
-        if kind == "burn":
+        if kind == "play":
+            if seat != self.turn:
+                raise self._turn_error(seat, kind)
+            combo, cards = self._combo_from(seat, action)
+            if self.leading or combo.rank == 3 or not beats(combo, self.top, self._rj_any):
+                self._check_play(seat, combo, cards)  # raises if the play is illegal
+            if self.pending_end:
+                self._end_round()
+            self._do_play(seat, combo, cards)
+            rec = {"seat": seat, "act": kind, "cards": list(combo.cards)}  # in card order
+        elif kind == "pass":
+            if seat != self.turn:
+                raise self._turn_error(seat, kind)
+            if self.leading:
+                raise IllegalAction("not_entitled", f"seat {seat} leads this round and must "
+                                    f"play a combo; it cannot pass", seat=seat)
+            self._do_pass(seat, yielded=False)
+            rec = {"seat": seat, "act": kind}
+        elif kind == "burn":
             combo, cards = self._combo_from(seat, action)
             self._check_burn(seat, combo, cards)
             self._finalize_pending_if_needed(burn=True)
             self._do_burn(seat, combo, cards)
+            rec = {"seat": seat, "act": kind, "cards": list(combo.cards)}
         else:
             if seat != self.turn:
                 raise self._turn_error(seat, kind)
-            if kind == "play":
-                combo, cards = self._combo_from(seat, action)
-                self._check_play(seat, combo, cards)
-                self._finalize_pending_if_needed()
-                self._do_play(seat, combo, cards)
-            elif kind == "pass":
-                if self.leading:
-                    raise IllegalAction("not_entitled", f"seat {seat} leads this round and must "
-                                        f"play a combo; it cannot pass", seat=seat)
-                self._do_pass(seat, yielded=False)
+            self._check_yield(seat)
+            if self._closer_last:
+                self._do_pass(seat, yielded=True)
             else:
-                self._check_yield(seat)
-                if self.rules["closer_last"]:
-                    self._do_pass(seat, yielded=True)
-                else:
-                    self._do_yield(seat)
-        if kind == "play" or kind == "burn":
-            rec = {"seat": seat, "act": kind, "cards": list(combo.cards)}
-        else:
+                self._do_yield(seat)
             rec = {"seat": seat, "act": kind}
         if auto:
             rec["auto"] = True  # played by the bot for an absent seat (托管)
@@ -121,34 +133,37 @@ class Play:
 
     def _combo_from(self, seat, action):
         cards_in = action.get("cards")
-        if isinstance(cards_in, str):
-            cards_in = cards_in.replace(",", " ").split()
-        if not isinstance(cards_in, list):
-            raise IllegalAction("bad_format", f"a {action.get('act')} act needs a list of cards",
-                                seat=seat)
+        if type(cards_in) is not list:
+            if isinstance(cards_in, str):
+                cards_in = cards_in.replace(",", " ").split()
+            if not isinstance(cards_in, list):
+                raise IllegalAction("bad_format", f"a {action.get('act')} act needs a list of "
+                                    f"cards", seat=seat)
         try:
-            cards = [canon_card(c) for c in cards_in]
-        except CardError as exc:
-            raise IllegalAction("bad_card", f"seat {seat}: {exc}", seat=seat) from None
+            cards = [_CANON[c] for c in cards_in]  # canonical cards as they come in records
+        except (KeyError, TypeError):
+            try:
+                cards = [canon_card(c) for c in cards_in]
+            except CardError as exc:
+                raise IllegalAction("bad_card", f"seat {seat}: {exc}", seat=seat) from None
         hand = self.hands[seat]
-        if len(cards) == 1:
-            if not hand.get(cards[0]):
-                raise IllegalAction("not_in_hand", f"seat {seat} does not hold "
-                                    f"{card_word(cards[0])}", seat=seat)
-        else:
-            need: dict[str, int] = {}
-            for c in cards:
-                need[c] = need.get(c, 0) + 1
-            for c, n in need.items():
-                if hand.get(c, 0) < n:
-                    have = hand.get(c, 0)
-                    raise IllegalAction(
-                        "not_in_hand", f"seat {seat} does not hold {card_word(c)}" if not have else
-                        f"seat {seat} holds {have} {card_word(c)}, not {n}", seat=seat)
-        try:
-            combo = combo_of(cards)
-        except ComboError as exc:
-            raise IllegalAction("bad_combo", f"seat {seat} played {exc}", seat=seat) from None
+        for c in cards:
+            have = hand.get(c, 0)
+            if have == 0:
+                raise IllegalAction("not_in_hand", f"seat {seat} does not hold {card_word(c)}",
+                                    seat=seat)
+            if have == 1 or have == 2 or have == 3:
+                n = cards.count(c)
+                if n > have:
+                    raise IllegalAction("not_in_hand", f"seat {seat} holds {have} "
+                                        f"{card_word(c)}, not {n}", seat=seat)
+        combo = COMBOS.get(tuple(cards))
+        if combo is None:
+            try:
+                combo = combo_of(cards)
+            except ComboError as exc:
+                raise IllegalAction("bad_combo", f"seat {seat} played {exc}",
+                                    seat=seat) from None
         return combo, cards
 
     def check_three_rule(self, seat: int, combo) -> None:
@@ -166,7 +181,8 @@ class Play:
                                     f"combo (憋3)", seat=seat)
 
     def _check_play(self, seat, combo, cards):
-        self.check_three_rule(seat, combo)
+        if combo.rank == 3:
+            self.check_three_rule(seat, combo)
         if self.leading:
             if self.burner == seat and self.rules["strict_burn"] \
                     and len(cards) != self.count[seat]:
@@ -185,22 +201,25 @@ class Play:
                                 + beat_hint(combo, self.top), seat=seat)
 
     def _check_yield(self, seat):
+        refusal = self._yield_refusal(seat)
+        if refusal is not None:
+            raise IllegalAction("illegal_yield", refusal, seat=seat)
+
+    def _yield_refusal(self, seat) -> str | None:
+        """Why ``seat`` may not yield (让牌) now, or ``None`` if it may."""
         if self.leading or self.top is None:
-            raise IllegalAction("illegal_yield", f"seat {seat} leads and cannot yield (让牌)",
-                                seat=seat)
+            return f"seat {seat} leads and cannot yield (让牌)"
         p = self.owner
-        if self.phase2():
-            raise IllegalAction("illegal_yield", f"seat {seat} cannot yield (让牌): nobody yields "
-                                f"once four play 四户乱缠", seat=seat)
+        if self.n_active <= 4:
+            return f"seat {seat} cannot yield (让牌): nobody yields once four play 四户乱缠"
         if seat != opp(p):
-            raise IllegalAction("illegal_yield", f"seat {seat} cannot yield (让牌) on seat {p}'s "
-                                f"combo: only seat {opp(p)}, its 对头, may", seat=seat)
+            return (f"seat {seat} cannot yield (让牌) on seat {p}'s combo: only seat {opp(p)}, "
+                    f"its 对头, may")
         if self.top.gouji or self.top_restricted or self.top_burning or self.top_unbeatable:
-            raise IllegalAction("illegal_yield", f"seat {seat} cannot yield on a 够级 or yielded "
-                                f"combo", seat=seat)
+            return f"seat {seat} cannot yield on a 够级 or yielded combo"
         if self.yielder is not None:
-            raise IllegalAction("illegal_yield", f"seat {seat} has already yielded on this combo",
-                                seat=seat)
+            return f"seat {seat} has already yielded on this combo"
+        return None
 
     def _finalize_pending_if_needed(self, burn=False):
         if self.pending_end and not burn:
@@ -212,19 +231,25 @@ class Play:
                 self._failed_burn(seat, cards)
                 return
             self._set_top(seat, combo, cards, restricted=False)
-            self._after_play(seat)
+        else:
+            beaten_owner = self.owner
+            if self.top_burning and seat == (beaten_owner + 3) % 6:
+                self.burner = None  # 解烧: the 对头 breaks the burn
+            self._set_top(seat, combo, cards, restricted=self.yielder == seat)
+            if self._bie3:
+                self._after_beat(seat, beaten_owner)
+        # as _after_play
+        if self.state == "over":
             return
-        restricted = self.yielder == seat
-        beaten_owner = self.owner
-        if self.top_burning and seat == opp(beaten_owner):
-            self.burner = None  # 解烧: the 对头 breaks the burn
-        self._set_top(seat, combo, cards, restricted=restricted)
-        self._after_beat(seat, beaten_owner)
-        self._after_play(seat)
+        if self.count[seat] == 0:
+            self._finish(seat)
+            if self.state == "over":
+                return
+        self._advance(seat)
 
     def _set_top(self, seat, combo, cards, restricted):
         prev_dipai = self.dipai_right
-        phase1 = not self.phase2()
+        phase1 = self.n_active > 4
         # the top is a finished seat's 底牌: its answer never 开点s (RULES.md §6)
         self.top_answers_dipai = self.owner is not None and not self.active[self.owner]
         self._remove_played(seat, cards)
@@ -310,7 +335,7 @@ class Play:
         p = self.owner
         if seat == self.dipai_right:
             self.dipai_right = None
-        if seat == opp(p) and not self.phase2():
+        if seat == (p + 3) % 6 and self.n_active > 4:
             if self.yield_returned or self.closer_asked:
                 self._round_over()  # 扣牌
                 return
@@ -341,11 +366,11 @@ class Play:
             return False
         if not self.active[s] or s == p:
             return False
-        if self.phase2():
+        if self.n_active <= 4:  # 四户乱缠
             return True
         if self.top_burning:
-            return s == opp(p)
-        if s == opp(p):
+            return s == (p + 3) % 6
+        if s == (p + 3) % 6:
             return True
         if self.passed[s]:
             return False
@@ -357,20 +382,37 @@ class Play:
 
     def _advance(self, s):
         o = self.owner
+        active = self.active
         x = (s + 1) % 6
-        while x != o:
-            if self.active[x] and self._entitled(x):
-                self.turn = x
-                return
-            x = (x + 1) % 6
+        if not self.top_unbeatable:
+            if self.n_active <= 4:  # 四户乱缠: every playing seat is entitled
+                while x != o:
+                    if active[x]:
+                        self.turn = x
+                        return
+                    x = (x + 1) % 6
+            else:
+                c = (o + 3) % 6
+                burning = self.top_burning
+                # a seat that has not passed may answer an open top; the 对头 always may
+                open_top = not burning and not self.top_restricted and not self.top.gouji
+                passed = self.passed
+                while x != o:
+                    if active[x] and (x == c or (
+                            not burning and not passed[x]
+                            and (open_top or not self.top_restricted and (
+                                self._no_head(x) or self._no_head(o))))):
+                        self.turn = x
+                        return
+                    x = (x + 1) % 6
         if self.yielder is not None and not self.yield_returned and self.active[self.yielder] \
-                and not self.phase2():
+                and self.n_active > 4:
             self.yield_returned = True
             self.turn = self.yielder
             return
-        c = opp(o)
-        if (self.rules["closer_last"] and not self.closer_asked and self.closer_passed
-                and self.closer_waited and self.active[c] and not self.phase2()
+        c = (o + 3) % 6
+        if (self._closer_last and not self.closer_asked and self.closer_passed
+                and self.closer_waited and self.active[c] and self.n_active > 4
                 and not self.top.gouji and self._entitled(c)):  # never on a 够级 duel
             self.closer_asked = True
             self.turn = c

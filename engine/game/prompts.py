@@ -35,9 +35,23 @@ STAGE_ACTS = {ST_YUDIAN: ("declare", "decline"), ST_REVOLT: ("decline", "revolt"
 class Prompts:
     """Asking the seats for their pre-play choices in live play (a record needs none)."""
 
+    def _prompt_key(self):
+        return (self.version, self.state, self.stage, len(self.pre_decided),
+                len(self.pre_events))
+
     def pre_prompt(self):
         """``(seat, [acts])`` for the next live pre-play decision, paying automatic tributes and
-        closing finished stages on the way; ``None`` once play can begin."""
+        closing finished stages on the way; ``None`` once play can begin. Asking again before
+        anything changed gives the same answer (kept, as whose turn it is, the seat's options
+        and the act itself all ask)."""
+        memo = self._prompt_memo
+        if memo is not None and memo[0] == self._prompt_key():
+            return memo[1]
+        got = self._next_prompt()
+        self._prompt_memo = (self._prompt_key(), got)
+        return got
+
+    def _next_prompt(self):
         while self.state == "pre":
             got = self._prompt_at_stage()
             if got is not None:

@@ -11,6 +11,7 @@ Short names in hot paths: ``opp`` = 对头, ``top`` = the last combo of the roun
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 
 from ..cards import CARD_ORDER, CARD_RANK, CardError, canon_card, card_word, full_set
 from ..cards import deal as deal_cards
@@ -50,6 +51,7 @@ class GameState:
         self._bie3 = r["bie3"]
         self._dadian = r["dadian"]
         self._rj_any = r["rj_beats_any"]
+        self._closer_last = r["closer_last"]
         if deal is None:
             deal = deal_cards()
         self.deal = check_deal(deal)
@@ -63,11 +65,10 @@ class GameState:
         self.requested_leader = leader
 
         self.hands: list[dict[str, int]] = []
+        # per seat: (the hand dict it was made from, {rank: cards}); see cards_by_rank
+        self._rank_view: list[tuple | None] = [None] * 6
         for hand in self.deal:
-            h: dict[str, int] = {}
-            for c in hand:
-                h[c] = h.get(c, 0) + 1
-            self.hands.append(h)
+            self.hands.append(dict(Counter(hand)))  # cards in the order first dealt
         self.count = [36] * 6
         self.out: Counter = Counter()  # cards out of play (革命, elimination, 会3)
         self.n_played = 0  # cards played to the table
@@ -92,6 +93,7 @@ class GameState:
         self.bought = [False] * 6
         self.hui3_done = False
         self.pre_decided: set[tuple[int, int]] = set()  # live prompts answered (stage, seat)
+        self._prompt_memo: tuple | None = None  # (state key, the last live pre-play prompt)
         self.auto_tributes_paid = False
 
         # play state
@@ -157,7 +159,28 @@ class GameState:
                 return x
         return s
 
+    def cards_by_rank(self, s: int) -> dict[int, list[str]]:
+        """Seat ``s``'s cards grouped by rank, ranks ascending (3 … A, then 2, 小王, 大王), each
+        rank's cards in suit order with their copies. Shared and cached until the hand changes:
+        callers must not modify it."""
+        hand = self.hands[s]
+        got = self._rank_view[s]
+        if got is not None and got[0] is hand:
+            return got[1]
+        ranks: dict[int, list[str]] = {}
+        for c in sorted(hand, key=CARD_ORDER.__getitem__):
+            n = hand[c]
+            r = CARD_RANK[c]
+            cs = ranks.get(r)
+            if cs is None:
+                ranks[r] = [c] * n
+            else:
+                cs.extend([c] * n)
+        self._rank_view[s] = (hand, ranks)
+        return ranks
+
     def _take_cards(self, s: int, cards: list[str], what: str, where="pre") -> None:
+        self._rank_view[s] = None
         need = Counter(cards)
         hand = self.hands[s]
         for c, n in need.items():
@@ -175,13 +198,18 @@ class GameState:
         self.count[s] -= len(cards)
 
     def _give_cards(self, s: int, cards: list[str]) -> None:
+        self._rank_view[s] = None
         hand = self.hands[s]
         for c in cards:
             hand[c] = hand.get(c, 0) + 1
         self.count[s] += len(cards)
 
     def _rank_count(self, s: int, rank: int) -> int:
-        return sum(n for c, n in self.hands[s].items() if CARD_RANK[c] == rank)
+        hand = self.hands[s]
+        n = 0
+        for c in RANK_CARDS[rank]:
+            n += hand.get(c, 0)
+        return n
 
     def _remove_played(self, seat, cards):
         hand = self.hands[seat]
@@ -193,6 +221,20 @@ class GameState:
                 del hand[c]
         self.count[seat] -= len(cards)
         self.n_played += len(cards)
+        view = self._rank_view[seat]
+        if view is not None and view[0] is hand:
+            # a new view: the played ranks' lists are copied and the cards taken out
+            old = view[1]
+            ranks = dict(old)
+            for c in cards:
+                r = CARD_RANK[c]
+                cs = ranks[r]
+                if cs is old[r]:
+                    cs = ranks[r] = list(cs)
+                cs.remove(c)
+                if not cs:
+                    del ranks[r]
+            self._rank_view[seat] = (hand, ranks)
 
     def is_over(self) -> bool:
         return self.state == "over"
@@ -238,13 +280,20 @@ def read_previous(previous) -> list[dict]:
 
 _FULL_SET = Counter(full_set())
 
+#: rank -> its cards in suit order (小王 and 大王: one card each)
+RANK_CARDS: dict[int, tuple[str, ...]] = {}
+for _c in CARD_ORDER:
+    RANK_CARDS[CARD_RANK[_c]] = RANK_CARDS.get(CARD_RANK[_c], ()) + (_c,)
+
+#: canonical card -> itself: the fast path of reading cards that are already canonical
+CANONICAL_CARDS: dict[str, str] = {c: c for c in CARD_ORDER}
+
 
 def check_deal(deal) -> list[list[str]]:
     """The deal as six lists of canonical cards, or :class:`IllegalAction` (``bad_deal``)."""
     if not isinstance(deal, list | tuple) or len(deal) != 6:
         raise IllegalAction("bad_deal", "the deal must be six hands", where="deal")
     hands = []
-    total: Counter = Counter()
     for s, hand in enumerate(deal):
         if isinstance(hand, str):
             hand = hand.replace(",", " ").split()
@@ -252,15 +301,21 @@ def check_deal(deal) -> list[list[str]]:
             raise IllegalAction("bad_deal", f"seat {s}'s hand must be a list of cards",
                                 where="deal")
         try:
-            cards = [canon_card(c) for c in hand]
-        except CardError as exc:
-            raise IllegalAction("bad_card", f"seat {s}'s hand: {exc}", where="deal") from None
+            # canonical cards (as records hold them) are taken as they are
+            cards = list(hand) if CANONICAL_CARDS.keys() >= set(hand) else [
+                CANONICAL_CARDS[c] for c in hand]
+        except (KeyError, TypeError):
+            try:
+                cards = [canon_card(c) for c in hand]
+            except CardError as exc:
+                raise IllegalAction("bad_card", f"seat {s}'s hand: {exc}",
+                                    where="deal") from None
         if len(cards) != 36:
             raise IllegalAction("bad_deal", f"seat {s} was dealt {len(cards)} cards, not 36",
                                 where="deal")
-        total.update(cards)
         hands.append(cards)
-    if total != _FULL_SET:
+    total = Counter(chain.from_iterable(hands))
+    if len(total) != 54 or any(n != 4 for n in total.values()):
         wrong = sorted((c for c in set(total) | set(full_set()) if total[c] != 4),
                        key=CARD_ORDER.__getitem__)
         c = wrong[0]

@@ -612,7 +612,8 @@ def test_mai3_take_must_be_a_three_the_seller_holds():
 
 
 def test_mai3_not_required_with_nothing_to_pay():
-    """买3 (§10): a seat with no 3 and nothing to pay does not buy; it may revolt instead."""
+    """买3 (§10): a seat with no 3 and nothing to pay does not buy; dealt no 2 and no joker, it
+    may revolt instead (revolutions are judged on the dealt cards)."""
     d = threes_deal(0, {3: 2, 1: 4, 2: 4, 4: 3, 5: 3}, buyer_special="")
     ok(replay(record_for("dagang", d, [])))
     res = ok(replay(record_for("dagang", d, [], leader=1,
@@ -881,3 +882,31 @@ def test_declarations_need_dadian_and_are_once():
     e = err(replay(record_for(NO_BIE3, d, [], pre=[{"type": "declare", "seat": 2,
                                                     "kind": "yudian"}, ming])))
     assert (e["code"], e["index"]) == ("bad_pre", 1)
+
+
+def test_mai3_a_seat_that_paid_away_its_only_2_plays_without_buying_and_cannot_revolt():
+    """买3 without payment (§10, §4): a seat dealt no 3 and one 2, which it pays as 落贡, has
+    nothing to buy with after tributes: it does not buy (a buy is refused), plays without the
+    3s rule, and cannot revolt either (revolutions are judged on the cards as dealt)."""
+    d = threes_deal(0, {3: 2, 1: 4, 2: 4, 4: 3, 5: 3}, buyer_special="2S")
+    previous = prev(("luo", 0, 1, 1), next_leader=0)
+    back = back_cards(d, 1, 0, 1)
+    pre = [trib("luo", 0, 1, "2S"), ret(1, 0, back)]
+    res = replay(record_for("dagang", d, [], pre=pre, previous=previous))
+    assert res["ok"], res
+    take = next(c for c in d[3] if c.startswith("3"))
+    e = err(replay(record_for("dagang", d, [], previous=previous,
+                              pre=pre + [buy(0, 3, parse_cards(back)[0], take)])))
+    assert (e["code"], e["index"]) == ("bad_pre", 2)
+    e = err(replay(record_for("dagang", d, [], previous=previous,
+                              pre=[{"type": "revolution", "seat": 0}] + pre)))
+    assert (e["code"], e["index"]) == ("bad_pre", 0)
+    # live play never asks it to buy: its first question after the tributes is 明点
+    g = Game("dagang", d, previous)
+    asked = []
+    while g.state == "pre":
+        seat, options = g.pre_prompt()
+        asked.append((seat, options[0]["act"]))
+        g.act(seat, HeuristicBot().choose(g, seat))
+    assert (0, "buy3") not in asked
+    assert g.hands[0].get("2S") is None and not any(c.startswith("3") for c in g.hands[0])

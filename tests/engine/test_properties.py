@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import Game, IllegalAction, deal, replay, replay_match
-from engine.bots import HeuristicBot, RandomBot, play_match, play_out
+from engine.bots import HeuristicBot, RandomBot, hosted_act, make_bot, play_match, play_out
 from engine.cards import CARD_RANK, combo_of
 from engine.cli import match_record
 from engine.game import PLACE_POINTS
@@ -45,12 +45,12 @@ def _check_score(res):
 
 
 @pytest.mark.parametrize("preset", PRESETS + [NON_STRICT])
-@pytest.mark.parametrize("bot", ["heuristic", "random"])
+@pytest.mark.parametrize("bot", ["heuristic", "random", "careful"])
 def test_many_bot_matches_replay_to_the_same_result(preset, bot):
     """Thousands of games: each finished game's record replays to the same result, the match
     record too (tributes and leaders checked across games), and scores obey §7."""
     rng = random.Random(f"{preset}-{bot}")
-    n_games = 400 if bot == "heuristic" else 150
+    n_games = 150 if bot == "random" else 400
     played = 0
     while played < n_games:
         games = play_match(preset, 4, rng, bot=bot)
@@ -251,3 +251,53 @@ def test_junk_acts_are_refused_cleanly(seed, preset, steps, junk):
             assert exc.code and exc.message
             assert json.dumps(game.to_state(), sort_keys=True) == before
         assert game.card_total() == 216
+
+
+_RULE_SETS = PRESETS + [NON_STRICT,
+                        {"preset": "online", "options": {"rj_beats_any": True,
+                                                         "revolution_kaidian": "rights"}},
+                        {"preset": "dagang", "options": {"men": "tribute",
+                                                         "closer_last": True}}]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**9), rules=st.sampled_from(_RULE_SETS),
+       seats=st.lists(st.sampled_from(["careful", "careful", "heuristic", "random"]),
+                      min_size=6, max_size=6), games=st.integers(1, 4))
+def test_careful_bot_at_mixed_tables_plays_legally_and_replays(seed, rules, seats, games):
+    """The careful bot (托管) among other bots, over whole matches: every act it makes is
+    accepted, no game stalls, and the match record replays to the same results."""
+    rng = random.Random(seed)
+    bots = [make_bot(name, random.Random(rng.random())) for name in seats]
+    played, previous = [], None
+    for k in range(games):
+        game = Game(rules, deal(rng), previous, first_game=(k == 0))
+        play_out(game, bots, rng)
+        assert game.card_total() == 216
+        res = game.result()
+        if not res["void"]:
+            _check_score(res)
+        played.append(game)
+        previous = res
+    mres = replay_match(json.loads(json.dumps(match_record(played))))
+    assert mres["ok"], mres
+    assert mres["games"] == [g.result() for g in played]
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10**9), preset=st.sampled_from(PRESETS))
+def test_hosted_act_is_the_turn_seat_s_legal_act_until_the_end(seed, preset):
+    """托管 (:func:`engine.bots.hosted_act`): from the first pre-play question to the last
+    play, it names the seat whose turn it is and an act the game accepts; after the end, None;
+    asked for another seat, None."""
+    rng = random.Random(seed)
+    game = Game(preset, deal(rng), first_game=True)
+    while game.state != "over":
+        got = hosted_act(game)
+        assert got is not None
+        seat, action = got
+        assert seat == game.whose_turn() == game.to_act()["seat"]
+        assert hosted_act(game, (seat + 1) % 6) is None
+        game.act(seat, dict(action, auto=True))
+    assert hosted_act(game) is None and game.whose_turn() is None
+    assert replay(game.record(), first_game=True) == game.result()

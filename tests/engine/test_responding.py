@@ -722,6 +722,20 @@ def test_closer_last_never_on_a_gouji_top_even_when_a_no_head_seat_passed(rules)
     do(g, 3, "pass")
     assert_turn(g, 5, leading=True)
 
+@pytest.mark.parametrize("rules", [ONLINE, DAGANG_CLOSER_LAST], ids=["online", "dagang+option"])
+def test_closer_last_also_on_a_finished_seat_s_last_combo(rules):
+    """closer_last (RULES.md §5: "also on a finished seat's 底牌"): the 对头 of a seat that went
+    out with a non-够级 combo is asked once more after the others passed, and may answer it."""
+    g = position(rules, {0: "5C 7D", 1: "6C", 2: "4H 5H", 3: "4D 5D", 4: "8C 9C",
+                         5: "4S 5S"}, leader=1)
+    do(g, 1, "play", "6C")  # seat 1 goes out (头科); its 底牌 stays the top
+    for s in (2, 3, 4, 5, 0):
+        assert_turn(g, s)
+        do(g, s, "pass")
+    assert_turn(g, 4)  # asked once more
+    do(g, 4, "play", "8C")
+    assert_turn(g, 4, leading=True)  # everyone else has passed on this round
+
 # --------------------------------------------------------------------------- 四户乱缠
 
 

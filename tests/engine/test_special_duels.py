@@ -952,3 +952,86 @@ def test_kaidian_null_without_dadian():
     assert g.result()["complete"]
     assert g.result()["kaidian"] == [None] * 6
     assert g.card_total() == 216
+
+
+# ---------------------------------------------------------------------------- 烧贡 of burns
+def _shao_owed_after_play_out(g):
+    """Finish ``g`` with bots that never burn; the 烧贡 the next game is owed."""
+    import random
+
+    from engine.bots import RandomBot, play_out
+
+    play_out(g, [RandomBot(random.Random(s), burn_rate=0.0) for s in range(6)])
+    return sorted((t["from"], t["to"], t["count"]) for t in g.result()["owed_tributes"]
+                  if t["kind"] == "shao")
+
+
+def test_a_broken_burn_still_earns_its_burn_tribute():
+    """烧贡 (RULES.md §6, §9): a burn earns its tribute when it is made, also when the burner's
+    对头 breaks it (解烧) at once."""
+    g = position("basic", {0: "KS KH 9D", 1: "AS AH 5S", 2: "6H", 3: "7H", 4: "2S 2H 8S",
+                           5: "4C"}, leader=0)
+    play(g, 0, "KS KH")
+    burn(g, 1, "AS AH")
+    play(g, 4, "2S 2H")  # 解烧
+    assert g.burner is None
+    assert _shao_owed_after_play_out(g) == [(0, 1, 1)]
+
+
+def test_a_counter_burn_earns_two_and_the_first_burn_keeps_its_one():
+    """烧贡 (RULES.md §6): the first burn earns 1 from the burned seat; the counter-burn earns 2
+    from the seat whose burning combo it burned."""
+    g = position(LOOSE, {0: "KS KH 9D", 1: "AS AH 5S 9H", 2: "2S 2H 6D", 3: "8H 4D",
+                         4: "BJ BJ 4S", 5: "7C 6C"}, leader=0)
+    play(g, 0, "KS KH")
+    burn(g, 1, "AS AH")
+    burn(g, 2, "2S 2H")  # 反烧
+    assert _shao_owed_after_play_out(g) == [(0, 1, 1), (1, 2, 2)]
+
+
+def test_a_burn_that_ends_in_a_failed_burn_earns_nothing():
+    """诈烧 (RULES.md §6): a burn whose burner later fails earns no 烧贡."""
+    g = position(LOOSE, {0: "KS KH 9D", 1: "AS AH BJ RJ 5S 6S 7S", 2: "8D 4H", 3: "8H 4D",
+                         4: "4S 4C", 5: "7C 6C"}, leader=0)
+    play(g, 0, "KS KH")
+    burn(g, 1, "AS AH")
+    pass_(g, 4)
+    play(g, 1, "5S BJ")
+    pass_(g, 4)
+    play(g, 1, "6S")  # 诈烧
+    assert g.result()["eliminated"] == [{"seat": 1, "reason": "failed_burn"}]
+    assert _shao_owed_after_play_out(g) == []
+
+
+# ---------------------------------------------------------------------------- 开点 by rights
+def test_a_right_used_on_a_play_that_is_then_burned_is_spent_without_living():
+    """revolution_kaidian = rights (RULES.md §6): each right is used by a 够级 play, also one that
+    is then burned; the burned play did not live, so it does not count towards 开点."""
+    g = position(DADIAN, {0: "4S 5S", 2: "4H 5H", 3: "4D 5D", 4: "KS KH 9D 8D",
+                          5: "BJ BJ 4C"}, leader=4, revolutionaries=[1])
+    assert g.gousiji_rights[4] == 3
+    play(g, 4, "KS KH")
+    burn(g, 5, "BJ BJ")
+    assert g.gousiji_rights[4] == 2 and g.gousiji_lived[4] == 0
+    assert g.result()["kaidian"][4] is None
+
+
+def test_a_waived_opposite_cannot_kaidian_and_pays_the_revolutionary_mutually():
+    """revolution_kaidian = rights (RULES.md §6): having waived its rights, the revolutionary's
+    对头 cannot 开点 even with a living 够级 combo, and the two pay each other 点贡."""
+    import random
+
+    from engine.bots import RandomBot, play_out
+
+    g = position(DADIAN, {0: "4S 5S", 2: "4H 5H", 3: "4D 5D", 4: "KS KH 9D", 5: "4C 6C"},
+                 leader=4, revolutionaries=[1], waived=(4,))
+    play(g, 4, "KS KH")  # 无头: anyone may answer; nobody can
+    for s in (5, 0, 2, 3):
+        pass_(g, s)
+    leads(g, 4)
+    assert g.result()["kaidian"][4] is None
+    play_out(g, [RandomBot(random.Random(s), burn_rate=0.0) for s in range(6)])
+    res = g.result()
+    assert res["kaidian"][1] is False and res["kaidian"][4] is False
+    dian = {(t["from"], t["to"]): t["count"] for t in res["owed_tributes"] if t["kind"] == "dian"}
+    assert dian[(1, 4)] == 1 and dian[(4, 1)] == 1
