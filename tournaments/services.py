@@ -43,14 +43,14 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
                  rules="dagang", rounds_planned: int = 7, games_per_match: int = 4,
                  bye_points: int = 0, swiss_brackets: bool = False,
                  tie_breaks: list[str] | None = None, knockout_teams: int = 0,
-                 move_seconds: int = 60, organizer=None) -> Event:
+                 move_seconds: int = 60, spectator_delay: int = 0, organizer=None) -> Event:
     """Create an event after checking its rules with the engine and its settings against the
     bounds on the model's fields (``tournaments.models``: games per match, rounds, move time,
     bye score)."""
     check_bounds(model=Event, code="bad_event", values={
         "name": name, "slug": slug, "rounds_planned": rounds_planned,
         "games_per_match": games_per_match, "bye_points": bye_points,
-        "move_seconds": move_seconds})
+        "move_seconds": move_seconds, "spectator_delay": spectator_delay})
     rules = rules_check(rules=rules)
     if tie_breaks:
         from tournaments.models import TIE_BREAK_CHOICES
@@ -68,7 +68,8 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
             name=name, slug=slug, format=format, rules=rules, rounds_planned=rounds_planned,
             games_per_match=games_per_match, bye_points=bye_points,
             swiss_brackets=swiss_brackets, tie_breaks=list(tie_breaks or []),
-            knockout_teams=knockout_teams, move_seconds=move_seconds)
+            knockout_teams=knockout_teams, move_seconds=move_seconds,
+            spectator_delay=spectator_delay)
         if organizer is not None:
             event.organizers.add(organizer)
     return event
@@ -720,7 +721,8 @@ def _force_last(*, event, entry, player, table, game_number, reason, by):
 
 
 # ----------------------------------------------------------------------------- event settings
-EDITABLE_ALWAYS = {"name", "bye_points", "tie_breaks", "rounds_planned", "move_seconds"}
+EDITABLE_ALWAYS = {"name", "bye_points", "tie_breaks", "rounds_planned", "move_seconds",
+                   "spectator_delay"}
 EDITABLE_BEFORE_ROUND_1 = {"rules", "format", "games_per_match", "swiss_brackets",
                            "knockout_teams"}
 
