@@ -29,8 +29,10 @@ from live.models import LiveGame
 from tests.live.helpers import bot_pick, make_live_table
 from tests.pages.test_browser import CHROMIUM, browser  # noqa: F401  (the fixture)
 from tests.pages.test_table_browser import fits, phone, shot
+from tests.pages.helpers import NAMES
 from tests.pages.test_watch_views import play_live_game
 from tournaments import services
+from tournaments.models import Player
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM),
@@ -97,6 +99,12 @@ def _foreign(state: dict, record: dict) -> list[str]:
     if shown != len(state["all"]):
         out.append(f"{len(state['all']) - shown} cards outside the known parts")
     return out
+
+
+def _people(lt) -> None:
+    """Give the table's players names as people have (the screenshots show them)."""
+    for seat in lt.table.seats.select_related("player"):
+        Player.objects.filter(pk=seat.player_id).update(name=NAMES[seat.seat])
 
 
 def _play_in_background(lt, live_id: int, errors: list) -> threading.Thread:
@@ -168,6 +176,7 @@ def test_a_spectator_follows_a_whole_live_game_and_never_sees_a_hidden_card(live
 
 def test_a_spectator_sees_a_running_game_on_a_phone(live_server, browser):  # noqa: F811
     lt = make_live_table()
+    _people(lt)
     lg = live.live_start(table=lt.table)
     for _ in range(40):  # into play, with cards on the table
         lg = LiveGame.objects.get(pk=lg.pk)
@@ -188,6 +197,7 @@ def test_a_spectator_sees_a_running_game_on_a_phone(live_server, browser):  # no
 
 def test_a_replay_steps_to_the_last_act_and_shows_the_result(live_server, browser):  # noqa: F811
     lt = make_live_table()
+    _people(lt)
     lg = play_live_game(lt)
     result = GameResult.objects.get(pk=lg.result_id)
     n = len(live.live_game(lg).actions)
