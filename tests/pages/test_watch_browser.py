@@ -23,15 +23,13 @@ from django.urls import reverse
 
 from engine.steps import replay_steps
 from games.models import GameResult
-from games.services import result_correct
 from live import services as live
 from live.models import LiveGame
 from tests.live.helpers import bot_pick, make_live_table
+from tests.pages.helpers import NAMES
 from tests.pages.test_browser import CHROMIUM, browser  # noqa: F401  (the fixture)
 from tests.pages.test_table_browser import fits, phone, shot
-from tests.pages.helpers import NAMES
-from tests.pages.test_watch_views import play_live_game
-from tournaments import services
+from tests.pages.test_watch_views import correct_and_penalise, play_live_game
 from tournaments.models import Player
 
 pytestmark = [
@@ -81,8 +79,8 @@ def _revealed(record: dict, n_actions: int) -> tuple[Counter, Counter]:
     for act in record["actions"][:n_actions]:
         played.update(act.get("cards") or [])
     pre = Counter()
-    for ev in record["pre"]:
-        pre.update(ev.get("cards") or [])
+    for ev in record["pre"]:  # tributes, returns and 买3 exchanges are shown at the table
+        pre.update((ev.get("cards") or []) + [ev[k] for k in ("give", "take") if k in ev])
     return played, pre
 
 
@@ -108,16 +106,10 @@ def _people(lt) -> None:
 
 
 def _play_in_background(lt, live_id: int, errors: list) -> threading.Thread:
+    """Bot-play the game in another thread, an act every few hundredths of a second."""
     def run():
         try:
-            while True:
-                lg = LiveGame.objects.get(pk=live_id)
-                game = live.live_game(lg)
-                if game.state == "over":
-                    return
-                seat, action = bot_pick(game, lt.bots)
-                live.live_act(live_id=live_id, seat=seat, action=action, version=lg.version)
-                time.sleep(0.03)
+            play_live_game(lt, check=lambda _: time.sleep(0.03), live_id=live_id)
         except Exception as exc:  # reported by the test
             errors.append(repr(exc))
         finally:
@@ -280,16 +272,9 @@ def test_a_players_history_from_the_leaderboard(live_server, browser, event,  # 
 def test_the_table_page_shows_the_whole_results_on_a_phone(live_server, browser, event,  # noqa: F811
                                                            referee_user):
     table = event.rounds.get(number=1).tables.get(number=1)
-    result = GameResult.objects.get(table=table, number=2)
-    order = result.engine_result["order"]
-    result_correct(result=result, by=referee_user, as_referee=True,
-                   reason="the scorer swapped 头科 and 二科",
-                   sheet={"order": [order[1], order[0], *order[2:]],
-                          "kaidian": result.engine_result["kaidian"]})
-    seat = table.seats.select_related("entry", "player").get(seat=3)
-    services.penalty_add(event=event, entry=seat.entry, player=seat.player,
-                         kind="point_deduction", points=2, reason="showed a card to a partner",
-                         round=table.round, table=table, game_number=2, by=referee_user)
+    correct_and_penalise(table, referee_user, game=2, seat=3,
+                         correction="the scorer swapped 头科 and 二科",
+                         penalty="showed a card to a partner")
     for locale, name in (("en-US", "en"), ("zh-CN", "zh")):
         context, tab = phone(browser, locale)
         tab.goto(live_server.url + table.get_absolute_url())

@@ -50,10 +50,10 @@ def _url(name, event, rnd=1, table=1, **kw):
 
 def revealed(game: engine.Game, n_actions: int) -> Counter:
     """The cards anyone at the table has seen after ``n_actions`` acts: those played or burned,
-    and the tributes and returns (shown at the table)."""
+    and those of the pre-play events (tributes, returns, 买3: shown at the table)."""
     seen = Counter()
-    for ev in game.pre_events:
-        seen.update(ev.get("cards") or [])
+    for ev in game.pre_events:  # tributes, returns and 买3 exchanges are shown at the table
+        seen.update((ev.get("cards") or []) + [ev[k] for k in ("give", "take") if k in ev])
     for act in game.actions[:n_actions]:
         seen.update(act.get("cards") or [])
     return seen
@@ -71,10 +71,25 @@ def foreign_cards(payload: dict, game: engine.Game, n_actions: int) -> list[str]
     return problems + sorted(extra)
 
 
-def play_live_game(lt, *, check=None) -> LiveGame:
-    """Bot-play a live game at ``lt``'s table through the services, calling ``check(live)``
-    after every act; the finished game."""
-    lg = live.live_start(table=lt.table)
+def correct_and_penalise(table, referee, *, game: int, seat: int, correction: str,
+                         penalty: str) -> None:
+    """A referee swaps the first two places of ``game`` at ``table`` (a correction with the
+    reason ``correction``) and takes 2 points off ``seat``'s player in it for ``penalty``."""
+    result = GameResult.objects.get(table=table, number=game)
+    order = result.engine_result["order"]
+    result_correct(result=result, by=referee, as_referee=True, reason=correction,
+                   sheet={"order": [order[1], order[0], *order[2:]],
+                          "kaidian": result.engine_result["kaidian"]})
+    sat = table.seats.select_related("entry", "player").get(seat=seat)
+    services.penalty_add(event=table.round.event, entry=sat.entry, player=sat.player,
+                         kind="point_deduction", points=2, reason=penalty, round=table.round,
+                         table=table, game_number=game, by=referee)
+
+
+def play_live_game(lt, *, check=None, live_id: int | None = None) -> LiveGame:
+    """Bot-play a live game at ``lt``'s table (game ``live_id``, or one started now) through
+    the services, calling ``check(live)`` before every act; the finished game."""
+    lg = live.live_start(table=lt.table) if live_id is None else LiveGame(pk=live_id)
     while True:
         lg = LiveGame.objects.get(pk=lg.pk)
         if check is not None:
@@ -243,16 +258,9 @@ def test_replay_steps_say_who_may_answer_and_why():
 def test_the_table_page_shows_the_whole_results_versions_and_penalties(client, event,
                                                                       referee_user):
     table = event.rounds.get(number=1).tables.get(number=1)
-    result = GameResult.objects.get(table=table, number=1)
-    order = result.engine_result["order"]
-    result_correct(result=result, by=referee_user, as_referee=True,
-                   reason="the scorer swapped two places",
-                   sheet={"order": [order[1], order[0], *order[2:]],
-                          "kaidian": result.engine_result["kaidian"]})
-    seat = table.seats.select_related("entry", "player").get(seat=0)
-    services.penalty_add(event=event, entry=seat.entry, player=seat.player, kind="point_deduction",
-                         points=2, reason="talked about cards during play", round=table.round,
-                         table=table, game_number=1, by=referee_user)
+    correct_and_penalise(table, referee_user, game=1, seat=0,
+                         correction="the scorer swapped two places",
+                         penalty="talked about cards during play")
     html = client.get(_url("table", event, table=1)).content.decode()
     for text in ("Game by game", "头科", "大落", "开点", "the scorer swapped two places",
                  "corrected", "talked about cards during play", "−2"):

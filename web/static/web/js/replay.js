@@ -2,7 +2,7 @@
  * the hands as play begins, then each act with the hands it changed, the table after it and
  * why each seat may or may not answer). No rule is worked out here; the page only shows. */
 import { LIVE, T, el, fmt } from "./common.js";
-import { cardsNode } from "./cards.js";
+import { cardsNode, preEventNode } from "./cards.js";
 
 var data = null;
 var hands = [];  // hands[k]: the six hands after k acts (k = 0: as play begins)
@@ -42,20 +42,7 @@ function build() {
     jump.appendChild(option);
   });
   var pre = document.getElementById("pre");
-  (data.start.pre || []).forEach(function (ev) {
-    var li = el("li", "pre");
-    if (ev.type === "tribute" || ev.type === "return") {
-      li.textContent = fmt("tribute", { kind: T["tribute_" + ev.kind] || ev.type, from: who(ev.from), to: who(ev.to), cards: "" });
-      li.appendChild(cardsNode(ev.cards));
-    } else if (ev.type === "revolution") {
-      li.textContent = fmt("revolution", { who: who(ev.seat) });
-    } else if (ev.type === "declare") {
-      li.textContent = fmt("declare", { who: who(ev.seat), kind: ev.kind });
-    } else {
-      li.textContent = ev.type + (ev.seat !== undefined ? " · " + who(ev.seat) : "");
-    }
-    pre.appendChild(li);
-  });
+  (data.start.pre || []).forEach(function (ev) { pre.appendChild(preEventNode(ev, who)); });
   document.getElementById("pre-card").hidden = !pre.children.length;
 }
 

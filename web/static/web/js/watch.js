@@ -2,7 +2,7 @@
  * delays spectators, asked again as the next act becomes old enough). The page never holds a
  * card from a hand: the server sends none. */
 import { LIVE, T, el, fmt } from "./common.js";
-import { cardsNode } from "./cards.js";
+import { cardsNode, preEventNode } from "./cards.js";
 import { liveState } from "./poll.js";
 
 var shown = { game: 0, version: -1 };
@@ -67,24 +67,10 @@ function renderActs(view) {
   list.replaceChildren.apply(list, items);
 }
 
-function preText(ev) {
-  if (ev.type === "tribute" || ev.type === "return") {
-    return [fmt("tribute", { kind: T["tribute_" + ev.kind] || ev.type, from: who(ev.from), to: who(ev.to), cards: "" }), ev.cards];
-  }
-  if (ev.type === "revolution") return [fmt("revolution", { who: who(ev.seat) }), null];
-  if (ev.type === "declare") return [fmt("declare", { who: who(ev.seat), kind: ev.kind }), null];
-  return [ev.type + (ev.seat !== undefined ? " · " + who(ev.seat) : ""), null];
-}
-
 function renderFacts(view) {
   var list = document.getElementById("facts");
   var items = [];
-  (view.public_pre || []).forEach(function (ev) {
-    var text = preText(ev);
-    var li = el("li", "pre", text[0]);
-    if (text[1]) li.appendChild(cardsNode(text[1]));
-    items.push(li);
-  });
+  (view.public_pre || []).forEach(function (ev) { items.push(preEventNode(ev, who)); });
   (view.burns || []).forEach(function (b) {
     items.push(el("li", "burn", fmt("burn_by", { burner: who(b.burner), burned: who(b.burned) }) +
       (b.counter ? " " + T.counter : "") + (b.failed ? " " + T.failed : "")));
