@@ -107,7 +107,10 @@ class LiveGameApi(APIView):
         responses={200: OpenApiTypes.OBJECT, 304: None, **ERRORS})
     def get(self, request, pk):
         """Your seat's view (your cards only) — or, for anyone not seated, the public view with
-        no hidden cards. With ``since`` and ``wait`` it long-polls for the next change."""
+        no hidden cards. With ``since`` and ``wait`` it long-polls for the next change. When the
+        event delays spectators (``spectator_delay``), anyone neither seated nor a referee gets
+        ``{"view", "delay", "next_in"}`` instead: the public view as it was ``delay`` seconds
+        ago (``null`` until one is that old; ``next_in``: seconds until a newer one is)."""
         lg = _live(request, pk)
         delay = lg.table.round.event.spectator_delay
         if delay and _spectator(request, lg):  # held back as on the spectator page

@@ -85,21 +85,30 @@ def _stamp(live: LiveGame) -> float:
 def spectator_view(*, live: LiveGame, delay: int, now: float | None = None) -> dict:
     """What spectators of ``live`` may see now, ``delay`` seconds late: ``{"view", "delay",
     "next_in"}``. ``view`` is the newest public view old enough (``None`` while none is);
-    ``next_in`` the seconds until a newer one may be shown (``None``: not known yet)."""
+    ``next_in`` the seconds until a newer one may be shown (``None``: not known yet).
+
+    The timeline is a small index ``[(stamp, version), …]`` under one key and each view under
+    its own, so a spectator's poll reads the index and one view."""
     if delay <= 0:
         return {"view": public_view(live), "delay": 0, "next_in": None}
     now = time.time() if now is None else now
     key = _timeline_key(live)
     timeline: list = cache.get(key) or []
+    changed = False
     if not timeline or timeline[-1][1] < live.version:
-        timeline.append((_stamp(live), live.version, public_view(live)))
+        cache.set(f"{key}:{live.version}", public_view(live), TIMELINE_TTL)
+        timeline.append((_stamp(live), live.version))
+        changed = True
     cutoff = now - delay
-    ripe = [k for k, entry in enumerate(timeline) if entry[0] <= cutoff]
-    if ripe:  # keep the newest view old enough to show, and everything after it
+    ripe = [k for k, (stamp, _version) in enumerate(timeline) if stamp <= cutoff]
+    if ripe and ripe[-1] > 0:  # keep the newest entry old enough to show, and those after it
         timeline = timeline[ripe[-1]:]
-    cache.set(key, timeline, TIMELINE_TTL)
-    later = [entry[0] + delay - now for entry in timeline if entry[0] > cutoff]
-    return {"view": dict(timeline[0][2]) if ripe else None, "delay": delay,
+        changed = True
+    if changed:
+        cache.set(key, timeline, TIMELINE_TTL)
+    later = [stamp + delay - now for stamp, _version in timeline if stamp > cutoff]
+    view = cache.get(f"{key}:{timeline[0][1]}") if ripe else None
+    return {"view": view, "delay": delay,
             "next_in": round(max(0.0, min(later)), 3) if later else None}
 
 

@@ -38,6 +38,15 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
 ]
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
 #: records each state of the spectator page: the act count it shows and the cards in each part
 OBSERVER = """
 window.__states = [];

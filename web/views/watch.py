@@ -12,6 +12,8 @@ game, a table's whole results, and the histories of a player, a 联邦 team and 
 
 from __future__ import annotations
 
+import time
+
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.core.serializers.json import DjangoJSONEncoder
@@ -311,7 +313,7 @@ def replay_data(request, slug, number, table, game):
     """The engine's steps of the game's record (:func:`engine.steps.replay_steps`), cached by
     the stored version (a version never changes)."""
     event, rnd, tbl, result, stored = _replay_result(request, slug, number, table, game)
-    key = f"gouji:replay:{stored.pk}"
+    key = f"gouji:replay:{stored.pk}:{stored.submitted_at.timestamp():.6f}"  # (a reused id)
     data = cache.get(key)
     if data is None:
         data = replay_steps(stored.payload, first_game=result.number == 1)
@@ -329,22 +331,30 @@ def _public_round_numbers(event) -> list[int]:
                 .order_by("number").values_list("number", flat=True))
 
 
+#: seconds a rank history may lag behind the results (recomputing it on every result of a
+#: large event would cost a whole standings computation per round, per change)
+RANK_HISTORY_STALE = 60
+
+
 def rank_history(event) -> dict[int, list[tuple[int, int]]]:
     """Each entry's rank after each round the public may see: ``{entry id: [(round, rank),
     …]}``, computed as the standings are (confirmed results only), up to the round the
-    leaderboard shows when the organizers hold the standings back. Cached by the event's
-    results version."""
+    leaderboard shows when the organizers hold the standings back. Kept in the cache with the
+    results version it was computed at: a newer version recomputes it, at most once every
+    :data:`RANK_HISTORY_STALE` seconds."""
     released = event.standings_released_round
-    key = f"gouji:rank-history:{event.pk}:{event.results_version}:{released}"
-    history = cache.get(key)
-    if history is not None:
-        return history
+    key = f"gouji:rank-history:{event.pk}:{event.created_at.timestamp():.6f}:{released}"
+    stored = cache.get(key)
+    now = time.time()
+    if stored is not None and (stored[0] == event.results_version
+                               or now - stored[1] < RANK_HISTORY_STALE):
+        return stored[2]
     rounds = [n for n in _public_round_numbers(event) if released is None or n <= released]
     history: dict[int, list] = {}
     for n in rounds:
         for row in compute(event, n):
             history.setdefault(row.entry_id, []).append((n, row.rank))
-    cache.set(key, history, 600)
+    cache.set(key, (event.results_version, now, history), 3600)
     return history
 
 
