@@ -456,6 +456,7 @@ def player_history(request, slug, player):
     rows = _seat_rounds(event, seats)
     return render(request, "web/watch/player.html", {
         **_base_context(event, "leaderboard"), "player": person, "entry": entry,
+        "title": person.name,
         "team": team_entry.team if team_entry is not None and team_entry.team_id else None,
         "rows": rows, "byes": _byes(event, entry) if entry is not None else [],
         "standing": _standing_of(event, ranked) if ranked is not None else None,
@@ -503,6 +504,7 @@ def team_history(request, slug, team):
     history = rank_history(event).get(entry.pk, [])
     return render(request, "web/watch/team.html", {
         **_base_context(event, "leaderboard"), "team": squad, "entry": entry,
+        "title": squad.name,
         "members": [{"player": m.player, "url": reverse("pages:player-history", kwargs={
             "slug": slug, "player": m.player_id})}
             for m in squad.members.filter(status="accepted").select_related("player")],
