@@ -29,7 +29,7 @@ from tests.pages.helpers import NAMES
 from tests.pages.test_browser import CHROMIUM, browser  # noqa: F401  (the fixture)
 from tests.pages.test_table_browser import fits, phone, shot
 from tests.pages.test_watch_views import correct_and_penalise, play_live_game
-from tournaments.models import Player
+from tournaments.models import Event, Player
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM),
@@ -281,3 +281,26 @@ def test_the_table_page_shows_the_whole_results_on_a_phone(live_server, browser,
         assert fits_phone(tab) and tab.errors == []
         shot(tab, f"table-results-{name}.png")
         context.close()
+
+
+def test_a_delayed_spectator_page_waits_until_the_game_is_old_enough(live_server,
+                                                                      browser):  # noqa: F811
+    lt = make_live_table()
+    Event.objects.filter(pk=lt.event.pk).update(spectator_delay=3)
+    lg = live.live_start(table=lt.table)
+    for _ in range(40):  # past the deal's questions, into play
+        lg = LiveGame.objects.get(pk=lg.pk)
+        seat, action = bot_pick(live.live_game(lg), lt.bots)
+        live.live_act(live_id=lg.pk, seat=seat, action=action, version=lg.version)
+    url = live_server.url + reverse("pages:watch", kwargs={
+        "slug": lt.event.slug, "number": 1, "table": lt.table.number})
+    context, tab = phone(browser, "en-US")
+    tab.goto(url)
+    assert "3 s after it is made" in tab.locator(".page-head").inner_text()
+    # the game started less than 3 s ago: nothing of it yet, then its state once old enough
+    assert tab.locator("#watch-status").is_visible()
+    tab.locator("#ring[data-version]").wait_for(state="attached", timeout=15_000)
+    assert tab.locator("#ring").get_attribute("data-version") == str(
+        LiveGame.objects.get(pk=lg.pk).version)
+    assert tab.errors == []
+    context.close()
