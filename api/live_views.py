@@ -7,6 +7,7 @@ import json
 
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.translation import gettext as _
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -20,10 +21,11 @@ from rest_framework.views import APIView
 from api.views import ERRORS, _table, require_table_visible
 from config.ratelimit import client_address
 from live import services as live
-from live import streams
+from live import spectate, streams
 from live.models import LiveGame
 from live.queries import live_for_view
 from live.streams import MAX_STREAM, MAX_WAIT
+from tournaments.errors import ServiceError
 from tournaments.selectors import is_referee, public_seat_of
 
 
@@ -60,6 +62,18 @@ def _live(request, pk) -> LiveGame:
     return lg
 
 
+class SpectatorsDelayed(ServiceError):
+    """The event shows its live games to spectators late (``Event.spectator_delay``): the
+    stream of every act as it is made is for the players and referees only."""
+
+    status = 409
+
+    def __init__(self):
+        super().__init__("spectators_delayed", _(
+            "spectators of this event follow its live games with a delay: use GET on the game "
+            "(or the table's spectator page)"))
+
+
 def _spectator(request, lg: LiveGame) -> bool:
     """Whether the user only watches ``lg``: neither seated at its table nor its referee
     (spectators' waiting requests are capped, live.streams.SpectatorSlots)."""
@@ -93,8 +107,16 @@ class LiveGameApi(APIView):
         responses={200: OpenApiTypes.OBJECT, 304: None, **ERRORS})
     def get(self, request, pk):
         """Your seat's view (your cards only) — or, for anyone not seated, the public view with
-        no hidden cards. With ``since`` and ``wait`` it long-polls for the next change."""
+        no hidden cards. With ``since`` and ``wait`` it long-polls for the next change. When the
+        event delays spectators (``spectator_delay``), anyone neither seated nor a referee gets
+        ``{"view", "delay", "next_in"}`` instead: the public view as it was ``delay`` seconds
+        ago (``null`` until one is that old; ``next_in``: seconds until a newer one is)."""
         lg = _live(request, pk)
+        delay = lg.table.round.event.spectator_delay
+        if delay and _spectator(request, lg):  # held back as on the spectator page
+            resp = Response(spectate.spectator_view(live=lg, delay=delay))
+            resp["Cache-Control"] = "no-store"
+            return resp
         try:
             since = int(request.query_params.get("since", -1))
             wait = float(request.query_params.get("wait", 0))
@@ -208,6 +230,8 @@ class LiveEventsApi(APIView):
         on — one open request instead of a long-poll after every move. Each event is
         ``event: view``, ``id: <version>`` and the view as JSON, exactly as ``GET`` returns it."""
         lg = _live(request, pk)
+        if lg.table.round.event.spectator_delay and _spectator(request, lg):
+            raise SpectatorsDelayed()
         try:
             since = int(request.headers.get("Last-Event-ID")
                         or request.query_params.get("since", -1))

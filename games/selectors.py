@@ -70,3 +70,11 @@ def _step(step: str, user, at, reason: str, *, version: int | None = None,
 def result_open_dispute(result: GameResult) -> ResultDispute | None:
     """The result's open dispute, if any (from ``result.disputes``, prefetched or not)."""
     return next((d for d in result.disputes.all() if d.settled_at is None), None)
+
+
+def result_record_version(result: GameResult) -> GameResultVersion | None:
+    """The newest version of ``result`` that is a full record (a live game's, or an uploaded
+    one): what a replay (复盘) shows; ``None`` when every version is a result sheet. Uses
+    ``result.versions`` (prefetched or not)."""
+    records = [v for v in result.versions.all() if v.kind == GameResultVersion.Kind.RECORD]
+    return max(records, key=lambda v: v.version, default=None)

@@ -41,6 +41,7 @@ GAMES_PER_MATCH_MAX = 24
 ROUNDS_PLANNED_MAX = 50
 #: a live seat has 1 s to an hour per move before the bot plays it (托管)
 MOVE_SECONDS_MIN, MOVE_SECONDS_MAX = 1, 3600
+SPECTATOR_DELAY_MAX = 3600
 #: a bye (轮空) scores at most what a round of games can: ±1000 points
 BYE_POINTS_MAX = 1000
 
@@ -115,6 +116,11 @@ class Event(models.Model):
         _("live move time limit (s)"), default=60,
         validators=[MinValueValidator(MOVE_SECONDS_MIN), MaxValueValidator(MOVE_SECONDS_MAX)],
         help_text=_("A live-play seat that does not act in time is played by the bot (托管)"))
+    spectator_delay = models.PositiveIntegerField(
+        _("spectator delay (s)"), default=0,
+        validators=[MaxValueValidator(SPECTATOR_DELAY_MAX)],
+        help_text=_("Spectators of a live table see each act this many seconds after it "
+                    "is made (0: at once); the players and referees are not delayed"))
     swiss_brackets = models.BooleanField(
         _("seat by score after round 1"), default=False,
         help_text=_("Individual events: Swiss-style score brackets from round 2"))

@@ -46,14 +46,14 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
                  move_seconds: int = 60, rated: bool = False, show_ratings: bool = False,
                  rating_balance: bool = False,
                  knockout_seeding: str = Event.KnockoutSeeding.STANDINGS,
-                 organizer=None) -> Event:
+                 spectator_delay: int = 0, organizer=None) -> Event:
     """Create an event after checking its rules with the engine and its settings against the
     bounds on the model's fields (``tournaments.models``: games per match, rounds, move time,
     bye score)."""
     check_bounds(model=Event, code="bad_event", values={
         "name": name, "slug": slug, "rounds_planned": rounds_planned,
         "games_per_match": games_per_match, "bye_points": bye_points,
-        "move_seconds": move_seconds})
+        "move_seconds": move_seconds, "spectator_delay": spectator_delay})
     rules = rules_check(rules=rules)
     if tie_breaks:
         from tournaments.models import TIE_BREAK_CHOICES
@@ -74,7 +74,8 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
             swiss_brackets=swiss_brackets, tie_breaks=list(tie_breaks or []),
             knockout_teams=knockout_teams, move_seconds=move_seconds, rated=rated,
             show_ratings=show_ratings, rating_balance=rating_balance,
-            knockout_seeding=knockout_seeding)
+            knockout_seeding=knockout_seeding,
+            spectator_delay=spectator_delay)
         if organizer is not None:
             event.organizers.add(organizer)
     return event
@@ -785,7 +786,8 @@ def _force_last(*, event, entry, player, table, game_number, reason, by):
 
 # ----------------------------------------------------------------------------- event settings
 EDITABLE_ALWAYS = {"name", "bye_points", "tie_breaks", "rounds_planned", "move_seconds",
-                   "rated", "show_ratings", "rating_balance", "knockout_seeding"}
+                   "rated", "show_ratings", "rating_balance", "knockout_seeding",
+                   "spectator_delay"}
 EDITABLE_BEFORE_ROUND_1 = {"rules", "format", "games_per_match", "swiss_brackets",
                            "knockout_teams"}
 

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from web.views import dashboard, desk, public, ratings, table
+from web.views import dashboard, desk, public, ratings, table, watch
 
 app_name = "pages"
 
@@ -19,6 +19,20 @@ urlpatterns = [
     path("e/<slug:slug>/rounds/<int:number>/tables/<int:table>/", public.table_detail,
          name="table"),
     path("e/<slug:slug>/table/<int:table>/", public.table_current, name="table-current"),
+    # watching and looking back (issue 19): spectators, replays, histories
+    path("e/<slug:slug>/rounds/<int:number>/tables/<int:table>/watch/", watch.watch,
+         name="watch"),
+    path("e/<slug:slug>/rounds/<int:number>/tables/<int:table>/watch.json", watch.watch_data,
+         name="watch-data"),
+    path("e/<slug:slug>/rounds/<int:number>/tables/<int:table>/games/<int:game>/replay/",
+         watch.replay, name="replay"),
+    path("e/<slug:slug>/rounds/<int:number>/tables/<int:table>/games/<int:game>/replay.json",
+         watch.replay_data, name="replay-data"),
+    path("e/<slug:slug>/rounds/<int:number>/results/", watch.round_results,
+         name="round-results"),
+    path("e/<slug:slug>/players/<int:player>/", watch.player_history, name="player-history"),
+    path("e/<slug:slug>/teams/<int:team>/", watch.team_history, name="team-history"),
+    path("e/<slug:slug>/entries/<int:entry>/", watch.entry_history, name="entry-history"),
     path("e/<slug:slug>/projector/", public.projector, name="projector"),
     path("e/<slug:slug>/bracket/", public.bracket, name="bracket"),
     path("e/<slug:slug>/qr/", public.qr_codes, name="qr"),

@@ -360,6 +360,15 @@ class Play:
             return False
         return True
 
+    def no_head(self, s: int) -> bool:
+        """无头 (public): the seat's 对头 is out of play and it holds no 够死级 right."""
+        return self._no_head(s)
+
+    def may_answer(self, s: int) -> bool:
+        """Whether seat ``s`` may answer the combo on top now (对头, 无头, 四户乱缠, 烧牌 …): the
+        rule the engine itself applies, for viewers that explain a position."""
+        return self._entitled(s)
+
     def _entitled(self, s: int) -> bool:
         p = self.owner
         if self.top_unbeatable:

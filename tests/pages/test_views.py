@@ -371,8 +371,9 @@ def test_standings_page_and_csv_agree(client, event, referee_user):
     csv_text = client.get(reverse("api:standings-csv", kwargs={"slug": event.slug})
                           ).content.decode("utf-8-sig")
     csv_names = [line.split(",")[1] for line in csv_text.strip().splitlines()[1:]]
-    html_names = re.findall(r'<td class="name">([^<]+?)(?: <small class="pno">#(\d+)</small>)?</td>',
-                            body)
+    # each name links to its history (issue 19)
+    html_names = re.findall(r'<td class="name"><a href="/e/[^"]+/entries/\d+/">([^<]+?)</a>'
+                            r'(?: <small class="pno">#(\d+)</small>)?</td>', body)
     assert csv_names == [f"{name} (#{number})" for name, number in html_names]
 
 

@@ -270,8 +270,11 @@ def leaderboard(request, slug):
         "page": page, "query": query, "through_round": through or 0,
         "live": {"api": api, "etag": standings_etag(event),
                  "columns": [c["key"] for c in columns], "interval": POLL_SECONDS,
-                 "ratings": ratings},
+                 "ratings": ratings,
+                 "entry_url": reverse("pages:entry-history", kwargs={"slug": slug,
+                                                                     "entry": 0})},
         "standings_csv": _api("standings-csv", slug=slug),
+        "rounds": list(_public_rounds(event).values_list("number", flat=True)),
     })
 
 
@@ -344,7 +347,10 @@ def table_detail(request, slug, number, table):
     url = request.build_absolute_uri(reverse("pages:table-current",
                                              kwargs={"slug": slug, "table": table}))
     ring = [seats.get(i) for i in (3, 4, 2, 5, 1, 0)]
+    from web.views.watch import table_results  # (it builds on this module's reads)
+
     return render(request, "web/public/table.html", {
+        **table_results(request, event, rnd, tbl, seats),
         **_base_context(event, "seating"), "round": rnd, "table": tbl,
         "seats": [seats[k] for k in sorted(seats)], "ring": ring, "games": games,
         "total": total, "games_planned": range(len(results) + 1, event.games_per_match + 1),

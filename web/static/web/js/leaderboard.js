@@ -23,7 +23,7 @@ function leaderboard() {
       });
       var fresh = document.createDocumentFragment();
       results.forEach(function (s) {
-        var tr = standingRow(s, columns);
+        var tr = standingRow(s, columns, LIVE.entry_url);
         fresh.appendChild(tr);
         var key = String(s.entry.id);
         if (before[key] !== undefined && before[key] !== rowKey(tr)) {

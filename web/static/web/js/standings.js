@@ -26,14 +26,23 @@ function entryName(entry) {
   return name;
 }
 
-export function standingRow(s, columns) {
+/* `entryUrl`: the address of an entry's history with 0 for its id (the leaderboard links each
+ * name to it; the projector shows plain names). */
+export function standingRow(s, columns, entryUrl) {
   var tr = el("tr");
   tr.dataset.entry = s.entry.id;
   tr.appendChild(el("td", "rank", s.rank));
   var move = el("td", "move");
   move.appendChild(movementCell(s.movement));
   tr.appendChild(move);
-  var name = el("td", "name", entryName(s.entry));
+  var name = el("td", "name");
+  if (entryUrl) {
+    var link = el("a", "", entryName(s.entry));
+    link.href = entryUrl.replace("/0/", "/" + s.entry.id + "/");
+    name.appendChild(link);
+  } else {
+    name.textContent = entryName(s.entry);
+  }
   if (s.entry.number) {
     name.appendChild(document.createTextNode(" "));
     name.appendChild(el("small", "pno", "#" + s.entry.number));

@@ -1,0 +1,547 @@
+"""Watching and looking back (观战 and 复盘): a live table for spectators, the replay of a finished
+game, a table's whole results, and the histories of a player, a 联邦 team and a round.
+
+- The spectator page shows what :mod:`live.spectate` lets the public see, as late as the
+  event's ``spectator_delay`` asks; never a card in a hand.
+- A replay shows the engine's own account of a stored record (:func:`engine.steps.replay_steps`)
+  with all six hands open, so only for a game that is over and whose result counts
+  (confirmed); the event's referees and organizers see every stored record.
+- The histories read the public seating, the confirmed results and the standings after each
+  round (computed as the leaderboard computes them, only through the rounds the public sees).
+"""
+
+from __future__ import annotations
+
+import time
+
+from django.core.cache import cache
+from django.core.paginator import Paginator
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db.models import Prefetch, Q
+from django.http import Http404, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from django.views.decorators.gzip import gzip_page
+
+from config.ratelimit import client_address
+from engine.steps import replay_steps
+from games.models import GameResult, GameResultVersion
+from games.selectors import (
+    RESULT_HISTORY_PREFETCH,
+    result_history,
+    result_record_version,
+    round_tables_with_results,
+)
+from live import spectate, streams
+from live.models import LiveGame
+from tournaments.models import Bye, Entry, Penalty, Player, Round, Seat, Table, Team
+from tournaments.selectors import SEATING_PUBLIC, is_referee
+from tournaments.standings import compute
+from web.views.public import (
+    _base_context,
+    _bye_views,
+    _entry_name,
+    _public_event,
+    _public_round,
+    _seat_view,
+)
+
+POLL_SECONDS = 5
+LONG_POLL_SECONDS = 20
+RESULTS_PAGE = 60
+
+PLACE_LABELS = {1: _("头科"), 2: _("二科"), 3: _("三科"), 4: _("四科"), 5: _("二落"), 6: _("大落")}
+TRIBUTE_LABELS = {"dian": _("点贡 (not 开点)"), "men": _("闷贡 (smothered)"),
+                  "shao": _("烧贡 (burned)"), "luo": _("落贡 (last places)")}
+ELIMINATION_LABELS = {"failed_burn": _("诈烧: a failed burn"),
+                      "smothered": _("闷: smothered, placed last")}
+STEP_LABELS = {
+    "submitted": _("submitted"), "recorded": _("recorded by the server (live game)"),
+    "corrected": _("corrected"), "proposed": _("correction proposed"),
+    "accepted": _("correction accepted"), "declined": _("correction declined"),
+    "withdrawn": _("correction withdrawn"), "superseded": _("correction closed by a referee"),
+    "disputed": _("disputed"), "settled": _("dispute settled"),
+}
+#: the replay's reasons why a seat may or may not answer (engine.steps.WHY_CODES)
+WHY_LABELS = {
+    "owner": _("its own combo"),
+    "out": _("out of the game"),
+    "gousiji": _("够死级: nobody may answer, only a burn can"),
+    "luanchan": _("四户乱缠: anyone still playing may answer"),
+    "burning_opposite": _("烧牌: only the burner's 对头 may answer (解烧)"),
+    "burning_other": _("烧牌: only the burner's 对头 may answer"),
+    "opposite": _("对头: the owner's 对头 always may answer"),
+    "passed": _("passed in this round"),
+    "restricted": _("played after 让牌: only the 对头 may answer"),
+    "ordinary": _("not a 够级 combo: anyone who has not passed"),
+    "no_head": _("无头: its 对头 is out, so it may answer a 够级 combo"),
+    "owner_no_head": _("the owner is 无头: anyone may answer its 够级 combo"),
+    "gouji": _("够级: only the owner's 对头 may answer"),
+}
+
+#: texts of the spectator and replay scripts (handed over as JSON, translated like the rest)
+WATCH_TEXT = {
+    "seat": _("seat %(s)s"),
+    "cards": _("%(n)s cards"),
+    "turn": _("to act"),
+    "hosted": _("托管"),
+    "kaidian": _("开点"),
+    "not_kaidian": _("不开点"),
+    "played": _("played"),
+    "passed": _("pass"),
+    "yielded": _("让牌 (yield)"),
+    "burned": _("烧牌 (burn)"),
+    "auto": _("(托管)"),
+    "nothing_on_top": _("Nothing on the table: %(who)s leads."),
+    "top_by": _("On top, by %(who)s:"),
+    "waiting": _("No game is being played at this table right now."),
+    "delayed": _("Spectators see this table %(n)s s late; the game appears shortly."),
+    "over": _("The game is over."),
+    "replay": _("Replay this game"),
+    "game": _("Game %(n)s"),
+    "pre_play": _("Before play: tributes, revolutions and declarations."),
+    "burn_by": _("%(burner)s burned %(burned)s"),
+    "counter": _("(反烧)"),
+    "failed": _("(诈烧: failed)"),
+    "points": _("联邦 0 %(a)s · 联邦 1 %(b)s"),
+    "round": _("Round %(n)s (一圈)"),
+    "step": _("Act %(i)s of %(n)s"),
+    "start": _("Play begins"),
+    "may": _("may answer"),
+    "may_not": _("may not"),
+    "could_burn": _("could burn (烧牌): %(who)s"),
+    "luanchan": _("四户乱缠"),
+    "result": _("Result"),
+    "offline": _("Connection lost; retrying…"),
+    "updated": _("Updated %(time)s"),
+    "tribute": _("%(kind)s: %(from)s → %(to)s %(cards)s"),
+    "revolution": _("%(who)s: 革命 (revolution)"),
+    "declare": _("%(who)s declares %(kind)s"),
+    "buy3": _("买3: %(who)s buys a 3 from %(from)s (gives, takes)"),
+    "returned": _("还贡 (returned)"),
+    "pre_waive_gousiji": _("够死级 rights waived"),
+    "pre_hui3": _("会3: the 3s are removed"),
+    **{f"place_{k}": v for k, v in PLACE_LABELS.items()},
+    **{f"why_{k}": v for k, v in WHY_LABELS.items()},
+    **{f"tribute_{k}": v for k, v in TRIBUTE_LABELS.items()},
+}
+
+
+# ----------------------------------------------------------------------------- reads
+def _public_table(slug: str, number: int, table: int) -> tuple:
+    event = _public_event(slug)
+    rnd = _public_round(event, number)
+    tbl = get_object_or_404(Table.objects.select_related("team_a", "team_b"), round=rnd,
+                            number=table)
+    return event, rnd, tbl
+
+
+def _seats(tbl: Table) -> dict[int, dict]:
+    return {s.seat: _seat_view(s) for s in tbl.seats.select_related("player").order_by("seat")}
+
+
+def _who(seats: dict, seat) -> dict | None:
+    return seats.get(seat) if isinstance(seat, int) else None
+
+
+def replay_allowed(user, event, result: GameResult) -> bool:
+    """A replay shows all six hands: the public sees it once the result counts (confirmed);
+    the event's referees and organizers whenever the record is stored (to settle a dispute)."""
+    return result.status == GameResult.Status.CONFIRMED or is_referee(user, event)
+
+
+def _replay_url(event, rnd, tbl, number: int) -> str:
+    return reverse("pages:replay", kwargs={"slug": event.slug, "number": rnd.number,
+                                           "table": tbl.number, "game": number})
+
+
+def game_details(result: GameResult, seats: dict, *, replay_url: str | None,
+                 penalties: list[dict]) -> dict:
+    """One game's whole result as the table page shows it: the finishing order 头科…大落,
+    开点, burns, 闷, eliminations, revolutions, the tributes it leaves owed, every step of its
+    history with who and why, and the penalties given in it."""
+    res = result.engine_result or {}
+    order = res.get("order") or sorted((s for s in range(6) if (result.places or [0] * 6)[s]),
+                                       key=lambda s: result.places[s])
+    places = result.places or [0] * 6
+    kaidian = res.get("kaidian") or [None] * 6
+    return {
+        "number": result.number, "status": result.status,
+        "status_label": result.get_status_display(), "void": result.void,
+        "points_a": result.points_a, "points_b": result.points_b,
+        "sweep": bool(res.get("sweep")),
+        "order": [{"place": places[s], "label": PLACE_LABELS.get(places[s], ""),
+                   "who": _who(seats, s)} for s in order],
+        "kaidian_open": [_who(seats, s) for s in order if kaidian[s] is True],
+        "kaidian_closed": [_who(seats, s) for s in order if kaidian[s] is False],
+        "burns": [{"burner": _who(seats, b.get("burner")), "burned": _who(seats, b.get("burned")),
+                   "counter": b.get("counter"), "failed": b.get("failed")}
+                  for b in res.get("burns") or []],
+        "smothers": [_who(seats, s) for s in res.get("smothers") or []],
+        "eliminated": [{"who": _who(seats, e.get("seat")),
+                        "reason": ELIMINATION_LABELS.get(e.get("reason"), e.get("reason"))}
+                       for e in res.get("eliminated") or []],
+        "revolutions": [_who(seats, s) for s in res.get("revolutions") or []],
+        "owed": [{"kind": TRIBUTE_LABELS.get(t.get("kind"), t.get("kind")),
+                  "from": _who(seats, t.get("from")), "to": _who(seats, t.get("to")),
+                  "count": t.get("count")} for t in res.get("owed_tributes") or []],
+        "history": [{**step, "label": STEP_LABELS.get(step["step"], step["step"])}
+                    for step in result_history(result)],
+        "version": result.version,
+        "replay_url": replay_url,
+        "penalties": [p for p in penalties if p["game"] == result.number],
+    }
+
+
+def penalty_views(penalties) -> list[dict]:
+    return [{"kind": p.get_kind_display(), "points": p.points, "reason": p.reason,
+             "who": p.player.name if p.player_id else _entry_name(p.entry),
+             "game": p.game_number, "at": p.created_at,
+             "round": p.round.number if p.round_id else None,
+             "table": p.table.number if p.table_id else None,
+             "table_url": p.table.get_absolute_url() if p.table_id else None,
+             "by": getattr(p.created_by, "username", None)} for p in penalties]
+
+
+def _penalties(**filters):
+    return (Penalty.objects.filter(**filters)
+            .select_related("player", "entry__player", "entry__team", "round", "created_by",
+                            "table__round__event").order_by("created_at", "pk"))
+
+
+def table_results(request, event, rnd, tbl: Table, seats: dict) -> dict:
+    """The table page's whole results (:func:`game_details` for each game), the table's
+    penalties, and where to watch its live game."""
+    results = list(GameResult.objects.filter(table=tbl).order_by("number")
+                   .prefetch_related(*RESULT_HISTORY_PREFETCH))
+    penalties = penalty_views(_penalties(table=tbl))
+    details = []
+    for r in results:
+        stored = result_record_version(r)
+        url = (_replay_url(event, rnd, tbl, r.number)
+               if stored is not None and replay_allowed(request.user, event, r) else None)
+        details.append(game_details(r, seats, replay_url=url, penalties=penalties))
+    running = LiveGame.objects.filter(table=tbl, status=LiveGame.Status.RUNNING).exists()
+    return {"details": details, "penalties": penalties,
+            "table_penalties": [p for p in penalties if p["game"] is None],
+            "live_running": running,
+            "watch_url": reverse("pages:watch", kwargs={"slug": event.slug,
+                                                        "number": rnd.number,
+                                                        "table": tbl.number})}
+
+
+# ----------------------------------------------------------------------------- spectators
+def watch(request, slug, number, table):
+    """A live table for spectators (观战)."""
+    event, rnd, tbl = _public_table(slug, number, table)
+    seats = _seats(tbl)
+    return render(request, "web/watch/watch.html", {
+        **_base_context(event, "seating"), "js_text": {**WATCH_TEXT}, "round": rnd,
+        "table": tbl, "ring": [seats.get(i) for i in (3, 4, 2, 5, 1, 0)],
+        "delay": event.spectator_delay,
+        "live": {"api": reverse("pages:watch-data", kwargs={
+            "slug": slug, "number": number, "table": table}),
+            "names": {s: v["name"] for s, v in seats.items()},
+            "interval": POLL_SECONDS, "wait": LONG_POLL_SECONDS,
+            "delay": event.spectator_delay},
+    })
+
+
+def watch_data(request, slug, number, table):
+    """The spectator page's JSON: ``{"game", "view", "delay", "next_in", "replay"}``. With
+    ``game`` and ``since`` (the version the page shows) and no delay, it waits (the public
+    long-poll of :mod:`live.streams`) until the game moves on."""
+    event, rnd, tbl = _public_table(slug, number, table)
+    delay = event.spectator_delay
+    live = spectate.watched_game(tbl.pk, delay)
+    if live is None:
+        return JsonResponse({"game": None, "view": None, "delay": delay, "next_in": None,
+                             "replay": None})
+    try:
+        since = int(request.GET.get("since", -1))
+        shown = int(request.GET.get("game", 0))
+        wait = min(float(request.GET.get("wait", 0)), LONG_POLL_SECONDS)
+    except ValueError:
+        since, shown, wait = -1, 0, 0.0
+    if delay <= 0 and shown == live.number and since >= 0 and wait > 0:
+        streams.long_poll(live, since, wait, address=client_address(request), spectator=True)
+    data = spectate.spectator_view(live=live, delay=delay)
+    view = data["view"]
+    replay = None
+    if view is not None and view.get("status") == LiveGame.Status.FINISHED and live.result_id:
+        result = GameResult.objects.filter(pk=live.result_id).first()
+        if result is not None and replay_allowed(request.user, event, result):
+            replay = _replay_url(event, rnd, tbl, live.number)
+    response = JsonResponse({**data, "game": live.number, "replay": replay},
+                            encoder=DjangoJSONEncoder)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+# ----------------------------------------------------------------------------- replays
+def _replay_result(request, slug, number, table, game):
+    event, rnd, tbl = _public_table(slug, number, table)
+    result = get_object_or_404(
+        GameResult.objects.prefetch_related(Prefetch(
+            "versions", GameResultVersion.objects.order_by("version"))), table=tbl, number=game)
+    if not replay_allowed(request.user, event, result):
+        raise Http404("this game's result is not confirmed yet")
+    stored = result_record_version(result)
+    if stored is None:
+        raise Http404("this game was entered as a result sheet: there is no record to replay")
+    return event, rnd, tbl, result, stored
+
+
+def replay(request, slug, number, table, game):
+    """The replay viewer (复盘) of one game: the page; its steps come from :func:`replay_data`."""
+    event, rnd, tbl, result, stored = _replay_result(request, slug, number, table, game)
+    seats = _seats(tbl)
+    return render(request, "web/watch/replay.html", {
+        **_base_context(event, "seating"), "js_text": {**WATCH_TEXT}, "round": rnd,
+        "table": tbl, "game": result, "stored": stored,
+        "superseded": stored.version != result.version,
+        "seats": [seats[k] for k in sorted(seats)],
+        "live": {"api": reverse("pages:replay-data", kwargs={
+            "slug": slug, "number": number, "table": table, "game": game}),
+            "names": {s: v["name"] for s, v in seats.items()}},
+    })
+
+
+@gzip_page
+def replay_data(request, slug, number, table, game):
+    """The engine's steps of the game's record (:func:`engine.steps.replay_steps`), cached by
+    the stored version (a version never changes)."""
+    event, rnd, tbl, result, stored = _replay_result(request, slug, number, table, game)
+    key = f"gouji:replay:{stored.pk}:{stored.submitted_at.timestamp():.6f}"  # (a reused id)
+    data = cache.get(key)
+    if data is None:
+        data = replay_steps(stored.payload, first_game=result.number == 1)
+        cache.set(key, data, 3600)
+    if not data.get("ok"):
+        raise Http404("the stored record does not replay")  # never stored so: the engine checks
+    response = JsonResponse({**data, "version": stored.version, "game": result.number})
+    response["Cache-Control"] = "private, max-age=300"
+    return response
+
+
+# ----------------------------------------------------------------------------- histories
+def _public_round_numbers(event) -> list[int]:
+    return list(Round.objects.filter(event=event, status__in=SEATING_PUBLIC)
+                .order_by("number").values_list("number", flat=True))
+
+
+#: seconds a rank history may lag behind the results (recomputing it on every result of a
+#: large event would cost a whole standings computation per round, per change)
+RANK_HISTORY_STALE = 60
+
+
+def rank_history(event) -> dict[int, list[tuple[int, int]]]:
+    """Each entry's rank after each round the public may see: ``{entry id: [(round, rank),
+    …]}``, computed as the standings are (confirmed results only), up to the round the
+    leaderboard shows when the organizers hold the standings back. Kept in the cache with the
+    results version it was computed at: a newer version recomputes it, at most once every
+    :data:`RANK_HISTORY_STALE` seconds."""
+    released = event.standings_released_round
+    key = f"gouji:rank-history:{event.pk}:{event.created_at.timestamp():.6f}:{released}"
+    stored = cache.get(key)
+    now = time.time()
+    if stored is not None and (stored[0] == event.results_version
+                               or now - stored[1] < RANK_HISTORY_STALE):
+        return stored[2]
+    rounds = [n for n in _public_round_numbers(event) if released is None or n <= released]
+    history: dict[int, list] = {}
+    for n in rounds:
+        for row in compute(event, n):
+            history.setdefault(row.entry_id, []).append((n, row.rank))
+    cache.set(key, (event.results_version, now, history), 3600)
+    return history
+
+
+def rank_chart(points: list[tuple[int, int]], entries: int) -> dict | None:
+    """A small line chart of rank after each round, as SVG coordinates (rank 1 at the top)."""
+    if not points:
+        return None
+    width, height, pad, left = 300, 120, 16, 30
+    last_round = max(n for n, _ in points)
+    first_round = min(n for n, _ in points)
+    worst = max(entries, max(r for _, r in points), 2)
+    span = max(1, last_round - first_round)
+
+    def x(n):
+        return round(left + (width - left - pad) * (n - first_round) / span, 1)
+
+    def y(rank):
+        return round(pad + (height - 2 * pad) * (rank - 1) / (worst - 1), 1)
+
+    dots = [{"x": x(n), "y": y(r), "round": n, "rank": r} for n, r in points]
+    return {"width": width, "height": height, "dots": dots, "left": left, "right": width - pad,
+            "line": " ".join(f"{d['x']},{d['y']}" for d in dots),
+            "worst": worst, "top_y": y(1), "bottom_y": y(worst)}
+
+
+def _game_views(results, side: int, seat: int) -> list[dict]:
+    out = []
+    for r in results:
+        places = r.places or []
+        place = places[seat] if len(places) > seat else 0
+        out.append({"number": r.number, "place": place,
+                    "place_label": PLACE_LABELS.get(place, ""),
+                    "points": r.points_a if side == 0 else r.points_b,
+                    "confirmed": r.status == GameResult.Status.CONFIRMED})
+    return out
+
+
+def _seat_rounds(event, seats_qs) -> list[dict]:
+    """A row per round a player (or a team's members) sat in: table, seat, partners, places and
+    the points of the confirmed games."""
+    rows = []
+    for seat in seats_qs:
+        tbl = seat.table
+        partners = [{"name": s.player.name, "label": s.seat + 1}
+                    for s in tbl.seats.all() if s.seat % 2 == seat.seat % 2 and s.pk != seat.pk]
+        results = list(tbl.results.all())
+        games = _game_views(results, seat.seat % 2, seat.seat)
+        rows.append({"round": tbl.round.number, "table": tbl.number,
+                     "table_url": tbl.get_absolute_url(), "seat": seat.seat + 1,
+                     "side": seat.seat % 2, "partners": partners, "games": games,
+                     "points": sum(g["points"] for g in games if g["confirmed"]),
+                     "name": seat.player.name,
+                     "replays": [{"number": r.number, "url": reverse("pages:replay", kwargs={
+                         "slug": event.slug, "number": tbl.round.number, "table": tbl.number,
+                         "game": r.number})} for r in results
+                         if r.status == GameResult.Status.CONFIRMED
+                         and any(v.kind == GameResultVersion.Kind.RECORD
+                                 for v in r.versions.all())]})
+    return rows
+
+
+def _history_seats(event, **filters):
+    return (Seat.objects.filter(round__event=event, round__status__in=SEATING_PUBLIC, **filters)
+            .select_related("player", "table__round")
+            .prefetch_related(
+                Prefetch("table__seats", Seat.objects.select_related("player").order_by("seat")),
+                Prefetch("table__results", GameResult.objects.order_by("number")
+                         .prefetch_related(Prefetch("versions", GameResultVersion.objects
+                                                    .only("id", "result_id", "kind")))))
+            .order_by("round__number", "seat"))
+
+
+def _standing_of(event, entry) -> dict | None:
+    from tournaments.standings import public_standings
+
+    st = public_standings(event).filter(entry=entry).first()
+    return None if st is None else {"rank": st.rank, "points": st.points,
+                                    "games_played": st.games_played}
+
+
+def _byes(event, entry) -> list[dict]:
+    return [{"round": b.round.number, "points": b.points}
+            for b in Bye.objects.filter(entry=entry, round__status__in=SEATING_PUBLIC)
+            .select_related("round").order_by("round__number")]
+
+
+def player_history(request, slug, player):
+    """A player's event (individual events): each round's table, seat, 联邦 partners, places and
+    points, links to the games, penalties with their reasons, and rank after each round."""
+    event = _public_event(slug)
+    person = get_object_or_404(Player, pk=player)
+    seats = list(_history_seats(event, player=person))
+    entry = Entry.objects.filter(event=event, player=person).first()
+    if entry is None and not seats:
+        raise Http404("this player does not play in this event")
+    team_entry = seats[-1].entry if seats and entry is None else None
+    ranked = entry or team_entry
+    history = rank_history(event).get(ranked.pk, []) if ranked is not None else []
+    rows = _seat_rounds(event, seats)
+    return render(request, "web/watch/player.html", {
+        **_base_context(event, "leaderboard"), "player": person, "entry": entry,
+        "title": person.name,
+        "team": team_entry.team if team_entry is not None and team_entry.team_id else None,
+        "rows": rows, "byes": _byes(event, entry) if entry is not None else [],
+        "standing": _standing_of(event, ranked) if ranked is not None else None,
+        "chart": rank_chart(history, event.entries.exclude(status="withdrawn").count()),
+        "penalties": penalty_views(_penalties(event=event).filter(
+            Q(player=person) | Q(entry__player=person))),
+    })
+
+
+def entry_history(request, slug, entry):
+    """An entry's history: its player's page, or its team's (the leaderboard links here)."""
+    event = _public_event(slug)
+    found = get_object_or_404(Entry, pk=entry, event=event)
+    if found.player_id:
+        return redirect("pages:player-history", slug=slug, player=found.player_id)
+    return redirect("pages:team-history", slug=slug, team=found.team_id)
+
+
+def team_history(request, slug, team):
+    """A 联邦 team's event (team events): each round's table and opponents, its members'
+    seats and places, points, penalties, and rank after each round."""
+    event = _public_event(slug)
+    squad = get_object_or_404(Team, pk=team, event=event)
+    entry = Entry.objects.filter(event=event, team=squad).first()
+    if entry is None:
+        raise Http404("this team has no entry")
+    seats = list(_history_seats(event, entry=entry))
+    by_round: dict[int, dict] = {}
+    for row in _seat_rounds(event, seats):
+        rnd = by_round.setdefault(row["round"], {
+            "round": row["round"], "table": row["table"], "table_url": row["table_url"],
+            "side": row["side"], "members": [], "games": row["games"], "points": row["points"],
+            "replays": row["replays"], "opponent": None})
+        rnd["members"].append({"name": row["name"], "seat": row["seat"],
+                               "places": [g["place_label"] for g in row["games"]]})
+    tables = {t.round.number: t for t in Table.objects.filter(
+        pk__in=[s.table_id for s in seats]).select_related("round", "team_a", "team_b")}
+    for number, rnd in by_round.items():
+        tbl = tables.get(number)
+        if tbl is not None:
+            other = tbl.team_b if tbl.team_a_id == squad.pk else tbl.team_a
+            rnd["opponent"] = None if other is None else {
+                "name": other.name, "url": reverse("pages:team-history",
+                                                   kwargs={"slug": slug, "team": other.pk})}
+    history = rank_history(event).get(entry.pk, [])
+    return render(request, "web/watch/team.html", {
+        **_base_context(event, "leaderboard"), "team": squad, "entry": entry,
+        "title": squad.name,
+        "members": [{"player": m.player, "url": reverse("pages:player-history", kwargs={
+            "slug": slug, "player": m.player_id})}
+            for m in squad.members.filter(status="accepted").select_related("player")],
+        "rows": [by_round[n] for n in sorted(by_round)], "byes": _byes(event, entry),
+        "standing": _standing_of(event, entry),
+        "chart": rank_chart(history, event.entries.exclude(status="withdrawn").count()),
+        "penalties": penalty_views(_penalties(event=event, entry=entry)),
+    })
+
+
+def round_results(request, slug, number):
+    """Every table's results in one round: points by game and in all, 头科 and 大落 of each game,
+    the byes, and the penalties given in the round."""
+    event = _public_event(slug)
+    rnd = _public_round(event, number)
+    tables = round_tables_with_results(rnd)
+    page = Paginator(tables, RESULTS_PAGE).get_page(request.GET.get("page"))
+    views = []
+    for tbl in page.object_list:
+        seats = {s.seat: _seat_view(s) for s in tbl.seats.all()}
+        games = []
+        for r in tbl.results.all():
+            places = r.places or []
+            games.append({"number": r.number, "points_a": r.points_a, "points_b": r.points_b,
+                          "confirmed": r.status == GameResult.Status.CONFIRMED,
+                          "status_label": r.get_status_display(), "void": r.void,
+                          "head": seats.get(places.index(1)) if 1 in places else None,
+                          "last": seats.get(places.index(6)) if 6 in places else None})
+        confirmed = [g for g in games if g["confirmed"]]
+        views.append({"number": tbl.number, "url": tbl.get_absolute_url(),
+                      "team_a": tbl.team_a.name if tbl.team_a_id else None,
+                      "team_b": tbl.team_b.name if tbl.team_b_id else None,
+                      "seats": [seats[k] for k in sorted(seats)], "games": games,
+                      "total_a": sum(g["points_a"] for g in confirmed),
+                      "total_b": sum(g["points_b"] for g in confirmed)})
+    return render(request, "web/watch/round_results.html", {
+        **_base_context(event, "leaderboard"), "round": rnd, "tables": views, "page": page,
+        "rounds": _public_round_numbers(event), "byes": _bye_views(rnd),
+        "penalties": penalty_views(_penalties(event=event, round=rnd)),
+    })
