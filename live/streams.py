@@ -12,6 +12,16 @@ A waiting request reads nothing: it blocks in :func:`live.notify.wait_for_versio
 game's next version is announced, then brings its row to that version (:meth:`GameCache.reach
 <live.cache.GameCache.reach>`: the table's streams woken together share one read). With a
 connection pool, the connection goes back to the pool while it waits.
+
+Each has an async twin for an ASGI server (config/asgi.py; "async (ASGI)" below): the same
+frames and rules, but an open stream is a coroutine waiting on its process's one pub/sub
+subscription (:class:`live.notify.Dispatcher`), not a thread, and reads in one of a few database
+threads (:mod:`live.aio`). Any view wraps them — the API's (api/live_views.py) and a page's:
+
+- :func:`open_events_async` → an async iterator of server-sent event frames for a
+  ``StreamingHttpResponse`` (raises :class:`SpectatorsBusy` before anything is sent);
+- :func:`seat_events` → the bare async generator of one seat's (or the public) frames;
+- :func:`long_poll_async` → the long-poll's wait, then answer with the view as usual.
 """
 
 from __future__ import annotations

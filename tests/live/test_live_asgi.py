@@ -239,3 +239,56 @@ def test_an_unknown_game_is_the_apis_json_404(started, quiet_reads):
     for r in async_to_sync(scenario)():
         assert r.status_code == 404
         assert json.loads(r.content)["error"]["code"] == "not_found"
+
+
+def test_the_asgi_application_holds_no_thread_per_open_stream(started, quiet_reads):
+    """config/asgi.py's application, as uvicorn calls it: 24 open streams (public and seated)
+    each get their opening frames, and the process has no more threads than before they
+    opened but the few shared ones (Django would give each request a thread of its own for
+    its sync code, held as long as the stream is open)."""
+    import threading
+
+    from asgiref.testing import ApplicationCommunicator
+
+    from config.asgi import application
+
+    lt, live_id = started
+    keys = [Token.objects.get_or_create(user=u)[0].key for u in lt.users]
+
+    def scope(key: str | None):
+        headers = [(b"accept", b"text/event-stream"), (b"host", b"testserver")]
+        if key:
+            headers.append((b"authorization", f"Token {key}".encode()))
+        return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                "method": "GET", "scheme": "http", "path": f"/api/v1/live/{live_id}/events/",
+                "raw_path": f"/api/v1/live/{live_id}/events/".encode(),
+                "query_string": b"seconds=30", "root_path": "", "headers": headers,
+                "client": ("127.0.0.1", 50000), "server": ("testserver", 80)}
+
+    async def scenario():
+        opened = []
+        warm = threading.active_count()
+        for k in range(24):
+            # four spectators (the cap per address), twenty seated
+            comm = ApplicationCommunicator(application, scope(keys[k % 6] if k % 6 else None))
+            await comm.send_input({"type": "http.request", "body": b""})
+            start = await comm.receive_output(10)
+            first = await comm.receive_output(10)
+            view = await comm.receive_output(10)
+            opened.append((comm, start["status"], first["body"] + view["body"]))
+            if k == 0:
+                warm = threading.active_count()  # the shared threads exist now
+        await until_waiting(live_id, n=24)
+        during = threading.active_count()
+        for comm, _status, _body in opened:
+            await comm.send_input({"type": "http.disconnect"})
+            await comm.wait(5)
+        return opened, warm, during
+
+    opened, warm, during = async_to_sync(scenario)()
+    assert [status for _c, status, _b in opened] == [200] * 24
+    frames = [parse(body.decode()) for _c, _s, body in opened]
+    assert all(len(f) == 1 and f[0]["event"] == "view" for f in frames)
+    assert [f[0]["data"]["seat"] for f in frames[:6]] == [None, 1, 2, 3, 4, 5]
+    assert all("hand" not in f[0]["data"] for f in frames[::6])
+    assert during - warm <= 4, f"{during - warm} more threads for 23 more open streams"
