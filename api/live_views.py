@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-from asgiref.sync import sync_to_async
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.views.decorators.csrf import csrf_exempt
@@ -23,6 +22,7 @@ from api.views import ERRORS, _table, require_table_visible
 from config.ratelimit import client_address
 from live import services as live
 from live import streams
+from live.aio import in_db_thread
 from live.models import LiveGame
 from live.queries import live_for_view
 from live.streams import MAX_STREAM, MAX_WAIT
@@ -265,9 +265,10 @@ class LiveEventsApi(APIView):
 
 # ----------------------------------------------------------------------------- ASGI
 # The ASGI server's views of the two waiting requests (config/asgi_urls.py). Each runs the DRF
-# view above in Django's thread for sync code (authentication, throttles, who may see the
-# game: the same checks, the same errors), then waits on the event loop: the stream's frames
-# come from live.streams.open_events_async, the long-poll waits in
+# view above (authentication, throttles, who may see the game: the same checks, the same
+# errors) in a stream database thread (live.aio: a few threads read for every stream of the
+# process, each with at most one connection), then waits on the event loop: the stream's
+# frames come from live.streams.open_events_async, the long-poll waits in
 # live.streams.long_poll_async and is answered by the view's ``answer``.
 _live_game_view = LiveGameApi.as_view()
 _live_events_view = LiveEventsApi.as_view()
@@ -276,14 +277,14 @@ _live_events_view = LiveEventsApi.as_view()
 @csrf_exempt
 async def live_game_async(request, pk):
     request.live_on_event_loop = True
-    response = await sync_to_async(_live_game_view)(request, pk=pk)
+    response = await in_db_thread(_live_game_view, request, pk=pk)
     if isinstance(response, WaitThenAnswer):
         await response.wait_async()
-        response = await sync_to_async(response.answer)()
+        response = await in_db_thread(response.answer)
     return response
 
 
 @csrf_exempt
 async def live_events_async(request, pk):
     request.live_on_event_loop = True
-    return await sync_to_async(_live_events_view)(request, pk=pk)
+    return await in_db_thread(_live_events_view, request, pk=pk)

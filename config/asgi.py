@@ -32,9 +32,9 @@ class Handler(ASGIHandler):
     Django gives each request a thread of its own for its sync code (middleware, DRF's checks)
     for as long as the request lasts (``ThreadSensitiveContext``): an open stream would hold an
     idle thread, and that thread's database connection, for its whole life. The waiting
-    requests (:data:`WAITING`) run their sync code in the process's one shared thread instead
-    (a few milliseconds when they open, and when they end): 10,000 open streams, one thread and
-    one connection for that, besides the stream database threads (live/aio.py)."""
+    requests (:data:`WAITING`) run their middleware's sync code in the process's one shared
+    thread instead, and their views' checks and reads in the stream database threads
+    (live/aio.py): 10,000 open streams, a handful of threads and connections."""
 
     async def __call__(self, scope, receive, send):
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and \
