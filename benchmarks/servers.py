@@ -193,9 +193,9 @@ def children(pid: int) -> list[int]:
 
 
 def process_figures(pids: list[int]) -> dict:
-    """Resident memory (MB), open file descriptors and CPU seconds, summed over ``pids``
+    """Resident memory (MB), open file descriptors, threads and CPU seconds, summed over ``pids``
     (Linux /proc; a process gone meanwhile counts nothing)."""
-    rss = fds = 0
+    rss = fds = threads = 0
     cpu = 0.0
     tick = os.sysconf("SC_CLK_TCK")
     for pid in pids:
@@ -205,12 +205,13 @@ def process_figures(pids: list[int]) -> dict:
                     if line.startswith("VmRSS:"):
                         rss += int(line.split()[1])
             fds += len(os.listdir(f"/proc/{pid}/fd"))
+            threads += len(os.listdir(f"/proc/{pid}/task"))
             with open(f"/proc/{pid}/stat") as fh:
                 fields = fh.read().rsplit(")", 1)[1].split()
             cpu += (int(fields[11]) + int(fields[12])) / tick
         except (OSError, ValueError, IndexError):
             continue
-    return {"rss_mb": rss / 1024, "fds": fds, "cpu_s": cpu}
+    return {"rss_mb": rss / 1024, "fds": fds, "threads": threads, "cpu_s": cpu}
 
 
 def raise_open_files(want: int) -> int:

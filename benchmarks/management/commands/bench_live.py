@@ -831,7 +831,8 @@ class Command(BaseCommand):
         per_stream = (opened["uvicorn"]["rss_mb"] - idle["rss_mb"]) * 1024 / max(1, streams)
         out(f"uvicorn ({workers} worker{'s' if workers > 1 else ''}): idle {idle['rss_mb']:.0f} "
             f"MB; {streams} streams open {opened['uvicorn']['rss_mb']:.0f} MB "
-            f"({per_stream:.1f} KB a stream), {opened['uvicorn']['fds']} descriptors; at the end "
+            f"({per_stream:.1f} KB a stream), {opened['uvicorn']['fds']} descriptors, "
+            f"{opened['uvicorn']['threads']} threads; at the end "
             f"{end['uvicorn']['rss_mb']:.0f} MB")
         out(f"client: {opened['client']['rss_mb']:.0f} MB, {opened['client']['fds']} "
             f"descriptors" + (f"; API gunicorn: {opened['api']['rss_mb']:.0f} MB in all"
@@ -841,7 +842,8 @@ class Command(BaseCommand):
             f"{mid['uvicorn_db']} midway through play (pool {pool}, {db_threads} stream "
             f"database threads); all to PostgreSQL on this host: {mid['db_connections']}")
         out(f"Redis connections of uvicorn: {mid['uvicorn_redis']} (one pub/sub subscription "
-            f"for all its streams)")
+            f"for all its streams" + ("; the others publish its acts' announcements)"
+                                      if act_server == "uvicorn" else ")"))
         p99 = percentile(sorted(figures["act_ms"]), 99) if figures["act_ms"] else float("nan")
         out(f"goal act p99 < 100 ms with {streams} open streams: "
             f"{'met' if p99 < 100 else 'NOT met'} ({p99:.1f} ms)")
