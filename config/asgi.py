@@ -22,7 +22,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 URLCONF = "config.asgi_urls"
 
 
-#: the waiting requests: the event stream and the long-poll of a live game
+#: the waiting requests: the event stream and the long-poll of a live game (another view that
+#: streams — a page's — belongs here too, in asgi_urls.py, and in the proxy's uvicorn routes)
 WAITING = re.compile(r"^/api/v1/live/\d+/(?:events/)?$")
 
 

@@ -240,6 +240,8 @@ def live_events(live: LiveGame, seat: int | None, since: int, seconds: float) ->
 #   events = open_events_async(live, seat, since, seconds, address=..., spectator=...)
 #   return StreamingHttpResponse(events, content_type="text/event-stream")
 #
+# in an async view (served by uvicorn, config/asgi.py); a sync view (gunicorn, runserver) uses
+# open_events, as a sync server cannot iterate an async stream without buffering it whole.
 # ``live`` is the game's row read without its state (live.queries.live_for_view), ``seat`` the
 # asking user's seat at its table or None (the public view: no hidden cards). It raises
 # SpectatorsBusy at once when a spectator finds no free slot; the iterator gives the slot back
