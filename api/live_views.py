@@ -8,6 +8,7 @@ import json
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
@@ -22,6 +23,7 @@ from api.views import ERRORS, _table, require_table_visible
 from config.ratelimit import client_address
 from live import services as live
 from live import spectate, streams
+from live.aio import in_db_thread
 from live.models import LiveGame
 from live.queries import live_for_view
 from live.streams import MAX_STREAM, MAX_WAIT
@@ -52,6 +54,12 @@ class LiveHostSerializer(serializers.Serializer):
     seat = serializers.IntegerField(min_value=0, max_value=5, required=False,
                                     help_text="the seat: a referee names any; a player switches "
                                               "only their own (the default)")
+
+
+def _on_event_loop(request) -> bool:
+    """Whether the request came through an async view below (an ASGI server, config/asgi.py):
+    then its waiting happens on the event loop."""
+    return getattr(request, "live_on_event_loop", False)
 
 
 def _live(request, pk) -> LiveGame:
@@ -122,8 +130,13 @@ class LiveGameApi(APIView):
             wait = float(request.query_params.get("wait", 0))
         except ValueError:
             since, wait = -1, 0.0
-        streams.long_poll(lg, since, wait, address=client_address(request),
-                          spectator=_spectator(request, lg))
+        address, spectator = client_address(request), _spectator(request, lg)
+        if _on_event_loop(request) and streams.must_wait(lg, since, wait):
+            return WaitThenAnswer(self, request, lg, since, wait, address, spectator)
+        streams.long_poll(lg, since, wait, address=address, spectator=spectator)
+        return self.answer(request, lg)
+
+    def answer(self, request, lg: LiveGame) -> Response:
         # the version, and the seats in 托管 (switching it makes no new version)
         etag = f'"live-{lg.pk}-{lg.version}{f"-h{lg.hosted}" if lg.hosted else ""}"'
         if request.headers.get("If-None-Match") == etag:
@@ -133,6 +146,30 @@ class LiveGameApi(APIView):
         resp["ETag"] = etag
         resp["Cache-Control"] = "no-store"
         return resp
+
+
+class WaitThenAnswer(Response):
+    """What :class:`LiveGameApi` returns to :func:`live_game_async` when a long-poll must wait:
+    the request is checked (authenticated, throttled, the game visible to the user), and the
+    wait happens on the event loop, not in a thread; :meth:`answer` then answers as the sync
+    view would have. Never sent itself."""
+
+    def __init__(self, view: LiveGameApi, request, lg: LiveGame, since: int, wait: float,
+                 address: str, spectator: bool):
+        super().__init__(status=status.HTTP_200_OK)
+        self.view, self.drf_request, self.lg = view, request, lg
+        self.since, self.wait, self.address, self.spectator = since, wait, address, spectator
+
+    async def wait_async(self) -> None:
+        await streams.long_poll_async(self.lg, self.since, self.wait, address=self.address,
+                                      spectator=self.spectator)
+
+    def answer(self):
+        try:
+            resp = self.view.answer(self.drf_request, self.lg)
+        except Exception as exc:
+            resp = self.view.handle_exception(exc)
+        return self.view.finalize_response(self.drf_request, resp)
 
 
 class LiveActApi(APIView):
@@ -241,10 +278,37 @@ class LiveEventsApi(APIView):
             seconds = float(request.query_params.get("seconds", MAX_STREAM))
         except ValueError:
             seconds = MAX_STREAM
-        events = streams.open_events(lg, lg.user_seat, since, seconds,
-                                     address=client_address(request),
-                                     spectator=_spectator(request, lg))
+        opener = streams.open_events_async if _on_event_loop(request) else streams.open_events
+        events = opener(lg, lg.user_seat, since, seconds, address=client_address(request),
+                        spectator=_spectator(request, lg))
         resp = StreamingHttpResponse(events, content_type="text/event-stream")
         resp["Cache-Control"] = "no-store"
         resp["X-Accel-Buffering"] = "no"  # no proxy buffering
         return resp
+
+
+# ----------------------------------------------------------------------------- ASGI
+# The ASGI server's views of the two waiting requests (config/asgi_urls.py). Each runs the DRF
+# view above (authentication, throttles, who may see the game: the same checks, the same
+# errors) in a stream database thread (live.aio: a few threads read for every stream of the
+# process, each with at most one connection), then waits on the event loop: the stream's
+# frames come from live.streams.open_events_async, the long-poll waits in
+# live.streams.long_poll_async and is answered by the view's ``answer``.
+_live_game_view = LiveGameApi.as_view()
+_live_events_view = LiveEventsApi.as_view()
+
+
+@csrf_exempt
+async def live_game_async(request, pk):
+    request.live_on_event_loop = True
+    response = await in_db_thread(_live_game_view, request, pk=pk)
+    if isinstance(response, WaitThenAnswer):
+        await response.wait_async()
+        response = await in_db_thread(response.answer)
+    return response
+
+
+@csrf_exempt
+async def live_events_async(request, pk):
+    request.live_on_event_loop = True
+    return await in_db_thread(_live_events_view, request, pk=pk)

@@ -9,10 +9,11 @@ import time
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
 from django.db import transaction
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from tournaments import services
-from tournaments.models import Player, Round, Seat
+from tournaments.models import Entry, Player, Round, Seat
 
 
 def published_round(tables: int) -> tuple[Round, dict[int, str]]:
@@ -48,3 +49,41 @@ def published_round(tables: int) -> tuple[Round, dict[int, str]]:
         [Token(key=Token.generate_key(), user=u) for u in users], batch_size=2000)
     return Round.objects.select_related("event").get(pk=rnd.pk), {
         s.table_id: t.key for s, t in zip(seats, tokens, strict=True)}
+
+
+def live_round(tables: int) -> tuple[Round, list[tuple[int, list[str]]]]:
+    """A published event of one-game matches with 6 × ``tables`` checked-in players, every
+    one with a login, round 1 drawn and published: the round and ``[(table id, the seats'
+    API tokens by seat)]`` in table order (``bench_live --streams``: thousands of seats)."""
+    stamp = f"{int(time.time())}-{random.randrange(10**6)}"
+    slug = f"live-bench-{stamp}"
+    event = services.event_create(name=f"Live bench {stamp}", slug=slug, rounds_planned=1,
+                                  games_per_match=1)
+    services.event_publish(event=event, published=True)
+    User = get_user_model()
+    password = make_password(None)
+    users = User.objects.bulk_create(
+        [User(username=f"{slug}-{i}", password=password) for i in range(6 * tables)],
+        batch_size=2000)
+    players = Player.objects.bulk_create(
+        [Player(name=f"Bench {i + 1:05d}", user=u) for i, u in enumerate(users)],
+        batch_size=2000)
+    tokens = {t.user_id: t.key for t in Token.objects.bulk_create(
+        [Token(key=Token.generate_key(), user=u) for u in users], batch_size=2000)}
+    # checked-in entries in bulk, as entry_register and entry_check_in leave them before
+    # round 1 (through the services, 10,000 took 7 minutes on a loaded machine)
+    now = timezone.now()
+    Entry.objects.bulk_create(
+        [Entry(event=event, player=p, late=False, first_round=1,
+               status=Entry.Status.CHECKED_IN, checked_in_at=now) for p in players],
+        batch_size=2000)
+    with transaction.atomic():
+        rnd = services.round_create(event=event)
+    rnd = services.round_draw(round_id=rnd.pk)
+    rnd = services.round_publish(round=rnd)
+    by_table: dict[int, list[str]] = {}
+    for table_id, user_id in (Seat.objects.filter(round=rnd)
+                              .order_by("table__number", "seat")
+                              .values_list("table_id", "player__user_id")):
+        by_table.setdefault(table_id, []).append(tokens[user_id])
+    return rnd, list(by_table.items())

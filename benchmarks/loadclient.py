@@ -10,6 +10,7 @@ from __future__ import annotations
 import http.client
 import json
 import multiprocessing
+import os
 import random
 import socket
 import time
@@ -125,9 +126,22 @@ def run_requests(jobs: list[Request], clients: int, port: int, *, timeout: float
 
 
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
+    """A free port of 127.0.0.1: any, or one of ``BENCH_PORTS`` (e.g. ``18200-18299``) when
+    that is set, so that benchmarks run side by side keep to their own ranges."""
+    span = os.environ.get("BENCH_PORTS", "")
+    candidates = [0]
+    if span:
+        low, _, high = span.partition("-")
+        candidates = random.sample(range(int(low), int(high or low) + 1),
+                                   int(high or low) - int(low) + 1)
+    for port in candidates:
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+            try:
+                s.bind((HOST, port))
+            except OSError:
+                continue
+            return s.getsockname()[1]
+    raise RuntimeError(f"no free port in BENCH_PORTS={span}")
 
 
 def http_get(port: int, path: str) -> int:

@@ -1,5 +1,5 @@
-"""The processes a benchmark starts, and what they share: gunicorn and a Celery worker on this
-project's database, the database itself (created when missing), the Redis cache beside the
+"""The processes a benchmark starts, and what they share: gunicorn, uvicorn and a Celery worker
+on this project's database, the database itself (created when missing), the Redis cache beside the
 broker.
 
 Every server listens on 127.0.0.1 only.
@@ -65,40 +65,40 @@ def loadavg() -> str:
         return "unknown"
 
 
-class Gunicorn:
-    """gunicorn serving the project on a free port of 127.0.0.1, throttles raised."""
+class Server:
+    """An app server on a free port of 127.0.0.1, throttles raised (:class:`Gunicorn`,
+    :class:`Uvicorn`)."""
 
-    def __init__(self, *, workers: int, threads: int = 1, env: dict | None = None,
-                 args: tuple[str, ...] = ()):
-        self.workers, self.threads = workers, threads
-        self.args = list(args)  # more gunicorn options (an access log, say)
+    name = "server"
+
+    def __init__(self, *, workers: int, env: dict | None = None, args: tuple[str, ...] = ()):
+        self.workers = workers
+        self.args = list(args)  # more server options (an access log, say)
         self.port = free_port()
         self.env = dict(os.environ)
         self.env.update({name: HIGH_RATE for name in THROTTLE_ENV})
         self.env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-        self.env.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))  # (config/wsgi.py)
+        self.env.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))  # (config/serving.py)
         self.env.setdefault("LOG_LEVEL", "ERROR")  # not one warning line per 4xx
         self.env["DATABASE_URL"] = database_url()
         self.env.update(env or {})
         self.proc = None
         self.log_path = ""
 
-    def start(self, timeout: float = 60.0) -> Gunicorn:
-        log = tempfile.NamedTemporaryFile(prefix="gunicorn-", suffix=".log", delete=False)
+    def command(self) -> list[str]:
+        raise NotImplementedError
+
+    def start(self, timeout: float = 60.0):
+        log = tempfile.NamedTemporaryFile(prefix=f"{self.name}-", suffix=".log", delete=False)
         self.log_path = log.name
-        kind = ["--worker-class", "sync"] if self.threads <= 1 else [
-            "--worker-class", "gthread", "--threads", str(self.threads)]
-        cmd = [sys.executable, "-m", "gunicorn", "config.wsgi:application",
-               "--bind", f"{HOST}:{self.port}", "--workers", str(self.workers), *kind,
-               "--timeout", "60", "--graceful-timeout", "10", "--keep-alive", "75",
-               "--backlog", "2048", "--log-level", "warning", "--chdir", str(settings.BASE_DIR),
-               *self.args]
-        self.proc = subprocess.Popen(cmd, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                     start_new_session=True)
+        self.proc = subprocess.Popen(self.command(), env=self.env, stdout=log,
+                                     stderr=subprocess.STDOUT, start_new_session=True,
+                                     cwd=str(settings.BASE_DIR))
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
-                raise RuntimeError(f"gunicorn exited with {self.proc.returncode}; see {log.name}")
+                raise RuntimeError(f"{self.name} exited with {self.proc.returncode}; see "
+                                   f"{log.name}")
             try:
                 if http_get(self.port, "/api/v1/events/") == 200:
                     break
@@ -106,17 +106,18 @@ class Gunicorn:
                 pass
             if time.monotonic() > deadline:
                 self.stop()
-                raise RuntimeError(f"gunicorn did not answer within {timeout:.0f} s; see "
+                raise RuntimeError(f"{self.name} did not answer within {timeout:.0f} s; see "
                                    f"{log.name}")
             time.sleep(0.2)
         for _ in range(4 * self.workers):  # every worker loads the app and opens its connection
             http_get(self.port, "/api/v1/events/")
         return self
 
-    def describe(self) -> str:
-        kind = "sync" if self.threads <= 1 else f"gthread ×{self.threads} threads"
-        return (f"gunicorn pid {self.proc.pid} on http://{HOST}:{self.port} ({self.workers} "
-                f"workers, {kind}); log {self.log_path}")
+    def pids(self) -> list[int]:
+        """The server's processes: the master (if any) and its workers."""
+        if self.proc is None:
+            return []
+        return [self.proc.pid, *children(self.proc.pid)]
 
     def stop(self) -> str:
         """Stop it; returns the log's tail if it holds anything."""
@@ -137,6 +138,98 @@ class Gunicorn:
             return tail
         except OSError:
             return ""
+
+
+class Gunicorn(Server):
+    """gunicorn (WSGI, config/wsgi.py): sync workers, or gthread ones with ``threads``."""
+
+    name = "gunicorn"
+
+    def __init__(self, *, workers: int, threads: int = 1, env: dict | None = None,
+                 args: tuple[str, ...] = ()):
+        super().__init__(workers=workers, env=env, args=args)
+        self.threads = threads
+
+    def command(self) -> list[str]:
+        kind = ["--worker-class", "sync"] if self.threads <= 1 else [
+            "--worker-class", "gthread", "--threads", str(self.threads)]
+        return [sys.executable, "-m", "gunicorn", "config.wsgi:application",
+                "--bind", f"{HOST}:{self.port}", "--workers", str(self.workers), *kind,
+                "--timeout", "60", "--graceful-timeout", "10", "--keep-alive", "75",
+                "--backlog", "2048", "--log-level", "warning", "--chdir", str(settings.BASE_DIR),
+                *self.args]
+
+    def describe(self) -> str:
+        kind = "sync" if self.threads <= 1 else f"gthread ×{self.threads} threads"
+        return (f"gunicorn pid {self.proc.pid} on http://{HOST}:{self.port} ({self.workers} "
+                f"workers, {kind}); log {self.log_path}")
+
+
+class Uvicorn(Server):
+    """uvicorn (ASGI, config/asgi.py) with uvloop and httptools, as the README's production
+    layout runs it for live play's streams and long-polls: one process per worker."""
+
+    name = "uvicorn"
+
+    def command(self) -> list[str]:
+        return [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", HOST,
+                "--port", str(self.port), "--workers", str(self.workers), "--loop", "uvloop",
+                "--http", "httptools", "--no-access-log", "--log-level", "warning",
+                "--backlog", "4096", "--timeout-keep-alive", "75", *self.args]
+
+    def describe(self) -> str:
+        return (f"uvicorn pid {self.proc.pid} on http://{HOST}:{self.port} ({self.workers} "
+                f"worker{'s' if self.workers > 1 else ''}, uvloop, httptools); log "
+                f"{self.log_path}")
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of ``pid`` (Linux /proc)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(p) for p in fh.read().split()]
+    except OSError:
+        return []
+
+
+def process_figures(pids: list[int]) -> dict:
+    """Resident memory (MB), open file descriptors, threads and CPU seconds, summed over ``pids``
+    (Linux /proc; a process gone meanwhile counts nothing)."""
+    rss = fds = threads = 0
+    cpu = 0.0
+    tick = os.sysconf("SC_CLK_TCK")
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/status") as fh:
+                for line in fh:
+                    if line.startswith("VmRSS:"):
+                        rss += int(line.split()[1])
+            fds += len(os.listdir(f"/proc/{pid}/fd"))
+            threads += len(os.listdir(f"/proc/{pid}/task"))
+            with open(f"/proc/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            cpu += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, ValueError, IndexError):
+            continue
+    return {"rss_mb": rss / 1024, "fds": fds, "threads": threads, "cpu_s": cpu}
+
+
+def raise_open_files(want: int) -> int:
+    """Raise this process's open-file limit (inherited by the servers and clients it starts)
+    toward ``want``: to the hard limit, or past it as root; returns the limit now."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if want > hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, want))
+            return want
+        except (ValueError, OSError):
+            want = hard
+    if want > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+        return want
+    return soft
 
 
 def neighbour_db(redis_url: str) -> str:

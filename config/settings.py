@@ -11,6 +11,7 @@
   beside ``manage.py``; set it when the service is installed as a package).
 - ``DB_POOL_MAX_SIZE`` (a psycopg pool per process), ``DB_CONNECT_TIMEOUT``, ``DB_CONN_MAX_AGE``.
 - ``LIVE_PUBSUB_URL``: Redis that wakes live-play waiters (default: the broker when Redis).
+- ``LIVE_STREAM_DB_THREADS``: the database threads of an ASGI process's streams (default 4).
 - ``LIVE_SPECTATOR_WAITERS``, ``LIVE_SPECTATOR_WAITERS_PER_ADDRESS``: spectators' open streams
   and long-polls per process (100), and per client address (4).
 - ``CELERY_VISIBILITY_TIMEOUT``: when Redis redelivers a task whose worker died.
@@ -235,6 +236,10 @@ LIVE_FAST_PATH = os.environ.get("LIVE_FAST_PATH", "1") != "0"
 # players and referees are never counted nor refused (live/streams.py, SpectatorSlots).
 LIVE_SPECTATOR_WAITERS = _whole("LIVE_SPECTATOR_WAITERS", 100)
 LIVE_SPECTATOR_WAITERS_PER_ADDRESS = _whole("LIVE_SPECTATOR_WAITERS_PER_ADDRESS", 4)
+# Under ASGI (config/asgi.py) an open stream is not a thread: it waits on the event loop and
+# reads the database only when its game moves, in one of LIVE_STREAM_DB_THREADS threads per
+# process (live/aio.py), each with at most one connection: 10,000 streams, 4 connections.
+LIVE_STREAM_DB_THREADS = _whole("LIVE_STREAM_DB_THREADS", 4, minimum=1)
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"

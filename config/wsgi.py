@@ -1,41 +1,15 @@
-import gc
-import os
-from importlib import import_module
+"""The WSGI entry point gunicorn loads in every worker (``config.wsgi:application``): the API,
+the pages and, in the simple layout, live play's streams (a thread each). The ASGI entry point
+for live play's streams and long-polls at scale is config/asgi.py."""
 
-from django.core.exceptions import ImproperlyConfigured
+import os
+
 from django.core.wsgi import get_wsgi_application
+
+from config.serving import freeze_what_loading_made, refuse_the_development_key
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
-
-def _refuse_the_development_key() -> None:
-    """The development key is public (it is in this repository): a server that signed sessions
-    and CSRF tokens with it would let anyone forge them. Without DJANGO_DEBUG, the server does
-    not start on it."""
-    from django.conf import settings
-
-    key = os.environ.get("DJANGO_SECRET_KEY") or settings.DEVELOPMENT_SECRET_KEY
-    if not settings.DEBUG and key == settings.DEVELOPMENT_SECRET_KEY:
-        raise ImproperlyConfigured(
-            "DJANGO_SECRET_KEY is not set: the server will not start on the public development "
-            "key. Set DJANGO_SECRET_KEY to a long random secret (python -c \"import secrets; "
-            "print(secrets.token_urlsafe(50))\"), or DJANGO_DEBUG=1 while developing.")
-
-
-_refuse_the_development_key()
+refuse_the_development_key()
 application = get_wsgi_application()
-
-
-def _freeze_what_loading_made() -> None:
-    """What loading the app made (Django, DRF, every view module and its URL patterns) lives as
-    long as the process: keep it out of the cyclic garbage collector's full sweeps. Those walked
-    it all three or four times a minute in each worker, 45–120 ms each, while the requests at
-    hand waited (docs/BENCHMARKS.md, "Live moves")."""
-    from django.conf import settings
-
-    import_module(settings.ROOT_URLCONF)  # the views now, rather than on the first request
-    gc.collect()
-    gc.freeze()
-
-
-_freeze_what_loading_made()
+freeze_what_loading_made()

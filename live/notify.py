@@ -12,13 +12,20 @@ announced with :func:`announce` and waiters block in :func:`wait_for_version`:
   game's version (one indexed integer) every ``FALLBACK_POLL`` seconds.
 
 Announcements carry only ``(id, version)``: nothing hidden ever goes through Redis.
+
+Async waiters (the streams an ASGI server serves, config/asgi.py) wait in
+:func:`wait_for_version_async` on their event loop's :class:`Dispatcher`: one Redis connection
+subscribed to every game's channel, however many thousand streams wait; the versions they would
+read now and then are read in one query for all of them.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import threading
 import time
+import weakref
 
 from django.conf import settings
 from django.core.signals import request_finished, request_started
@@ -38,6 +45,7 @@ _listener: threading.Thread | None = None
 _listener_ok = threading.Event()
 _subscribed_at = float("-inf")  # when Redis confirmed the subscription (time.monotonic())
 _client = None
+_dispatchers: dict[int, Dispatcher] = {}  # id(event loop) -> its dispatcher (async waiters)
 
 
 def _redis_url() -> str | None:
@@ -63,10 +71,18 @@ def _seen(live_id: int, version: int) -> None:
     with _lock:
         if version > _latest.get(live_id, -1):
             _latest[live_id] = version
-            if len(_latest) > 10_000:  # finished games: forget the oldest half
-                for key in list(_latest)[:5_000]:
+            if len(_latest) > 20_000:  # finished games: forget the oldest half
+                for key in list(_latest)[:10_000]:
                     del _latest[key]
         _wake(_waiters.get(live_id, ()))
+    for dispatcher in list(_dispatchers.values()):
+        dispatcher.notify(live_id)
+
+
+def latest(live_id: int) -> int:
+    """The highest version of the game announced to this process (-1: none)."""
+    with _lock:
+        return _latest.get(live_id, -1)
 
 
 def announce(live_id: int, version: int) -> None:
@@ -219,3 +235,194 @@ def forget() -> None:
     """Forget the versions announced so far (tests, where ids are reused after a rollback)."""
     with _lock:
         _latest.clear()
+
+
+class Dispatcher:
+    """The async waiters of one event loop and what wakes them: ONE Redis pub/sub connection
+    (``redis.asyncio``, subscribed to every game's channel) for all of them, a fan-out to the
+    waiters of the game each message names, and one query that reads the stored versions of
+    every game waited on when a read is due:
+
+    - just after the subscription is (re)confirmed, and for the waiters that arrive in the
+      ``FRESH`` seconds after it (what was published before the subscription is lost);
+    - every ``SAFETY_READ`` seconds while subscribed (Redis pub/sub delivers at most once);
+    - every ``FALLBACK_POLL`` seconds while Redis is down or none is configured.
+
+    So 10,000 waiting streams make no more reads than one: a version read is one query of the
+    ids waited on (:func:`_read_versions`), in a stream database thread (:mod:`live.aio`).
+    Announcements of this process (acts served here) wake the waiters at once through
+    :func:`_seen`, from whichever thread made them. Get a loop's dispatcher with
+    :func:`dispatcher`."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop):
+        self._loop = weakref.ref(loop)
+        self._waiters: dict[int, set[asyncio.Future]] = {}
+        self._read_due = asyncio.Event()
+        self.subscribed = False  # the subscription is confirmed and the connection alive
+        self.subscribed_at = float("-inf")
+        self.subscriptions = 0  # how many times it subscribed (one connection each time)
+        self.reads = 0  # version reads made for all waiters
+        self._tasks = [loop.create_task(self._listen(), name="live-pubsub-async"),
+                       loop.create_task(self._poll(), name="live-version-reads")]
+
+    # -- waiters (called on the loop)
+    def add(self, live_id: int, waiter: asyncio.Future) -> None:
+        self._waiters.setdefault(live_id, set()).add(waiter)
+        if not self.subscribed or time.monotonic() - self.subscribed_at < FRESH:
+            self._read_due.set()  # its read may predate the subscription: read for it soon
+
+    def discard(self, live_id: int, waiter: asyncio.Future) -> None:
+        waiting = self._waiters.get(live_id)
+        if waiting is not None:
+            waiting.discard(waiter)
+            if not waiting:
+                del self._waiters[live_id]
+
+    def waiting(self) -> int:
+        """How many waiters wait now (over all games)."""
+        return sum(len(events) for events in self._waiters.values())
+
+    def _wake(self, live_id: int) -> None:
+        for waiter in list(self._waiters.get(live_id, ())):
+            _resolve(waiter)
+
+    # -- from any thread
+    def notify(self, live_id: int) -> None:
+        """A version of ``live_id`` was announced to this process (in :func:`_seen`)."""
+        loop = self._loop()
+        if loop is None or loop.is_closed() or live_id not in self._waiters:
+            return
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._wake(live_id)
+        else:
+            try:
+                loop.call_soon_threadsafe(self._wake, live_id)
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+
+    # -- the two tasks
+    async def _listen(self) -> None:
+        """Redis messages into :func:`_seen`; reconnects after a second when Redis is lost."""
+        import redis.asyncio as aioredis
+
+        while _redis_url():
+            client = aioredis.Redis.from_url(_redis_url(), socket_connect_timeout=2,
+                                             health_check_interval=30)
+            try:
+                async with client.pubsub() as pubsub:
+                    await pubsub.psubscribe(f"{CHANNEL_PREFIX}*")
+                    self.subscriptions += 1
+                    async for msg in pubsub.listen():
+                        kind = msg.get("type")
+                        if kind == "psubscribe":
+                            self.subscribed, self.subscribed_at = True, time.monotonic()
+                            self._read_due.set()
+                            continue
+                        if kind != "pmessage":
+                            continue
+                        try:
+                            live_id = int(msg["channel"].rsplit(b":", 1)[1])
+                            version = int(msg["data"])
+                        except (ValueError, IndexError, TypeError):
+                            continue
+                        _seen(live_id, version)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("live pub/sub (async) lost Redis (%s); retrying", type(exc).__name__)
+            finally:
+                self.subscribed = False
+                self._read_due.set()  # the waiters read until it is back
+                try:
+                    await client.aclose()
+                except Exception:  # noqa: BLE001 - a dead connection may not close cleanly
+                    pass
+            await asyncio.sleep(1.0)
+
+    async def _poll(self) -> None:
+        """The versions of every game waited on, in one query, when a read is due."""
+        from live.aio import in_db_thread
+
+        while True:
+            every = SAFETY_READ if self.subscribed else FALLBACK_POLL
+            try:
+                await asyncio.wait_for(self._read_due.wait(), timeout=every)
+            except TimeoutError:
+                pass
+            self._read_due.clear()
+            ids = list(self._waiters)
+            if not ids:
+                continue
+            try:
+                versions = await in_db_thread(_read_versions, ids)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the database is down: the next read tries again
+                log.warning("live version read failed: %s", type(exc).__name__)
+                await asyncio.sleep(FALLBACK_POLL)
+                continue
+            self.reads += 1
+            for live_id, version in versions:
+                _seen(live_id, version)
+            if not self.subscribed:
+                await asyncio.sleep(FALLBACK_POLL)  # at most one read per FALLBACK_POLL
+
+    def close(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+
+
+def _read_versions(ids: list[int]) -> list[tuple[int, int]]:
+    from live.models import LiveGame
+
+    return list(LiveGame.objects.filter(pk__in=ids).values_list("pk", "version"))
+
+
+def dispatcher() -> Dispatcher:
+    """The running event loop's :class:`Dispatcher` (started with its first waiter)."""
+    loop = asyncio.get_running_loop()
+    found = _dispatchers.get(id(loop))
+    if found is None or found._loop() is not loop:
+        for key, old in list(_dispatchers.items()):  # loops closed since (tests make many)
+            old_loop = old._loop()
+            if old_loop is None or old_loop.is_closed():
+                del _dispatchers[key]
+        found = _dispatchers[id(loop)] = Dispatcher(loop)
+    return found
+
+
+async def wait_for_version_async(live_id: int, since: int, timeout: float) -> int | None:
+    """:func:`wait_for_version` on the event loop: wait until the game is past version
+    ``since`` or ``timeout`` seconds pass; the version it is known to have reached, or
+    ``None`` if it did not move. The caller has just read the game at ``since`` (or later); the
+    waiter reads nothing itself (its loop's :class:`Dispatcher` reads for every waiter).
+
+    A waiter is a bare future with a timer (``asyncio.wait_for`` makes a task per wait: with
+    10,000 streams sending a comment every 15 s, it was a third of the server's time)."""
+    loop = asyncio.get_running_loop()
+    deadline = time.monotonic() + timeout
+    hub = dispatcher()
+    while True:
+        known = latest(live_id)
+        if known > since:
+            return known
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return None
+        waiter = loop.create_future()
+        hub.add(live_id, waiter)
+        timer = loop.call_later(left, _resolve, waiter)
+        try:
+            await waiter
+        finally:
+            timer.cancel()
+            hub.discard(live_id, waiter)
+
+
+def _resolve(waiter: asyncio.Future) -> None:
+    if not waiter.done():
+        waiter.set_result(None)

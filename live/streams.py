@@ -12,15 +12,27 @@ A waiting request reads nothing: it blocks in :func:`live.notify.wait_for_versio
 game's next version is announced, then brings its row to that version (:meth:`GameCache.reach
 <live.cache.GameCache.reach>`: the table's streams woken together share one read). With a
 connection pool, the connection goes back to the pool while it waits.
+
+Each has an async twin for an ASGI server (config/asgi.py; "async (ASGI)" below): the same
+frames and rules, but an open stream is a coroutine waiting on its process's one pub/sub
+subscription (:class:`live.notify.Dispatcher`), not a thread, and reads in one of a few database
+threads (:mod:`live.aio`). Any view wraps them — the API's (api/live_views.py) and a page's:
+
+- :func:`open_events_async` → an async iterator of server-sent event frames for a
+  ``StreamingHttpResponse`` (raises :class:`SpectatorsBusy` before anything is sent);
+- :func:`seat_events` → the bare async generator of one seat's (or the public) frames;
+- :func:`long_poll_async` → the long-poll's wait, then answer with the view as usual.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import threading
 import time
+import weakref
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 
 from django.conf import settings
 from django.db import connection
@@ -28,9 +40,10 @@ from django.utils.translation import gettext as _
 from rest_framework.utils.encoders import JSONEncoder
 
 from live import services
+from live.aio import in_db_thread
 from live.cache import games
 from live.models import LiveGame
-from live.notify import wait_for_version
+from live.notify import wait_for_version, wait_for_version_async
 from tournaments.errors import ServiceError
 
 MAX_WAIT = 25.0  # seconds a long-poll waits at most
@@ -174,24 +187,171 @@ def open_events(live: LiveGame, seat: int | None, since: int, seconds: float, *,
     return _SlotHeld(events, give_back)
 
 
+def _stream_seconds(seconds: float) -> float:
+    """How long a stream stays open: ``seconds``, at most :data:`MAX_STREAM` (NaN: that)."""
+    return min(MAX_STREAM, max(0.0, seconds)) if seconds == seconds else MAX_STREAM
+
+
+def _view_frame(live: LiveGame, seat: int | None) -> str:
+    """The ``view`` event of ``live`` at its version for ``seat`` (what GET answers)."""
+    data = json.dumps(services.live_view(live=live, seat=seat), cls=JSONEncoder,
+                      separators=(",", ":"))
+    release_connection()
+    return f"id: {live.version}\nevent: view\ndata: {data}\n\n"
+
+
+def _opening(live: LiveGame) -> str:
+    return f"retry: 1000\n: {live.pk}\n\n"
+
+
+KEEP_ALIVE_FRAME = ": keep-alive\n\n"
+
+
 def live_events(live: LiveGame, seat: int | None, since: int, seconds: float) -> Iterator[str]:
     """The server-sent events of one seat's (or the public) view: one ``view`` event per new
     version (``id:`` is the version), comment lines while nothing happens; ends when the game
     is over or after ``seconds`` (capped at :data:`MAX_STREAM`)."""
-    seconds = min(MAX_STREAM, max(0.0, seconds)) if seconds == seconds else MAX_STREAM
-    deadline = time.monotonic() + seconds
-    yield f"retry: 1000\n: {live.pk}\n\n"
+    deadline = time.monotonic() + _stream_seconds(seconds)
+    yield _opening(live)
     while True:
         if live.version > since:
-            data = json.dumps(services.live_view(live=live, seat=seat), cls=JSONEncoder,
-                              separators=(",", ":"))
-            release_connection()
             since = live.version
-            yield f"id: {since}\nevent: view\ndata: {data}\n\n"
+            yield _view_frame(live, seat)
             if live.status == LiveGame.Status.FINISHED:
                 return
         left = deadline - time.monotonic()
         if left <= 0:
             return
         if not wait_past(live, since, min(left, KEEP_ALIVE)):
-            yield ": keep-alive\n\n"
+            yield KEEP_ALIVE_FRAME
+
+
+# ----------------------------------------------------------------------------- async (ASGI)
+# The same streams and long-polls for an ASGI server (config/asgi.py), where an open stream is
+# a coroutine, not a thread: it waits on its event loop's pub/sub dispatcher
+# (live.notify.Dispatcher: one Redis connection for all of the process's waiters) holding no
+# database connection, and reads only when its game moves, in one of the few stream database
+# threads (live.aio). The rules are the ones above: who sees what (live.services.live_view),
+# spectators' slots, resuming after ``since`` (Last-Event-ID), comment lines every KEEP_ALIVE
+# seconds, MAX_STREAM and MAX_WAIT.
+#
+# The API (for any view, api/ or web/):
+#
+#   events = open_events_async(live, seat, since, seconds, address=..., spectator=...)
+#   return StreamingHttpResponse(events, content_type="text/event-stream")
+#
+# in an async view (served by uvicorn, config/asgi.py); a sync view (gunicorn, runserver) uses
+# open_events, as a sync server cannot iterate an async stream without buffering it whole.
+# ``live`` is the game's row read without its state (live.queries.live_for_view), ``seat`` the
+# asking user's seat at its table or None (the public view: no hidden cards). It raises
+# SpectatorsBusy at once when a spectator finds no free slot; the iterator gives the slot back
+# however the stream ends. ``seat_events`` is the bare async generator (no slot), and
+# ``long_poll_async`` the long-poll's wait.
+
+def _reach_frame(live: LiveGame, version: int, since: int, seat: int | None) -> str | None:
+    """Bring ``live`` to ``version`` (or later) and its frame; ``None`` if its stored version
+    is not past ``since`` after all (an announcement of a reused id, after a restore)."""
+    games.reach(live, version)
+    return _view_frame(live, seat) if live.version > since else None
+
+
+async def wait_past_async(live: LiveGame, since: int, timeout: float) -> bool:
+    """:func:`wait_past` on the event loop: whether ``live`` moved past ``since`` within
+    ``timeout`` seconds (then it is at its new version, or later)."""
+    moved = await wait_for_version_async(live.pk, since, timeout)
+    if moved is None:
+        return False
+    await in_db_thread(games.reach, live, moved)
+    return True
+
+
+async def seat_events(live: LiveGame, seat: int | None, since: int,
+                      seconds: float) -> AsyncIterator[str]:
+    """:func:`live_events` as an async generator: the same frames, the same rules."""
+    deadline = time.monotonic() + _stream_seconds(seconds)
+    yield _opening(live)
+    frame = await in_db_thread(_view_frame, live, seat) if live.version > since else None
+    while True:
+        if frame is not None:
+            since = live.version
+            yield frame
+            if live.status == LiveGame.Status.FINISHED:
+                return
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return
+        moved = await wait_for_version_async(live.pk, since, min(left, KEEP_ALIVE))
+        if moved is None:
+            frame = None
+            yield KEEP_ALIVE_FRAME
+            continue
+        frame = await in_db_thread(_reach_frame, live, moved, since, seat)
+        if frame is None:  # announced, not stored: no busy loop on it
+            await asyncio.sleep(min(KEEP_ALIVE, max(0.0, deadline - time.monotonic())))
+            yield KEEP_ALIVE_FRAME
+
+
+class _AsyncSlotHeld:
+    """An async event stream that gives its spectator slot back however it ends: run out,
+    failed or cancelled (the client left while it waited), closed by the response, or dropped
+    unstarted (garbage-collected)."""
+
+    def __init__(self, events: AsyncIterator[str], give_back: Callable[[], None]):
+        self._events = events
+        self._give_back = give_back
+        weakref.finalize(self, give_back)
+
+    def __aiter__(self):
+        return self
+
+    async def __anext__(self) -> str:
+        try:
+            return await self._events.__anext__()
+        except BaseException:
+            self._give_back()
+            raise
+
+    async def aclose(self) -> None:
+        try:
+            await self._events.aclose()
+        finally:
+            self._give_back()
+
+    def close(self) -> None:  # (Django closes a response's content with it)
+        self._give_back()
+
+
+def open_events_async(live: LiveGame, seat: int | None, since: int, seconds: float, *,
+                      address: str = "", spectator: bool = False) -> AsyncIterator[str]:
+    """:func:`open_events` for an ASGI view: an async iterator of the frames of
+    :func:`seat_events`; a ``spectator``'s stream holds a slot of :data:`spectators` until it
+    ends, and none free raises :class:`SpectatorsBusy` (before anything is sent)."""
+    events = seat_events(live, seat, since, seconds)
+    if not spectator:
+        return events
+    give_back = spectators.take(address)
+    if give_back is None:
+        raise SpectatorsBusy()
+    return _AsyncSlotHeld(events, give_back)
+
+
+def must_wait(live: LiveGame, since: int, wait: float) -> bool:
+    """Whether a long-poll at ``since`` asking to wait ``wait`` seconds waits at all."""
+    return live.version <= since and min(MAX_WAIT, wait) > 0
+
+
+async def long_poll_async(live: LiveGame, since: int, wait: float, *, address: str = "",
+                          spectator: bool = False) -> None:
+    """:func:`long_poll` on the event loop (the same rules: at most :data:`MAX_WAIT`, a
+    spectator only in a free slot)."""
+    wait = min(MAX_WAIT, max(0.0, wait))
+    if live.version > since or wait <= 0:
+        return
+    give_back = spectators.take(address) if spectator else None
+    if spectator and give_back is None:
+        return
+    try:
+        await wait_past_async(live, since, wait)
+    finally:
+        if give_back is not None:
+            give_back()

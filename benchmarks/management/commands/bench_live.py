@@ -55,7 +55,16 @@ from django.core.management.base import BaseCommand, CommandError
 
 from benchmarks.figures import percentile
 from benchmarks.loadclient import HOST
-from benchmarks.servers import LOCAL_HOSTS, CeleryWorker, Gunicorn, ensure_database, neighbour_db
+from benchmarks.servers import (
+    LOCAL_HOSTS,
+    CeleryWorker,
+    Gunicorn,
+    Uvicorn,
+    ensure_database,
+    neighbour_db,
+    process_figures,
+    raise_open_files,
+)
 from engine.bots import next_act
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/gouji_bench"
@@ -198,7 +207,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         cores = os.cpu_count() or 1
-        parser.add_argument("--tables", type=int, default=50)
+        parser.add_argument("--tables", type=int, default=None,
+                            help="tables played at once (default 50; with --streams, enough "
+                                 "for the streams)")
         parser.add_argument("--seconds", type=float, default=60.0,
                             help="stop after this long even if games are running")
         parser.add_argument("--layout", choices=["split", "single"], default="split",
@@ -243,6 +254,23 @@ class Command(BaseCommand):
                             help="every act takes the game's row lock (LIVE_FAST_PATH=0 in the "
                                  "servers and the worker): what the unlocked conditional update "
                                  "of an act in a known game gains")
+        parser.add_argument("--streams", type=int, default=0,
+                            help="many open streams (ISSUE 18): this many seat event streams on "
+                                 "a uvicorn server (config/asgi.py), opened by one asyncio "
+                                 "client process, while every table plays one act every "
+                                 "--move-every seconds; 0 (default): the thread-per-seat run "
+                                 "above on gunicorn")
+        parser.add_argument("--move-every", type=float, default=3.0,
+                            help="with --streams: seconds between two acts of a table")
+        parser.add_argument("--act-server", choices=["gunicorn", "uvicorn"], default="gunicorn",
+                            help="with --streams: acts on the API gunicorn (default, as the "
+                                 "README's proxy routes them) or on the uvicorn server too")
+        parser.add_argument("--stream-db-threads", type=int, default=4,
+                            help="with --streams: LIVE_STREAM_DB_THREADS of the uvicorn server")
+        parser.add_argument("--connect-at-once", type=int, default=200,
+                            help="with --streams: streams connecting at the same time")
+        parser.add_argument("--act-connections", type=int, default=64,
+                            help="with --streams: keep-alive connections the acts share")
         parser.add_argument("--access-log", default="",
                             help="let gunicorn log each request's time here, and report the "
                                  "server-side act time beside the clients'")
@@ -260,8 +288,10 @@ class Command(BaseCommand):
             for name in ("tables", "seconds", "layout", "api_workers", "api_threads", "workers",
                          "threads",
                          "pool", "pubsub", "broker", "think", "wait", "transport", "clients", "seed",
-                         "access_log"):
-                argv += [f"--{name.replace('_', '-')}", str(opts[name])]
+                         "access_log", "streams", "move_every", "act_server",
+                         "stream_db_threads", "connect_at_once", "act_connections"):
+                if opts[name] is not None:
+                    argv += [f"--{name.replace('_', '-')}", str(opts[name])]
             if opts["no_fast_path"]:
                 argv.append("--no-fast-path")
             code = subprocess.call(argv, env=env, cwd=str(_repo_root()))
@@ -284,7 +314,10 @@ class Command(BaseCommand):
             os.environ["LIVE_FAST_PATH"] = "0"  # (the servers and the worker inherit it)
             self.stdout.write("no fast path: every act takes the game's row lock")
         self.vacuum()
-        self.run(**opts)
+        if opts["streams"]:
+            self.run_streams(**opts)
+        else:
+            self.run(**{**opts, "tables": opts["tables"] or 50})
 
     def vacuum(self) -> None:
         """Vacuum the live games' table first: every act leaves a dead row version and its
@@ -615,6 +648,211 @@ class Command(BaseCommand):
                     stats.errors[("GET", type(exc).__name__)] += 1
                     time.sleep(0.5)
 
+    # ------------------------------------------------------------------ many open streams
+    def run_streams(self, *, streams, tables, move_every, act_server, workers, stream_db_threads,
+                    connect_at_once, act_connections, api_workers, api_threads, pool, pubsub,
+                    broker, seconds, seed, **opts):
+        """``--streams N``: N seat streams open on uvicorn while the tables play (see
+        :mod:`benchmarks.streamclient`); the figures of docs/BENCHMARKS.md, "Many open
+        streams"."""
+        from django.db import connections
+
+        from benchmarks.builders import live_round
+
+        out = self.stdout.write
+        tables = tables or -(-streams // 6)
+        if streams > 6 * tables:
+            raise CommandError(f"{tables} tables seat {6 * tables} players, not {streams}")
+        limit = raise_open_files(streams + 4096)
+        if limit < streams + 1024:
+            raise CommandError(f"the open-file limit is {limit}: too low for {streams} streams "
+                               f"(each side of a loopback connection holds a descriptor)")
+        t0 = time.monotonic()
+        rnd, seated = live_round(tables)
+        connections.close_all()  # (the servers and the client process are forked)
+        out(f"set up {len(seated)} tables, {6 * len(seated)} players with logins in "
+            f"{time.monotonic() - t0:.1f} s (event {rnd.event.slug}); open files: {limit}")
+        self.started, self.broker = [], broker
+        try:
+            env = {"DJANGO_DEBUG": "0", "DB_POOL_MAX_SIZE": str(pool), "LIVE_PUBSUB_URL": "",
+                   "LIVE_STREAM_DB_THREADS": str(stream_db_threads)}
+            if pubsub != "none":
+                env["LIVE_PUBSUB_URL"] = pubsub
+            if broker != "none":
+                env.update(CELERY_BROKER_URL=broker, CACHE_URL=neighbour_db(broker))
+                worker = CeleryWorker(broker, env["CACHE_URL"]).start()
+                self.started.append(worker)
+                out(worker.describe())
+            uvicorn = Uvicorn(workers=workers, env=env)
+            self.started.append(uvicorn.start())
+            api = uvicorn
+            if act_server == "gunicorn":
+                api = Gunicorn(workers=api_workers, threads=api_threads, env=env)
+                self.started.append(api.start())
+            out(f"streams{' and acts' if api is uvicorn else ''}: {uvicorn.describe()}")
+            if api is not uvicorn:
+                out(f"acts: {api.describe()}")
+            games = self.start_games_at_once(seated, api.port, seed)
+            out(f"{len(games)} games started over the API in {time.monotonic() - t0:.1f} s "
+                f"since the set-up began")
+            idle = process_figures(uvicorn.pids())
+            figures, samples = self.drive_streams(
+                games, streams, uvicorn=uvicorn, api=api, move_every=move_every,
+                seconds=seconds, connect_at_once=connect_at_once,
+                act_connections=act_connections, seed=seed)
+        finally:
+            for server in self.started:
+                tail = server.stop()
+                if tail:
+                    self.stderr.write(tail)
+        self.report_streams(figures, samples, idle=idle, streams=streams, tables=len(games),
+                            move_every=move_every, act_server=act_server, pool=pool,
+                            db_threads=stream_db_threads, workers=workers)
+
+    def start_games_at_once(self, seated, api_port: int, seed: int, at_once: int = 8):
+        """Seat 0 of every table starts its game over the API, ``at_once`` at a time; the
+        clients' shadow games come from the stored deals: [(live id, Game, tokens)]."""
+        import http.client
+        import json
+        from concurrent.futures import ThreadPoolExecutor
+
+        from django.db import connection
+
+        from engine.game import Game
+        from live.models import LiveGame
+
+        def start(chunk):
+            conn = http.client.HTTPConnection(HOST, api_port, timeout=60)
+            ids = []
+            try:
+                for table_id, keys in chunk:
+                    conn.request("POST", f"/api/v1/tables/{table_id}/live/", "{}", {
+                        "Authorization": f"Token {keys[0]}",
+                        "Content-Type": "application/json"})
+                    r = conn.getresponse()
+                    answer = r.read()
+                    if r.status != 201:
+                        raise CommandError(f"starting table {table_id}'s game: {r.status} "
+                                           f"{answer[:300]!r}")
+                    ids.append(json.loads(answer)["id"])
+            finally:
+                conn.close()
+            return ids
+
+        with ThreadPoolExecutor(at_once) as pool:
+            parts = list(pool.map(start, [seated[k::at_once] for k in range(at_once)]))
+        ids = [None] * len(seated)
+        for k, part in enumerate(parts):
+            ids[k::at_once] = part
+        states = dict(LiveGame.objects.filter(pk__in=ids).values_list("pk", "state"))
+        connection.close()  # the client process is forked
+        return [(live_id, Game.from_state(states[live_id]), keys)
+                for live_id, (_table, keys) in zip(ids, seated, strict=True)]
+
+    def drive_streams(self, games, streams: int, *, uvicorn, api, move_every, seconds,
+                      connect_at_once, act_connections, seed):
+        """The asyncio client in a forked process; the parent samples the processes (memory,
+        descriptors, CPU, database and Redis connections) once every stream is open and again
+        at the end: (the client's figures, {"open": ..., "end": ...})."""
+        ctx = multiprocessing.get_context("fork")
+        messages = ctx.Queue()
+        proc = ctx.Process(target=_stream_client, daemon=True, kwargs=dict(
+            messages=messages, games=games, streams=streams, stream_port=uvicorn.port,
+            act_port=api.port, move_every=move_every, seconds=seconds,
+            connect_at_once=connect_at_once, act_connections=act_connections, seed=seed))
+        proc.start()
+        samples = {}
+        api_pids = [] if api is uvicorn else api.pids()
+
+        def sample():
+            return {"uvicorn": process_figures(uvicorn.pids()),
+                    "api": process_figures(api_pids) if api_pids else None,
+                    "client": process_figures([proc.pid]),
+                    "postgres": process_figures(postgres_pids()),
+                    "db_connections": socket_count(5432), "redis_connections": socket_count(6379),
+                    "uvicorn_db": socket_count(5432, uvicorn.pids()),
+                    "uvicorn_redis": socket_count(6379, uvicorn.pids()),
+                    "at": time.monotonic(), "load": os.getloadavg()[0]}
+
+        try:
+            while True:
+                kind, value = messages.get(timeout=seconds + 900)
+                if kind == "say":
+                    self.stdout.write(value)
+                elif kind == "connected":
+                    samples["open"] = sample()
+                elif kind == "midway":
+                    samples["midway"] = sample()
+                elif kind == "done":
+                    samples["end"] = sample()
+                    return value, samples
+                elif kind == "failed":
+                    raise CommandError(f"the stream client failed: {value}")
+        finally:
+            proc.join(30)
+            if proc.is_alive():
+                proc.kill()
+
+    def report_streams(self, figures: dict, samples: dict, *, idle, streams, tables, move_every,
+                       act_server, pool, db_threads, workers):
+        out = self.stdout.write
+        acts, ran = figures["acts"], figures["run_seconds"]
+        opened = samples["open"]
+        end = samples["end"]
+        out("")
+        out(f"machine: {platform.machine()}, {os.cpu_count()} cpu(s), python "
+            f"{platform.python_version()}; the servers, PostgreSQL, Redis and the client share "
+            f"them; load average {end['load']:.1f}")
+        out(f"{figures['opened']}/{streams} seat streams open in {figures['connect_seconds']:.1f}"
+            f" s ({tables} tables); reconnects during the run: {figures['reconnects']}")
+        target = tables / move_every
+        out(f"ran {ran:.1f} s: {acts} acts accepted = {acts / ran:.1f} acts/s (asked: one per "
+            f"table every {move_every:g} s = {target:.1f} acts/s; {figures['due_acts']} due)")
+        late = figures["late_ms"]
+        if late:
+            out(f"acts sent late (the client's schedule slipping): {spread(late, (50, 99))}")
+        if figures["act_ms"]:
+            out(f"act POST ({act_server}): n={len(figures['act_ms'])} "
+                f"{spread(figures['act_ms'], (50, 95, 99))} "
+                f"mean={statistics.fmean(figures['act_ms']):.1f} ms")
+        out(f"events delivered: {figures['events']}; {figures['acts_seen']} of {acts} acts "
+            f"reached a seat stream, {figures['acts_seen_everywhere']} every stream of their "
+            f"table" + ("" if streams >= 6 * tables else
+                        f" ({6 * tables - streams} seats have no stream)"))
+        if figures["delivery_ms"]:
+            out(f"delivery (act sent → event read at a seat stream): n="
+                f"{len(figures['delivery_ms'])} {spread(figures['delivery_ms'], (50, 95, 99))}")
+        out(f"act answers: {dict(sorted(figures['act_status'].items()))}; errors: "
+            f"{dict(figures['errors']) or 'none'}")
+        cpu = {name: (end[name]["cpu_s"] - opened[name]["cpu_s"]) / max(1e-9, end["at"] -
+                                                                        opened["at"])
+               for name in ("uvicorn", "api", "client", "postgres") if end.get(name)}
+        out("cores used while playing: " + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()))
+        per_stream = (opened["uvicorn"]["rss_mb"] - idle["rss_mb"]) * 1024 / max(1, streams)
+        out(f"uvicorn ({workers} worker{'s' if workers > 1 else ''}): idle {idle['rss_mb']:.0f} "
+            f"MB; {streams} streams open {opened['uvicorn']['rss_mb']:.0f} MB "
+            f"({per_stream:.1f} KB a stream), {opened['uvicorn']['fds']} descriptors, "
+            f"{opened['uvicorn']['threads']} threads; at the end "
+            f"{end['uvicorn']['rss_mb']:.0f} MB")
+        out(f"client: {opened['client']['rss_mb']:.0f} MB, {opened['client']['fds']} "
+            f"descriptors" + (f"; API gunicorn: {opened['api']['rss_mb']:.0f} MB in all"
+                              if opened.get("api") else ""))
+        mid = samples.get("midway", end)
+        out(f"database connections of uvicorn: {opened['uvicorn_db']} with every stream open, "
+            f"{mid['uvicorn_db']} midway through play (pool {pool}, {db_threads} stream "
+            f"database threads); all to PostgreSQL on this host: {mid['db_connections']}")
+        out(f"Redis connections of uvicorn: {mid['uvicorn_redis']} (one pub/sub subscription "
+            f"for all its streams" + ("; the others publish its acts' announcements)"
+                                      if act_server == "uvicorn" else ")"))
+        p99 = percentile(sorted(figures["act_ms"]), 99) if figures["act_ms"] else float("nan")
+        out(f"goal act p99 < 100 ms with {streams} open streams: "
+            f"{'met' if p99 < 100 else 'NOT met'} ({p99:.1f} ms)")
+        if figures["errors"] or any(s != 200 for s in figures["act_status"]) or \
+                figures["opened"] < streams:
+            raise CommandError("streams that did not open, refused acts or transport errors "
+                               "(above)")
+
+
     # ------------------------------------------------------------------ report
     def report(self, outcomes: list[TableOutcome], stats: Stats, elapsed: float):
         from django.db import connection
@@ -696,3 +934,96 @@ def _repo_root():
     from django.conf import settings
 
     return settings.BASE_DIR
+
+
+def _stream_client(*, messages, games, streams, stream_port, act_port, move_every, seconds,
+                   connect_at_once, act_connections, seed):
+    """The client process of ``--streams``: every stream, every table's acts, on one event
+    loop (uvloop when installed); reports through ``messages``."""
+    import asyncio
+
+    from asgiref.sync import sync_to_async
+
+    from benchmarks import streamclient
+    from engine.bots import HeuristicBot
+    from engine.game import Game
+
+    def read_game(live_id):
+        from django.db import connection
+
+        from live.models import LiveGame
+
+        try:
+            return Game.from_state(LiveGame.objects.values_list("state", flat=True)
+                                   .get(pk=live_id))
+        finally:
+            connection.close()
+
+    seats, tables = [], []
+    for k, (live_id, game, keys) in enumerate(games):
+        tables.append(streamclient.TablePlay(live_id, game, [
+            HeuristicBot(random.Random(seed * 10_000 + k * 6 + i)) for i in range(6)], keys))
+        seats += [streamclient.SeatStream(live_id, s, keys[s], game.version) for s in range(6)]
+    seats = seats[:streams]
+
+    async def main():
+        loop = asyncio.get_running_loop()
+        say = lambda line: messages.put(("say", line))  # noqa: E731
+        resync = sync_to_async(read_game, thread_sensitive=False)
+
+        async def milestones():
+            while streamclient_figures.connect_seconds == 0.0:
+                await asyncio.sleep(0.1)
+            messages.put(("connected", None))
+            await asyncio.sleep(seconds / 2)
+            messages.put(("midway", None))
+
+        marker = loop.create_task(milestones())
+        figures = await streamclient.run(
+            stream_port=stream_port, act_port=act_port, seats=seats, tables=tables,
+            move_every=move_every, seconds=seconds, connect_at_once=connect_at_once,
+            act_connections=act_connections, resync=resync, seed=seed, say=say,
+            figures=streamclient_figures)
+        marker.cancel()
+        return figures
+
+    streamclient_figures = streamclient.Figures()
+    try:
+        try:
+            import uvloop
+
+            figures = uvloop.run(main())
+        except ImportError:
+            figures = asyncio.run(main())
+        messages.put(("done", figures.summary()))
+    except BaseException as exc:  # noqa: BLE001 - reported to the parent
+        messages.put(("failed", repr(exc)))
+
+
+def postgres_pids() -> list[int]:
+    """PostgreSQL's processes on this host (its backends are where the database's CPU goes)."""
+    pids = []
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/comm") as fh:
+                    if fh.read().strip() in ("postgres", "postmaster"):
+                        pids.append(int(name))
+            except OSError:
+                continue
+    return pids
+
+
+def socket_count(port: int, pids: list[int] | None = None) -> int:
+    """Established TCP connections to ``port`` on this host (``ss``), of ``pids`` only if
+    given."""
+    try:
+        lines = subprocess.run(["ss", "-tnpH", "state", "established", f"( dport = :{port} )"],
+                               capture_output=True, text=True, timeout=10).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return -1
+    if pids is None:
+        return len(lines)
+    marks = tuple(f"pid={pid}," for pid in pids)
+    return sum(1 for line in lines if any(mark in line for mark in marks))
+

@@ -1,0 +1,280 @@
+"""The light asyncio client of ``bench_live --streams``: thousands of open seat streams and the
+tables' acts, on raw asyncio streams (no HTTP library: its bookkeeping would be the client's
+CPU, and the client shares the two cores with the servers).
+
+- A seat stream is one connection: ``GET /api/v1/live/<id>/events/`` with the seat's token;
+  the client reads the chunked body and notes, for each ``view`` event, its version (the
+  ``id:`` line) and when it arrived; the view's JSON is not parsed (the seats' acts are chosen
+  on the tables' shadow games). A stream that ends (its ``seconds`` are up) reconnects with
+  ``Last-Event-ID``.
+- A table plays one act every ``move_every`` seconds (a fixed schedule from a random phase),
+  chosen by :class:`engine.bots.HeuristicBot` on its shadow :class:`engine.Game`, sent by the
+  acting seat on a keep-alive connection of a shared pool; the act's latency is from sending
+  the request to reading the whole answer.
+
+:func:`run` drives it all and returns :class:`Figures`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from benchmarks.loadclient import HOST
+
+ID_LINE = re.compile(rb"\nid: (\d+)\nevent: view\n")  # (a frame follows a chunk's size line)
+CHUNKED_END = b"\r\n0\r\n\r\n"
+
+
+@dataclass
+class SeatStream:
+    live_id: int
+    seat: int
+    token: str
+    since: int  # the version the seat has (sent as Last-Event-ID)
+
+
+@dataclass
+class TablePlay:
+    """One table's shadow game and its seats' tokens."""
+
+    live_id: int
+    game: object  # engine.Game
+    bots: list
+    tokens: list[str]
+    acts: int = 0
+
+
+@dataclass
+class Figures:
+    act_ms: list[float] = field(default_factory=list)
+    act_status: Counter = field(default_factory=Counter)
+    errors: Counter = field(default_factory=Counter)
+    sent: dict = field(default_factory=dict)  # (live id, new version) -> when its act was sent
+    answered: dict = field(default_factory=dict)  # (live id, new version) -> answer arrived
+    arrivals: list = field(default_factory=list)  # (live id, version, when it arrived)
+    opened: int = 0  # streams that had their first bytes
+    reconnects: int = 0
+    connect_seconds: float = 0.0
+    run_seconds: float = 0.0
+    due_acts: int = 0  # acts the schedule asked for
+    late_ms: list[float] = field(default_factory=list)  # how late an act was sent
+    streams_of: Counter = field(default_factory=Counter)  # live id -> its open seat streams
+
+    def summary(self) -> dict:
+        """What the client process sends back (picklable, without the raw arrivals)."""
+        delivery = []
+        by_act = Counter()
+        for live_id, version, at in self.arrivals:
+            sent = self.sent.get((live_id, version))
+            if sent is not None:
+                delivery.append((at - sent) * 1000)
+                by_act[(live_id, version)] += 1
+        everywhere = sum(1 for (live_id, _v), n in by_act.items()
+                         if n >= self.streams_of[live_id])
+        return {"act_ms": self.act_ms, "act_status": self.act_status, "errors": self.errors,
+                "delivery_ms": delivery, "events": len(self.arrivals),
+                "acts_seen": len(by_act), "acts_seen_everywhere": everywhere,
+                "acts": len(self.sent), "opened": self.opened,
+                "reconnects": self.reconnects, "connect_seconds": self.connect_seconds,
+                "run_seconds": self.run_seconds, "due_acts": self.due_acts,
+                "late_ms": self.late_ms}
+
+
+async def _read_head(reader: asyncio.StreamReader) -> tuple[int, dict]:
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    status = int(lines[0].split(" ", 2)[1])
+    headers = {}
+    for line in lines[1:]:
+        if ":" in line:
+            key, value = line.split(":", 1)
+            headers[key.strip().lower()] = value.strip()
+    return status, headers
+
+
+async def follow(port: int, seat: SeatStream, seconds: float, figures: Figures,
+                 opened: asyncio.Event | None, stop: asyncio.Event) -> None:
+    """One seat's event stream until ``stop``; reconnects when it ends."""
+    first = True
+    while not stop.is_set():
+        writer = None
+        try:
+            reader, writer = await asyncio.open_connection(HOST, port, limit=1 << 20)
+            writer.write((f"GET /api/v1/live/{seat.live_id}/events/?seconds={seconds:.0f} "
+                          f"HTTP/1.1\r\nHost: {HOST}\r\nAuthorization: Token {seat.token}\r\n"
+                          f"Accept: text/event-stream\r\nLast-Event-ID: {seat.since}\r\n\r\n"
+                          ).encode())
+            code, _headers = await _read_head(reader)
+            if code != 200:
+                figures.errors[f"stream {code}"] += 1
+                await asyncio.sleep(1.0)
+                continue
+            buffer = b""
+            while True:
+                chunk = await reader.read(65536)
+                if not chunk:
+                    break
+                now = time.monotonic()
+                if first:
+                    first = False
+                    figures.opened += 1
+                    if opened is not None:
+                        opened.set()
+                buffer += chunk
+                end = buffer.rfind(b"\n\n")
+                if end < 0:
+                    continue
+                for match in ID_LINE.finditer(buffer, 0, end + 2):
+                    version = int(match.group(1))
+                    seat.since = max(seat.since, version)
+                    figures.arrivals.append((seat.live_id, version, now))
+                done = buffer.endswith(CHUNKED_END)
+                buffer = buffer[end + 2:]
+                if done:
+                    break
+            figures.reconnects += 1
+        except asyncio.CancelledError:
+            raise
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
+                ValueError, IndexError) as exc:
+            figures.errors[f"stream {type(exc).__name__}"] += 1
+            await asyncio.sleep(1.0)
+        finally:
+            if writer is not None:
+                writer.close()
+
+
+class ActPool:
+    """Keep-alive connections to the act server, shared by the tables."""
+
+    def __init__(self, port: int, size: int):
+        self.port = port
+        self.free: asyncio.Queue = asyncio.Queue()
+        for _ in range(size):
+            self.free.put_nowait(None)  # opened on first use
+
+    async def post(self, path: str, token: str, body: bytes) -> tuple[int, bytes]:
+        conn = await self.free.get()
+        try:
+            if conn is None:
+                conn = await asyncio.open_connection(HOST, self.port)
+            reader, writer = conn
+            writer.write((f"POST {path} HTTP/1.1\r\nHost: {HOST}\r\nAuthorization: Token "
+                          f"{token}\r\nContent-Type: application/json\r\nContent-Length: "
+                          f"{len(body)}\r\n\r\n").encode() + body)
+            status, headers = await _read_head(reader)
+            answer = await reader.readexactly(int(headers.get("content-length", 0)))
+            if headers.get("connection", "").lower() == "close":
+                writer.close()
+                conn = None
+            return status, answer
+        except BaseException:
+            if conn is not None:
+                conn[1].close()
+            conn = None
+            raise
+        finally:
+            self.free.put_nowait(conn)
+
+    def close(self) -> None:
+        while not self.free.empty():
+            conn = self.free.get_nowait()
+            if conn is not None:
+                conn[1].close()
+
+
+async def play(table: TablePlay, pool: ActPool, move_every: float, figures: Figures,
+               stop: asyncio.Event, rng: random.Random, resync) -> None:
+    """One act of the table every ``move_every`` seconds, from a random phase."""
+    from engine.bots import next_act
+
+    due = time.monotonic() + rng.uniform(0, move_every)
+    path = f"/api/v1/live/{table.live_id}/act/"
+    while not stop.is_set() and table.game.state != "over":
+        wait = due - time.monotonic()
+        if wait > 0:
+            try:
+                await asyncio.wait_for(stop.wait(), wait)
+                return
+            except TimeoutError:
+                pass
+        figures.due_acts += 1
+        figures.late_ms.append(max(0.0, time.monotonic() - due) * 1000)
+        due += move_every
+        seat, act = next_act(table.game, table.bots)
+        version = table.game.version
+        body = json.dumps({"version": version, **act}).encode()
+        t0 = time.monotonic()
+        try:
+            status, answer = await pool.post(path, table.tokens[seat], body)
+        except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
+            figures.errors[f"act {type(exc).__name__}"] += 1
+            table.game = await resync(table.live_id)
+            continue
+        done = time.monotonic()
+        figures.act_ms.append((done - t0) * 1000)
+        figures.act_status[status] += 1
+        if status != 200:
+            table.game = await resync(table.live_id)
+            continue
+        new_version = json.loads(answer)["version"]
+        figures.sent[(table.live_id, new_version)] = t0
+        figures.answered[(table.live_id, new_version)] = done
+        table.game.act(seat, dict(act))
+        table.acts += 1
+        if table.game.version != new_version:
+            figures.errors["shadow out of step"] += 1
+            table.game = await resync(table.live_id)
+
+
+async def run(*, stream_port: int, act_port: int, seats: list[SeatStream],
+              tables: list[TablePlay], move_every: float, seconds: float, connect_at_once: int,
+              act_connections: int, resync, seed: int = 1, say=print,
+              figures: Figures | None = None) -> Figures:
+    """Open every seat stream (``connect_at_once`` connecting at a time), then play for
+    ``seconds``; returns the figures (``figures``, if given: its ``connect_seconds`` is set
+    once every stream is open)."""
+    figures = figures if figures is not None else Figures()
+    figures.streams_of.update(seat.live_id for seat in seats)
+    stop = asyncio.Event()
+    stream_seconds = seconds + 600  # no stream ends on its own during the run
+    gate = asyncio.Semaphore(connect_at_once)
+    streams = []
+    t0 = time.monotonic()
+
+    async def open_one(seat: SeatStream):
+        async with gate:
+            opened = asyncio.Event()
+            streams.append(asyncio.ensure_future(
+                follow(stream_port, seat, stream_seconds, figures, opened, stop)))
+            try:
+                await asyncio.wait_for(opened.wait(), 120)
+            except TimeoutError:
+                figures.errors["stream not opened in 120 s"] += 1
+
+    step = max(1, len(seats) // 10)
+    for k in range(0, len(seats), step):
+        await asyncio.gather(*(open_one(s) for s in seats[k:k + step]))
+        say(f"  {min(k + step, len(seats))} streams open ({time.monotonic() - t0:.1f} s)")
+    figures.connect_seconds = time.monotonic() - t0
+    pool = ActPool(act_port, act_connections)
+    rng = random.Random(seed)
+    t1 = time.monotonic()
+    players = [asyncio.ensure_future(play(t, pool, move_every, figures, stop, rng, resync))
+               for t in tables]
+    await asyncio.sleep(seconds)
+    figures.run_seconds = time.monotonic() - t1
+    stop.set()
+    await asyncio.gather(*players, return_exceptions=True)
+    await asyncio.sleep(2.0)  # the last acts' events still on their way
+    for task in streams:
+        task.cancel()
+    await asyncio.gather(*streams, return_exceptions=True)
+    pool.close()
+    return figures

@@ -1,0 +1,55 @@
+"""The ASGI entry point (``uvicorn config.asgi:application``): live play's event streams and
+long-polls, where an open stream is a coroutine on the event loop, not a thread.
+
+Every request is resolved with config/asgi_urls.py: the stream (``GET /api/v1/live/<id>/events/``)
+and the long-poll (``GET /api/v1/live/<id>/``) are async views there (api/live_views.py, on
+live/streams.py's async API); everything else is the same Django app as under WSGI, its sync
+views run in Django's one thread for sync code. The README's production layout sends only
+``GET /api/v1/live/`` here and the rest (acts included) to gunicorn (docs/BENCHMARKS.md, "Many
+open streams", says why).
+"""
+
+import os
+import re
+
+import django
+from django.core.handlers.asgi import ASGIHandler
+
+from config.serving import freeze_what_loading_made, refuse_the_development_key
+
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+
+URLCONF = "config.asgi_urls"
+
+
+#: the waiting requests: the event stream and the long-poll of a live game (another view that
+#: streams — a page's — belongs here too, in asgi_urls.py, and in the proxy's uvicorn routes)
+WAITING = re.compile(r"^/api/v1/live/\d+/(?:events/)?$")
+
+
+class Handler(ASGIHandler):
+    """Django's ASGI handler, resolving with :data:`URLCONF`.
+
+    Django gives each request a thread of its own for its sync code (middleware, DRF's checks)
+    for as long as the request lasts (``ThreadSensitiveContext``): an open stream would hold an
+    idle thread, and that thread's database connection, for its whole life. The waiting
+    requests (:data:`WAITING`) run their middleware's sync code in the process's one shared
+    thread instead, and their views' checks and reads in the stream database threads
+    (live/aio.py): 10,000 open streams, a handful of threads and connections."""
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and \
+                WAITING.match(scope["path"]):
+            await self.handle(scope, receive, send)
+        else:
+            await super().__call__(scope, receive, send)
+
+    async def get_response_async(self, request):
+        request.urlconf = URLCONF
+        return await super().get_response_async(request)
+
+
+django.setup(set_prefix=False)
+refuse_the_development_key()
+application = Handler()
+freeze_what_loading_made(URLCONF)

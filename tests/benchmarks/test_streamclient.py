@@ -1,0 +1,101 @@
+"""The asyncio client of ``bench_live --streams`` (benchmarks.streamclient) against a small fake
+server: it reads the versions of a chunked event stream whatever the TCP reads cut, reconnects
+with Last-Event-ID when a stream ends, and posts acts on kept-alive connections. (The whole
+mode runs in .ci/run, step 4, against uvicorn, gunicorn, PostgreSQL and Redis.)"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from benchmarks import streamclient
+from benchmarks.loadclient import HOST
+
+
+def chunk(text: str) -> bytes:
+    data = text.encode()
+    return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+
+def test_a_stream_is_read_across_cut_chunks_and_resumed_with_last_event_id():
+    requests: list[bytes] = []
+    view = json.dumps({"version": 8, "note": "id: 99\nevent: view"})  # (escaped in JSON)
+
+    async def serve(reader, writer):
+        head = await reader.readuntil(b"\r\n\r\n")
+        requests.append(head)
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                     b"transfer-encoding: chunked\r\n\r\n")
+        if len(requests) == 1:
+            body = (chunk("retry: 1000\n: 5\n\n") + chunk(f"id: 7\nevent: view\ndata: {view}\n\n")
+                    + chunk(": keep-alive\n\n") + chunk(f"id: 8\nevent: view\ndata: {view}\n\n")
+                    + b"0\r\n\r\n")
+            for k in range(0, len(body), 7):  # cut anywhere
+                writer.write(body[k:k + 7])
+                await writer.drain()
+                await asyncio.sleep(0)
+        else:
+            writer.write(chunk("retry: 1000\n: 5\n\n"))
+            await writer.drain()
+            await asyncio.sleep(30)
+        writer.close()
+
+    async def scenario():
+        server = await asyncio.start_server(serve, HOST, 0)
+        port = server.sockets[0].getsockname()[1]
+        figures = streamclient.Figures()
+        stop = asyncio.Event()
+        opened = asyncio.Event()
+        seat = streamclient.SeatStream(live_id=5, seat=2, token="k", since=6)
+        task = asyncio.ensure_future(streamclient.follow(port, seat, 60, figures, opened, stop))
+        await asyncio.wait_for(opened.wait(), 5)
+        for _ in range(500):
+            if len(requests) >= 2:
+                break
+            await asyncio.sleep(0.01)
+        stop.set()
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        server.close()
+        return figures, seat
+
+    figures, seat = asyncio.run(scenario())
+    assert [(a[0], a[1]) for a in figures.arrivals] == [(5, 7), (5, 8)]
+    assert seat.since == 8 and figures.opened == 1 and figures.reconnects == 1
+    assert b"Last-Event-ID: 6\r\n" in requests[0] and b"Last-Event-ID: 8\r\n" in requests[1]
+    assert b"GET /api/v1/live/5/events/?seconds=60 " in requests[0]
+    assert b"Authorization: Token k\r\n" in requests[0]
+    assert not figures.errors
+
+
+def test_acts_share_kept_alive_connections():
+    connections = []
+
+    async def serve(reader, writer):
+        connections.append(writer)
+        while True:
+            try:
+                head = await reader.readuntil(b"\r\n\r\n")
+            except asyncio.IncompleteReadError:
+                break
+            length = int(head.split(b"Content-Length: ")[1].split(b"\r\n")[0])
+            body = json.loads(await reader.readexactly(length))
+            answer = json.dumps({"version": body["version"] + 1}).encode()
+            writer.write(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                         b"Content-Length: " + str(len(answer)).encode() + b"\r\n\r\n" + answer)
+            await writer.drain()
+
+    async def scenario():
+        server = await asyncio.start_server(serve, HOST, 0)
+        pool = streamclient.ActPool(server.sockets[0].getsockname()[1], size=2)
+        answers = await asyncio.gather(*(
+            pool.post("/api/v1/live/1/act/", "k", json.dumps({"version": v}).encode())
+            for v in range(10)))
+        pool.close()
+        server.close()
+        return answers
+
+    answers = asyncio.run(scenario())
+    assert [(status, json.loads(body)["version"]) for status, body in answers] == \
+        [(200, v + 1) for v in range(10)]
+    assert len(connections) == 2  # ten acts, two connections

@@ -1,0 +1,294 @@
+"""Live play's waiting requests served by the ASGI server (config/asgi.py): the async event
+stream and long-poll views (api.live_views, on live.streams' async API) under Django's
+AsyncClient with the ASGI server's URLs. The rules are the WSGI views': one ``view`` event per
+new version with the asking seat's cards only, ``Last-Event-ID`` resume, spectators' slots
+(429, and given back when the stream ends), the long-poll's wait and ETag.
+
+Waiters here are woken by this process's announcements alone (the act runs in a thread through
+the WSGI test client); the dispatcher's version reads are switched off (``quiet_reads``), as
+SQLite's shared in-memory test database locks a table a reader is on."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+
+import pytest
+from asgiref.sync import async_to_sync, sync_to_async
+from django.test import AsyncClient
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from live import notify
+from live import services as live
+from live.models import LiveGame
+from live.streams import spectators
+from tests.live.helpers import (
+    act_url,
+    bot_pick,
+    hidden_card_problems,
+    live_url,
+    make_live_table,
+    server_game,
+)
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def asgi_urls(settings, monkeypatch):
+    settings.ROOT_URLCONF = "config.asgi_urls"
+    settings.LIVE_PUBSUB_URL = None
+
+
+@pytest.fixture
+def quiet_reads(monkeypatch):
+    reads = []
+    monkeypatch.setattr(notify, "_read_versions", lambda ids: reads.append(ids) or [])
+    return reads
+
+
+@pytest.fixture
+def started():
+    lt = make_live_table(client_cls=APIClient)
+    return lt, live.live_start(table=lt.table).pk
+
+
+class TokenAsyncClient(AsyncClient):
+    """An AsyncClient that sends a user's API token with every request."""
+
+    def __init__(self, key: str):
+        super().__init__()
+        self.key = key
+
+    async def get(self, path, headers=None, **kwargs):
+        return await super().get(path, headers={"Authorization": f"Token {self.key}",
+                                                **(headers or {})}, **kwargs)
+
+
+def async_client(user=None) -> AsyncClient:
+    if user is None:
+        return AsyncClient()
+    token, _ = Token.objects.get_or_create(user=user)
+    return TokenAsyncClient(token.key)
+
+
+def parse(text: str) -> list[dict]:
+    out = []
+    for frame in text.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in frame.split("\n")
+                      if line and not line.startswith(":") and ": " in line)
+        if "data" in fields:
+            out.append({"id": int(fields["id"]), "event": fields["event"],
+                        "data": json.loads(fields["data"])})
+    return out
+
+
+def act_once(lt, live_id) -> int:
+    game = server_game(live_id)
+    seat, action = bot_pick(game, lt.bots)
+    r = lt.clients[seat].post(act_url(live_id), {"version": game.version, **action},
+                              format="json")
+    assert r.status_code == 200, r.content
+    return r.json()["version"]
+
+
+async def until_waiting(live_id: int, n: int = 1, timeout: float = 10.0) -> None:
+    """Until ``n`` async waiters wait for the game (instead of sleeping a guessed time)."""
+    deadline = time.monotonic() + timeout
+    while len(notify.dispatcher()._waiters.get(live_id, ())) < n:
+        assert time.monotonic() < deadline, "the stream never waited for the next move"
+        await asyncio.sleep(0.01)
+
+
+async def read_views(response, want: int, timeout: float = 15.0) -> list[dict]:
+    text = ""
+    async with asyncio.timeout(timeout):
+        async for chunk in response.streaming_content:
+            text += chunk.decode()
+            if len(parse(text)) >= want:
+                break
+    return parse(text)
+
+
+def test_a_seat_streams_one_view_per_move_with_its_own_cards_only(started, quiet_reads):
+    lt, live_id = started
+    watcher = 2
+    client = async_client(lt.users[watcher])
+
+    async def scenario():
+        r = await client.get(f"/api/v1/live/{live_id}/events/?seconds=20",
+                             headers={"Accept": "text/event-stream"})
+        assert r.status_code == 200 and r["Content-Type"].startswith("text/event-stream")
+        assert r["X-Accel-Buffering"] == "no"
+        reading = asyncio.ensure_future(read_views(r, want=4))
+        versions = []
+        for _ in range(3):
+            await until_waiting(live_id)
+            versions.append(await sync_to_async(act_once, thread_sensitive=False)(lt, live_id))
+        views = await reading
+        await r.streaming_content.aclose()
+        return versions, views
+
+    versions, views = async_to_sync(scenario)()
+    assert [v["id"] for v in views] == [v["data"]["version"] for v in views]
+    assert [v["id"] for v in views][1:] == versions
+    last = views[-1]["data"]
+    got = lt.clients[watcher].get(live_url(live_id)).json()  # the same view as GET
+    assert {k: v for k, v in last.items() if k != "turn_deadline"} == \
+        {k: v for k, v in got.items() if k != "turn_deadline"}
+    game = server_game(live_id)
+    assert hidden_card_problems(last, watcher, game) == []
+    # the public stream, too, shows no hidden card
+    public = parse(async_to_sync(_all)(AsyncClient(), f"/api/v1/live/{live_id}/events/?seconds=0"))
+    assert hidden_card_problems(public[-1]["data"], None, game) == []
+    assert all("hand" not in v["data"] for v in public)
+
+
+async def _all(client, url, **headers) -> str:
+    r = await client.get(url, headers={"Accept": "text/event-stream", **headers})
+    assert r.status_code == 200, r.content
+    return "".join([chunk.decode() async for chunk in r.streaming_content])
+
+
+def test_last_event_id_resumes_after_the_version_the_client_had(started, quiet_reads):
+    lt, live_id = started
+    first = act_once(lt, live_id)
+    second = act_once(lt, live_id)
+    client = async_client(lt.users[0])
+    url = f"/api/v1/live/{live_id}/events/?seconds=0"
+    views = parse(async_to_sync(_all)(client, url, **{"Last-Event-ID": str(first)}))
+    assert [v["id"] for v in views] == [second]
+    assert parse(async_to_sync(_all)(client, f"{url}&since={second}")) == []
+
+
+def test_a_quiet_stream_sends_comments_and_ends_after_its_seconds(started, quiet_reads):
+    lt, live_id = started
+    version = LiveGame.objects.get(pk=live_id).version
+    t0 = time.monotonic()
+    text = async_to_sync(_all)(AsyncClient(),
+                               f"/api/v1/live/{live_id}/events/?seconds=1&since={version}")
+    assert 0.8 < time.monotonic() - t0 < 5
+    assert parse(text) == [] and text.startswith("retry: 1000\n")
+    assert "\n: keep-alive\n" in text
+
+
+def test_a_spectator_beyond_the_cap_is_refused_and_a_slot_comes_back(started, settings,
+                                                                     quiet_reads):
+    lt, live_id = started
+    settings.LIVE_SPECTATOR_WAITERS = 1
+    version = LiveGame.objects.get(pk=live_id).version
+    url = f"/api/v1/live/{live_id}/events/?seconds=10&since={version}"
+    player = async_client(lt.users[1])
+
+    async def scenario():
+        first = await AsyncClient().get(url, headers={"Accept": "text/event-stream"})
+        assert first.status_code == 200
+        chunks = aiter(first.streaming_content)
+        await anext(chunks)  # the opening lines: the stream holds its slot
+        assert spectators.held() == 1
+        second = await AsyncClient().get(url, headers={"Accept": "text/event-stream"})
+        assert second.status_code == 429
+        assert json.loads(second.content)["error"]["code"] == "spectators_busy"
+        # a seated player is never counted nor refused
+        seated = await player.get(url, headers={"Accept": "text/event-stream"})
+        assert seated.status_code == 200
+        await seated.streaming_content.aclose()
+        waiting = asyncio.ensure_future(anext(chunks))
+        await until_waiting(live_id)
+        waiting.cancel()  # the client leaves while the stream waits (the server cancels it)
+        with contextlib.suppress(asyncio.CancelledError):
+            await waiting
+        return spectators.held()
+
+    assert async_to_sync(scenario)() == 0
+
+
+def test_the_long_poll_waits_on_the_event_loop_for_the_next_version(started, quiet_reads):
+    lt, live_id = started
+    version = LiveGame.objects.get(pk=live_id).version
+    client = async_client(lt.users[3])
+
+    async def scenario():
+        polling = asyncio.ensure_future(
+            client.get(f"/api/v1/live/{live_id}/?since={version}&wait=10"))
+        await until_waiting(live_id)
+        assert not polling.done()
+        moved = await sync_to_async(act_once, thread_sensitive=False)(lt, live_id)
+        r = await asyncio.wait_for(polling, 5)
+        again = await client.get(f"/api/v1/live/{live_id}/", headers={"If-None-Match": r["ETag"]})
+        quick = await client.get(f"/api/v1/live/{live_id}/?since={moved}&wait=0")
+        return moved, r, again, quick
+
+    moved, r, again, quick = async_to_sync(scenario)()
+    assert r.status_code == 200 and r.json()["version"] == moved
+    assert r["ETag"] == f'"live-{live_id}-{moved}"' and r["Cache-Control"] == "no-store"
+    assert hidden_card_problems(r.json(), 3, server_game(live_id)) == []
+    assert again.status_code == 304
+    assert quick.status_code == 200 and quick.json()["version"] == moved
+
+
+def test_an_unknown_game_is_the_apis_json_404(started, quiet_reads):
+    async def scenario():
+        return (await AsyncClient().get("/api/v1/live/999999/events/",
+                                        headers={"Accept": "text/event-stream"}),
+                await AsyncClient().get("/api/v1/live/999999/?since=1&wait=5"))
+
+    for r in async_to_sync(scenario)():
+        assert r.status_code == 404
+        assert json.loads(r.content)["error"]["code"] == "not_found"
+
+
+def test_the_asgi_application_holds_no_thread_per_open_stream(started, quiet_reads):
+    """config/asgi.py's application, as uvicorn calls it: 24 open streams (public and seated)
+    each get their opening frames, and the process has no more threads than before they
+    opened but the few shared ones (Django would give each request a thread of its own for
+    its sync code, held as long as the stream is open)."""
+    import threading
+
+    from asgiref.testing import ApplicationCommunicator
+
+    from config.asgi import application
+
+    lt, live_id = started
+    keys = [Token.objects.get_or_create(user=u)[0].key for u in lt.users]
+
+    def scope(key: str | None):
+        headers = [(b"accept", b"text/event-stream"), (b"host", b"testserver")]
+        if key:
+            headers.append((b"authorization", f"Token {key}".encode()))
+        return {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                "method": "GET", "scheme": "http", "path": f"/api/v1/live/{live_id}/events/",
+                "raw_path": f"/api/v1/live/{live_id}/events/".encode(),
+                "query_string": b"seconds=30", "root_path": "", "headers": headers,
+                "client": ("127.0.0.1", 50000), "server": ("testserver", 80)}
+
+    async def scenario():
+        opened = []
+        warm = threading.active_count()
+        for k in range(24):
+            # four spectators (the cap per address), twenty seated
+            comm = ApplicationCommunicator(application, scope(keys[k % 6] if k % 6 else None))
+            await comm.send_input({"type": "http.request", "body": b""})
+            start = await comm.receive_output(10)
+            first = await comm.receive_output(10)
+            view = await comm.receive_output(10)
+            opened.append((comm, start["status"], first["body"] + view["body"]))
+            if k == 0:
+                warm = threading.active_count()  # the shared threads exist now
+        await until_waiting(live_id, n=24)
+        during = threading.active_count()
+        for comm, _status, _body in opened:
+            await comm.send_input({"type": "http.disconnect"})
+            await comm.wait(5)
+        return opened, warm, during
+
+    opened, warm, during = async_to_sync(scenario)()
+    assert [status for _c, status, _b in opened] == [200] * 24
+    frames = [parse(body.decode()) for _c, _s, body in opened]
+    assert all(len(f) == 1 and f[0]["event"] == "view" for f in frames)
+    assert [f[0]["data"]["seat"] for f in frames[:6]] == [None, 1, 2, 3, 4, 5]
+    assert all("hand" not in f[0]["data"] for f in frames[::6])
+    assert during - warm <= 4, f"{during - warm} more threads for 23 more open streams"

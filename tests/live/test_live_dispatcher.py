@@ -1,0 +1,127 @@
+"""The async waiters' dispatcher (live.notify.Dispatcher): one pub/sub subscription for every
+waiter of an event loop, a fan-out to the waiters of the game announced, waiters removed however
+they end, and the stored versions of every game waited on read in one query."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import pytest
+from asgiref.sync import async_to_sync
+
+from live import notify
+from tests.live.test_live_notify import redis_up
+
+REDIS = "redis://127.0.0.1:6379/2"
+
+# (the reads are replaced below, but the stream database threads check their connections
+# before each, as a request would: live.aio)
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """The dispatcher's version reads, recorded: ``stored`` (id -> version) is what they find."""
+    box = {"calls": [], "stored": {}}
+
+    def read(ids):
+        box["calls"].append(sorted(ids))
+        return [(i, box["stored"][i]) for i in ids if i in box["stored"]]
+
+    monkeypatch.setattr(notify, "_read_versions", read)
+    return box
+
+
+async def _waiters(games: dict[int, int], per_game: int, timeout: float):
+    """``per_game`` waiters on each game (id -> the version they have), as tasks."""
+    return {live_id: [asyncio.ensure_future(notify.wait_for_version_async(live_id, since, timeout))
+                      for _ in range(per_game)]
+            for live_id, since in games.items()}
+
+
+async def _until(predicate, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        await asyncio.sleep(0.01)
+
+
+def test_an_announcement_wakes_every_waiter_of_its_game_and_no_other(settings, reads):
+    settings.LIVE_PUBSUB_URL = None
+
+    async def scenario():
+        tasks = await _waiters({7001: 3, 7002: 3}, per_game=400, timeout=2.0)
+        hub = notify.dispatcher()
+        await _until(lambda: hub.waiting() == 800)
+        t0 = time.monotonic()
+        # an act served by another thread of this process announces the game's version
+        threading.Thread(target=notify._seen, args=(7001, 4)).start()
+        woken = await asyncio.gather(*tasks[7001])
+        took = time.monotonic() - t0
+        others = await asyncio.gather(*tasks[7002])
+        return woken, took, others, hub.waiting()
+
+    woken, took, others, left = async_to_sync(scenario)()
+    assert woken == [4] * 400 and took < 1.0
+    assert others == [None] * 400  # timed out: their game did not move
+    assert left == 0  # every waiter removed itself
+
+
+def test_a_cancelled_waiter_is_removed(settings, reads):
+    settings.LIVE_PUBSUB_URL = None
+
+    async def scenario():
+        tasks = await _waiters({7003: 1}, per_game=50, timeout=30.0)
+        hub = notify.dispatcher()
+        await _until(lambda: hub.waiting() == 50)
+        for task in tasks[7003]:
+            task.cancel()  # the clients left (the server cancels their requests)
+        await asyncio.gather(*tasks[7003], return_exceptions=True)
+        return hub.waiting(), hub._waiters
+
+    assert async_to_sync(scenario)() == (0, {})
+
+
+def test_without_pubsub_one_query_reads_the_versions_of_all_games_waited_on(settings, reads):
+    settings.LIVE_PUBSUB_URL = None
+    games = {7100 + k: 10 for k in range(50)}
+    reads["stored"] = {7100 + k: 10 + (k % 2) for k in range(50)}  # every other game moved
+
+    async def scenario():
+        tasks = await _waiters(games, per_game=6, timeout=1.5)
+        return {live_id: await asyncio.gather(*ts) for live_id, ts in tasks.items()}
+
+    t0 = time.monotonic()
+    got = async_to_sync(scenario)()
+    assert time.monotonic() - t0 < 5
+    assert all(got[7100 + k] == [11] * 6 for k in range(1, 50, 2))
+    assert all(got[7100 + k] == [None] * 6 for k in range(0, 50, 2))
+    # 300 waiters, a read every FALLBACK_POLL or so for all of them: not one per waiter
+    assert reads["calls"] and len(reads["calls"]) <= 1.5 / notify.FALLBACK_POLL + 2
+    assert reads["calls"][0] == sorted(games)
+
+
+@pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
+def test_thousands_of_waiters_share_one_subscription(settings, reads):
+    import redis
+
+    settings.LIVE_PUBSUB_URL = REDIS
+    publisher = redis.Redis.from_url(REDIS)
+
+    async def scenario():
+        games = {7200 + k: 5 for k in range(300)}
+        tasks = await _waiters(games, per_game=6, timeout=20.0)  # 1,800 waiting streams
+        hub = notify.dispatcher()
+        await _until(lambda: hub.subscribed and hub.waiting() == 1800)
+        for live_id in games:  # another process's acts, announced through Redis
+            publisher.publish(f"{notify.CHANNEL_PREFIX}{live_id}", "6")
+        got = await asyncio.wait_for(
+            asyncio.gather(*(t for ts in tasks.values() for t in ts)), 10)
+        return got, hub.subscriptions, hub.waiting()
+
+    got, subscriptions, left = async_to_sync(scenario)()
+    assert got == [6] * 1800
+    assert subscriptions == 1  # one Redis connection for all of them
+    assert left == 0
