@@ -382,6 +382,13 @@ def live_timer(*, live_id: int, version: int) -> bool:
     return moved is not None
 
 
+def bot_act(game: engine.Game, seat: int) -> dict:
+    """The act the service's bot makes for ``seat`` whose turn it is in ``game``: the one bot of
+    托管 and of the practice games' five seats (:mod:`live.practice`), so that a stronger bot is
+    dropped in here, once."""
+    return HeuristicBot().choose(game, seat)
+
+
 def _autoplay(live: LiveGame) -> LiveGame | None:
     """托管: the bot plays the seat whose turn it is in ``live`` (its row, read without the
     state) at ``live.version``; the game after the act, or ``None`` if nobody is to act or
@@ -389,8 +396,7 @@ def _autoplay(live: LiveGame) -> LiveGame | None:
 
     def choose(game: engine.Game):
         to_act = game.to_act()
-        return None if to_act is None else (
-            to_act["seat"], HeuristicBot().choose(game, to_act["seat"]))
+        return None if to_act is None else (to_act["seat"], bot_act(game, to_act["seat"]))
 
     chosen = games.read(live, choose)
     if chosen is None:
@@ -406,6 +412,7 @@ def _autoplay(live: LiveGame) -> LiveGame | None:
 def live_view(*, live: LiveGame, seat: int | None) -> dict:
     """What ``seat`` may see (``None``: spectators and staff): never another seat's cards."""
     view, auto_seats = games.read(live, lambda g: (g.view(seat), sorted(g.auto_seats)))
+    view["outcome"] = view.get("result")  # the engine's result once over ("result": its id)
     view.update({
         "id": live.pk, "table": live.table_id, "number": live.number, "status": live.status,
         "version": live.version, "turn_deadline": live.turn_deadline,
