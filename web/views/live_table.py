@@ -161,7 +161,8 @@ def live_page(request, holder: Holder, live_id: int):
             "state_url": base + "state/", "events_url": base + "events/",
             "back_url": holder.url()}
     return render(request, "web/live/table.html", {
-        "holder": holder, "event": holder.event, "section": "me", "live_data": data,
+        # no event menu above the table: the phone's height is for the game
+        "holder": holder, "section": "me", "live_data": data,
         "js_text": page_texts(), "title": seat_label(lg.user_seat)})
 
 
