@@ -192,7 +192,7 @@ def test_the_stream_starts_after_the_last_event_id(started):
     body = b"".join(Client().get(f"{links[0]}live/{lg.pk}/events/?seconds=0",
                                  HTTP_LAST_EVENT_ID=str(now)).streaming_content).decode()
     assert "event: view" not in body
-    body = b"".join(Client().get(f"{links[0]}live/{lg.pk}/events/?seconds=nan",
+    body = b"".join(Client().get(f"{links[0]}live/{lg.pk}/events/?seconds=0",
                                  HTTP_LAST_EVENT_ID="x").streaming_content).decode()
     assert "event: view" in body
 
@@ -279,3 +279,16 @@ def test_practice_starts_are_rate_limited_per_address(monkeypatch):
     assert refused.status_code == 429
     start_practice(REMOTE_ADDR="10.0.0.2")  # another address is not held back
     assert PracticeGame.objects.count() == 3
+
+
+def test_a_signed_in_player_reaches_their_live_table_at_me(started):
+    # given: seat 4's player, signed in (no link)
+    lt, lg, _links = started
+    client = Client()
+    client.force_login(lt.users[4])
+
+    # then: their table page links to the game, and the page is their seat's
+    assert f'href="/me/live/{lg.pk}/"' in client.get("/me/").content.decode()
+    data = page_data(client.get(f"/me/live/{lg.pk}/"))
+    assert data["seat"] == 4 and data["act_url"] == f"/me/live/{lg.pk}/act/"
+    assert client.get(f"/me/live/{lg.pk}/state/").json()["seat"] == 4
