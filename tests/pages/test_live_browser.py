@@ -367,3 +367,22 @@ def test_the_foreign_card_scan_sees_another_seats_card():
     assert foreign_problems(page + f'<script>["{foreign}"]</script>', game, 0)
     # and a hand that is not the seat's own is seen too
     assert foreign_problems(page.replace(hand, hand[: hand.rindex("<button")]), game, 0)
+
+
+def test_the_practice_table_runs_under_its_content_security_policy(live_server, browser):  # noqa: F811
+    # given: a phone that keeps the pages' Content-Security-Policy (no harness)
+    context = browser.new_context(**PHONE)
+    tab = context.new_page()
+    refused = []
+    tab.on("console", lambda m: "Content Security Policy" in m.text and refused.append(m.text))
+    tab.on("pageerror", lambda exc: refused.append(str(exc)))
+
+    # when: a practice game is started from its page
+    tab.goto(live_server.url + "/practice/")
+    tab.locator("form.practice-form button[type=submit]").click()
+
+    # then: the script ran (the hand is drawn) and nothing was refused
+    tab.wait_for_selector("#hand button")
+    assert tab.locator("#hand button").count() == 36 or tab.locator("#pre").is_visible()
+    assert refused == []
+    context.close()
