@@ -401,6 +401,7 @@ def _autoplay(live: LiveGame) -> LiveGame | None:
 def live_view(*, live: LiveGame, seat: int | None) -> dict:
     """What ``seat`` may see (``None``: spectators and staff): never another seat's cards."""
     view, auto_seats = games.read(live, lambda g: (g.view(seat), sorted(g.auto_seats)))
+    view["outcome"] = view.get("result")  # the engine's result once over ("result": its id)
     view.update({
         "id": live.pk, "table": live.table_id, "number": live.number, "status": live.status,
         "version": live.version, "turn_deadline": live.turn_deadline,
