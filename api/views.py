@@ -21,7 +21,11 @@ from api.csv_export import csv_response
 from api.permissions import ReadOnlyOrAuthenticated, player_of
 from games import services as game_services
 from games.models import GameResult, ResultProposal
-from games.selectors import RESULT_HISTORY_PREFETCH, round_tables_with_results
+from games.selectors import (
+    RESULT_HISTORY_PREFETCH,
+    result_history_known,
+    round_tables_with_results,
+)
 from tournaments import imports, services
 from tournaments.errors import ServiceError
 from tournaments.models import (
@@ -42,6 +46,7 @@ from tournaments.selectors import (
     is_referee,
     knockout_matches,
     public_seat_of,
+    table_with_viewer,
 )
 from tournaments.standings import public_standings, standings_etag, standings_heal
 
@@ -540,10 +545,13 @@ class TableResultsApi(generics.ListAPIView):
         """Submit a game's result: a result sheet or a full record, validated by the engine.
         The same submission twice (same body, or same ``Idempotency-Key``) returns the stored
         result (200) instead of creating another."""
-        table = _table(request, pk)
-        event = table.round.event
-        _require(public_seat_of(request.user, table) is not None or is_referee(request.user,
-                                                                               event),
+        # the hot path (docs/BENCHMARKS.md, "Result submission"): the table, the user's seat and
+        # role in one read, then the service's locked read and its two inserts
+        found = table_with_viewer(request.user, pk)
+        if found is None or not found[1].can_see(found[0]):
+            raise NotFound("no such table")
+        table, viewer = found
+        _require(viewer.public_seat(table) is not None or viewer.staff,
                  "only players of this table or the event's referees submit its results")
         ser = s.ResultSubmitSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
@@ -557,8 +565,12 @@ class TableResultsApi(generics.ListAPIView):
 
 
 def _result_data(result: GameResult) -> dict:
-    """A result with its versions, proposals and history, one query each."""
-    prefetch_related_objects([result], *RESULT_HISTORY_PREFETCH)
+    """A result with its versions, proposals and history: one query each, or none for a
+    result just created (its one version is in hand: ``result.created``)."""
+    if getattr(result, "created", False) and getattr(result, "first_version", None):
+        result_history_known(result, versions=[result.first_version])
+    else:
+        prefetch_related_objects([result], *RESULT_HISTORY_PREFETCH)
     return s.ResultSerializer(result).data
 
 

@@ -69,8 +69,9 @@ class Gunicorn:
     """gunicorn serving the project on a free port of 127.0.0.1, throttles raised."""
 
     def __init__(self, *, workers: int, threads: int = 1, env: dict | None = None,
-                 args: tuple[str, ...] = ()):
+                 args: tuple[str, ...] = (), app: str = "config.wsgi:application"):
         self.workers, self.threads = workers, threads
+        self.app = app  # benchmarks.wsgi:application adds bench_api's baseline view
         self.args = list(args)  # more gunicorn options (an access log, say)
         self.port = free_port()
         self.env = dict(os.environ)
@@ -88,7 +89,7 @@ class Gunicorn:
         self.log_path = log.name
         kind = ["--worker-class", "sync"] if self.threads <= 1 else [
             "--worker-class", "gthread", "--threads", str(self.threads)]
-        cmd = [sys.executable, "-m", "gunicorn", "config.wsgi:application",
+        cmd = [sys.executable, "-m", "gunicorn", self.app,
                "--bind", f"{HOST}:{self.port}", "--workers", str(self.workers), *kind,
                "--timeout", "60", "--graceful-timeout", "10", "--keep-alive", "75",
                "--backlog", "2048", "--log-level", "warning", "--chdir", str(settings.BASE_DIR),

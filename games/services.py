@@ -15,6 +15,7 @@ import hashlib
 import json
 
 from django.db import transaction
+from django.db.models import Exists, OuterRef, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -38,10 +39,16 @@ def _standings_on_commit(event_id: int):
 def _previous_result(table: Table, number: int) -> dict | None:
     if number <= 1:
         return None
-    prev = GameResult.objects.filter(table=table, number=number - 1).only("engine_result").first()
-    if prev is None:
+    prev = GameResult.objects.filter(table=table, number=number - 1).order_by().values_list(
+        "engine_result", flat=True).first()
+    return _result_keys(prev)
+
+
+def _result_keys(engine_result: dict | None) -> dict | None:
+    """What of a stored game's engine result the next game's record names as ``previous``."""
+    if engine_result is None:
         return None
-    return {k: v for k, v in prev.engine_result.items() if k in RESULT_KEYS}
+    return {k: v for k, v in engine_result.items() if k in RESULT_KEYS}
 
 
 def submission_digest(*, number: int, sheet=None, record=None) -> str:
@@ -61,15 +68,20 @@ def submission_digest(*, number: int, sheet=None, record=None) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+#: ``result_validate(previous=…)`` not given: it reads game number-1's stored result itself
+_READ_IT = object()
+
+
 def result_validate(*, event: Event, table: Table, number: int, sheet=None, record=None,
-                    as_played: bool = False) -> tuple:
+                    as_played: bool = False, previous=_READ_IT) -> tuple:
     """Score a sheet or a record with the engine; return ``(kind, payload, engine_result)`` or
     raise :class:`ServiceError` with the engine's error object.
 
     A record of game N > 1 is checked against game N-1's stored result. ``as_played`` (a live
     game's record, whose ``previous`` the server set when it dealt the game): against that
     ``previous`` instead, for game N-1 may have been corrected while game N was played, and the
-    game was played as it was dealt."""
+    game was played as it was dealt. ``previous``: game number-1's stored result (``None``: it
+    has none) when the caller has read it already, under the table's lock."""
     if (sheet is None) == (record is None):
         raise ServiceError("bad_submission", _("send either a result sheet or a full record"))
     _check_game_number(event, table, number)
@@ -95,7 +107,10 @@ def result_validate(*, event: Event, table: Table, number: int, sheet=None, reco
         if "rules" in payload and _rules_differ(payload["rules"], rules):
             raise ServiceError("wrong_rules", _("the record's rules are not the event's rules"))
         payload["rules"] = rules.spec()
-        previous = payload.get("previous") if as_played else _previous_result(table, number)
+        if as_played:
+            previous = payload.get("previous")
+        elif previous is _READ_IT:
+            previous = _previous_result(table, number)
         if previous is None and number > 1:
             # its tributes and first leader follow game number-1 (as live_start): a submitted
             # record is checked against the stored previous game, never against its own
@@ -172,51 +187,87 @@ def _lock_key(user_id: int, key: str) -> None:
     advisory_xact_lock(Advisory.SUBMISSION_KEY, f"{user_id}:{key}")
 
 
-def _same_submission(version: GameResultVersion, digest: str, payload) -> bool | None:
-    """Whether ``version`` was stored from this submission: by its digest, else (a version
-    stored before digests, or the same result spelt another way) by the normalized payload.
-    ``None`` when that needs the payload and it is not known yet (before validation)."""
-    if digest and version.submission_digest == digest:
+def _submission_context(*, table: Table, number: int, by, idempotency_key: str,
+                        with_previous: bool) -> dict:
+    """What a submission of game ``number`` at ``table`` checks in the database, in one query
+    (call it under the table's lock, and the key's, so that it sees every result stored before
+    them): ``first_result`` and ``first_digest`` (version 1 of the game's stored result, if
+    any), ``live_running`` (the game is being played live), ``previous`` (game number-1's
+    stored engine result; ``with_previous`` only) and, with an Idempotency-Key of ``by``,
+    ``key_named`` (the key names some submission of theirs) and ``key_here_result`` /
+    ``key_here_digest`` (the one at this table and game)."""
+    here = OuterRef("pk")
+    first = GameResultVersion.objects.filter(result__table=here, result__number=number,
+                                             version=1).order_by()
+    live_game = Table._meta.get_field("live_games").related_model  # live sits above games
+    fields = {
+        "first_result": Subquery(first.values("result_id")[:1]),
+        "first_digest": Subquery(first.values("submission_digest")[:1]),
+        "live_running": Exists(live_game.objects.filter(table=here, number=number,
+                                                        status="running")),
+    }
+    if with_previous and number > 1:
+        fields["previous"] = Subquery(GameResult.objects.filter(
+            table=here, number=number - 1).order_by().values("engine_result")[:1])
+    by_id = getattr(by, "pk", None)
+    if idempotency_key and by_id is not None:
+        named = GameResultVersion.objects.filter(submitted_by_id=by_id,
+                                                 idempotency_key=idempotency_key).order_by()
+        mine_here = named.filter(result__table=here, result__number=number).order_by("pk")
+        fields["key_named"] = Exists(named)
+        fields["key_here_result"] = Subquery(mine_here.values("result_id")[:1])
+        fields["key_here_digest"] = Subquery(mine_here.values("submission_digest")[:1])
+    return Table.objects.filter(pk=table.pk).order_by().annotate(**fields).values(
+        *fields).get()
+
+
+def _same_submission(*, stored_digest: str, result_id: int, digest: str, payload) -> bool | None:
+    """Whether version 1 of result ``result_id`` (its digest ``stored_digest``) was stored from
+    this submission: by its digest, else (a version stored before digests, or the same result
+    spelt another way) by the normalized payload. ``None`` when that needs the payload and it
+    is not known yet (before validation)."""
+    if digest and stored_digest == digest:
         return True
     if payload is None:
         return None
-    return version.payload == payload
+    stored = GameResultVersion.objects.filter(result_id=result_id, version=1).order_by()
+    return stored.values_list("payload", flat=True).first() == payload
 
 
-def _stored_submission(*, table: Table, number: int, by, idempotency_key: str, digest: str,
+def _stored_result(result_id: int) -> GameResult:
+    result = GameResult.objects.get(pk=result_id)
+    result.created = False
+    return result
+
+
+def _stored_submission(seen: dict, *, table: Table, number: int, digest: str,
                        payload=None) -> GameResult | None:
-    """The stored result this submission repeats, or ``None`` when there is none yet.
+    """The stored result this submission repeats, or ``None`` when there is none yet, from
+    :func:`_submission_context`'s ``seen``.
 
     Called twice: before validation (``payload`` unknown: only what the digest decides; ``None``
-    also when undecided) and under the table's lock with the validated ``payload``, where a
-    different result already stored for the game is refused (409 ``already_submitted``). A key
-    of ``by`` that already names another submission — another table or game, or another body —
-    is refused either time (422 ``idempotency_key_reused``)."""
-    by_id = getattr(by, "pk", None)
-    if idempotency_key and by_id is not None:
-        named = list(GameResultVersion.objects.filter(
-            submitted_by_id=by_id, idempotency_key=idempotency_key)
-            .select_related("result").defer("payload", "engine_result").order_by("pk"))
-        if named:
-            here = next((v for v in named if v.result.table_id == table.pk
-                         and v.result.number == number), None)
-            same = None if here is None else _same_submission(here, digest, payload)
-            if same:
-                here.result.created = False
-                return here.result
-            if here is None or same is False:
-                raise ServiceError("idempotency_key_reused", _(
-                    "this Idempotency-Key was used for a different submission"), status=422)
-            return None  # this game, but whether the same body is known after validation
-    first = (GameResultVersion.objects.filter(result__table=table, result__number=number,
-                                              version=1)
-             .select_related("result").defer("payload", "engine_result").first())
+    also when undecided) and with the validated ``payload``, where a different result already
+    stored for the game is refused (409 ``already_submitted``). A key of ``by`` that already
+    names another submission — another table or game, or another body — is refused either
+    time (422 ``idempotency_key_reused``)."""
+    if seen.get("key_named"):
+        here = seen["key_here_result"]
+        same = None if here is None else _same_submission(
+            stored_digest=seen["key_here_digest"], result_id=here, digest=digest,
+            payload=payload)
+        if same:
+            return _stored_result(here)
+        if here is None or same is False:
+            raise ServiceError("idempotency_key_reused", _(
+                "this Idempotency-Key was used for a different submission"), status=422)
+        return None  # this game, but whether the same body is known after validation
+    first = seen["first_result"]
     if first is None:
         return None
-    same = _same_submission(first, digest, payload)
+    same = _same_submission(stored_digest=seen["first_digest"], result_id=first, digest=digest,
+                            payload=payload)
     if same:
-        first.result.created = False
-        return first.result
+        return _stored_result(first)
     if same is False:
         raise Conflict("already_submitted", _(
             "game %(n)s of table %(t)s already has a result; send a correction with a "
@@ -235,33 +286,38 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
     user: reused for another game, table or body it is refused. A different result for a game
     that has one is refused: corrections go through :func:`result_correct`. A game being
     played live gets its result from :func:`result_record_live` when it ends.
+
+    Its statements (docs/BENCHMARKS.md; ``tests/api/test_api_result_statements.py`` pins
+    them): the table's row lock, the key's advisory lock (with a key, on PostgreSQL), one read
+    of everything checked (:func:`_submission_context`), and the result's and its version's
+    inserts. The engine checks the body under the table's lock against game number-1 as that
+    read found it, so a correction of that game cannot come in between.
     """
-    event = table.round.event
     if table.round.status == Round.Status.COMMITTED:
         raise ServiceError("not_drawn", _("the round is not drawn yet"))
     idempotency_key = idempotency_key or ""
     digest = submission_digest(number=number, sheet=sheet, record=record)
-    if digest:
-        stored = _stored_submission(table=table, number=number, by=by,
-                                    idempotency_key=idempotency_key, digest=digest)
-        if stored is not None:
-            return stored
-    kind, payload, res = result_validate(event=event, table=table, number=number, sheet=sheet,
-                                         record=record)
     with transaction.atomic():
         table = lock_table(table.pk)
         if idempotency_key and getattr(by, "pk", None) is not None:
             _lock_key(by.pk, idempotency_key)
+        seen = _submission_context(table=table, number=number, by=by,
+                                   idempotency_key=idempotency_key,
+                                   with_previous=record is not None)
+        if digest:
+            stored = _stored_submission(seen, table=table, number=number, digest=digest)
+            if stored is not None:
+                return stored
+        previous = _result_keys(seen.get("previous")) if record is not None else _READ_IT
+        kind, payload, res = result_validate(event=table.round.event, table=table,
+                                             number=number, sheet=sheet, record=record,
+                                             previous=previous)
         # (live.models.LiveGame through its relation: games does not import live, above it)
-        if table.live_games.filter(number=number, status="running").exists():
+        if seen["live_running"]:
             raise Conflict("live_game_running", _(
                 "game %(n)s of this table is being played live; its result is recorded when "
                 "it ends") % {"n": number})
-        kind, payload, res = _checked_against_stored_previous(
-            (kind, payload, res), event=event, table=table, number=number, record=record)
-        # again under the locks: a concurrent copy may have been stored meanwhile
-        stored = _stored_submission(table=table, number=number, by=by,
-                                    idempotency_key=idempotency_key, digest=digest,
+        stored = _stored_submission(seen, table=table, number=number, digest=digest,
                                     payload=payload)
         if stored is not None:
             return stored
@@ -284,8 +340,10 @@ def result_record_live(*, table_id: int, number: int, record: dict) -> GameResul
     digest = submission_digest(number=number, record=record)
     kind, payload, res = result_validate(event=table.round.event, table=table, number=number,
                                          record=record, as_played=True)
-    stored = _stored_submission(table=table, number=number, by=None, idempotency_key="",
-                                digest=digest, payload=payload)
+    seen = _submission_context(table=table, number=number, by=None, idempotency_key="",
+                               with_previous=False)
+    stored = _stored_submission(seen, table=table, number=number, digest=digest,
+                                payload=payload)
     if stored is not None:
         return stored
     return _result_create(table=table, number=number, kind=kind, payload=payload, res=res,
@@ -303,10 +361,11 @@ def _result_create(*, table: Table, number: int, kind, payload, res: dict, diges
         points_a=res["team_points"][0], points_b=res["team_points"][1],
         places=res["places"], void=res["void"], engine_result=res, system_recorded=system,
         confirmed_at=now if system else None)
-    GameResultVersion.objects.create(
+    version = GameResultVersion.objects.create(
         result=result, version=1, kind=kind, payload=payload, engine_result=res,
         points_a=res["team_points"][0], points_b=res["team_points"][1],
         submitted_by=by, idempotency_key=idempotency_key, submission_digest=digest)
+    result.first_version = version
     if system:
         _standings_on_commit(table.round.event_id)
     result.created = True

@@ -1,0 +1,69 @@
+"""How many SQL statements a result submission costs (docs/BENCHMARKS.md, "Result submission"),
+pinned so that it cannot creep back: the token, the table with the user's seat and role, the
+table's row lock, the key's advisory lock (with an Idempotency-Key, PostgreSQL only), one read of
+everything the service checks, and the result's and its version's inserts. The answer (the
+result with its one version and history) is built from what is in hand."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from engine.bots import play_match
+from tests.api.helpers import client_for, seats_of, sheet
+
+pytestmark = pytest.mark.django_db
+
+#: token, table + viewer, table lock, the one read, two inserts
+STATEMENTS = 6
+
+
+def statements_of(user, table, body, key=None):
+    headers = {"HTTP_IDEMPOTENCY_KEY": key} if key else {}
+    client = client_for(user)
+    with CaptureQueriesContext(connection) as ctx:
+        r = client.post(f"/api/v1/tables/{table.pk}/results/", body, format="json", **headers)
+    # savepoints stand for the transaction's BEGIN and COMMIT inside the test's transaction
+    sql = [q["sql"] for q in ctx.captured_queries
+           if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))]
+    return r, sql
+
+
+def expected(key) -> int:
+    return STATEMENTS + (1 if key and connection.vendor == "postgresql" else 0)
+
+
+@pytest.fixture
+def match():
+    return [g.record() for g in play_match("dagang", 2, random.Random(7))]
+
+
+@pytest.mark.parametrize("key", [None, "tablet-1"], ids=["unkeyed", "keyed"])
+@pytest.mark.parametrize("who", ["player", "referee"])
+def test_a_record_of_game_2_costs_the_pinned_statements(table, referee_user, match, key, who):
+    seated = [s.player.user for s in seats_of(table)]
+    user = seated[0] if who == "player" else referee_user
+    assert client_for(seated[1]).post(f"/api/v1/tables/{table.pk}/results/",
+                                      {"number": 1, "record": match[0]},
+                                      format="json").status_code == 201
+    r, sql = statements_of(user, table, {"number": 2, "record": match[1]}, key)
+    assert r.status_code == 201, r.content
+    assert len(sql) == expected(key), "\n".join(sql)
+    body = r.json()
+    assert body["versions"][0]["submitted_by"] == user.username
+    assert [step["step"] for step in body["history"]] == ["submitted"]
+    assert body["proposal"] is None and body["dispute"] is None
+
+
+@pytest.mark.parametrize("key", [None, "tablet-1"], ids=["unkeyed", "keyed"])
+def test_a_sheet_of_game_1_costs_the_pinned_statements(table, key):
+    player = seats_of(table)[0].player.user
+    r, sql = statements_of(player, table, {"number": 1, "sheet": sheet([0, 1, 2, 3, 4, 5])}, key)
+    assert r.status_code == 201, r.content
+    assert len(sql) == expected(key), "\n".join(sql)
+    # only one statement reads results, versions or live games (the service's one read)
+    reads = [s for s in sql if s.startswith("SELECT") and 'FROM "games_' in s]
+    assert len(reads) == 1, "\n".join(reads)
