@@ -307,6 +307,32 @@ class ResultSubmitSerializer(ExactlyOneOf, serializers.Serializer):
     record = serializers.JSONField(required=False, help_text="a gouji-record/1 full record")
 
 
+class ResultSubmittedSerializer(serializers.Serializer):
+    """The answer to a submission: the result as stored, without its history (read it at
+    ``/api/v1/results/{id}/``). Short, so that a round's submissions are cheap to answer
+    (docs/BENCHMARKS.md, "Result submission")."""
+
+    id = serializers.IntegerField()
+    table = serializers.IntegerField(source="table_id")
+    number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=GameResult.Status.choices)
+    version = serializers.IntegerField(help_text="the result's current version")
+    points_a = serializers.IntegerField()
+    points_b = serializers.IntegerField()
+    places = serializers.ListField(child=serializers.IntegerField())
+    void = serializers.BooleanField()
+    system_recorded = serializers.BooleanField()
+    confirmed_by = serializers.CharField(source="confirmed_by.username", default=None,
+                                         allow_null=True)
+    confirmed_at = serializers.DateTimeField(allow_null=True)
+    engine_result = serializers.JSONField()
+    kind = serializers.ChoiceField(choices=GameResultVersion.Kind.choices, source="first_kind",
+                                   help_text="what was submitted: a result sheet or a record")
+    submitted_by = serializers.CharField(allow_null=True, source="first_submitted_by",
+                                         help_text="who submitted it (username)")
+    url = serializers.CharField(help_text="the result with every version and its history")
+
+
 class ResultConfirmSerializer(serializers.Serializer):
     version = serializers.IntegerField(
         min_value=1, required=False,

@@ -23,7 +23,7 @@ from games import services as game_services
 from games.models import GameResult, ResultProposal
 from games.selectors import (
     RESULT_HISTORY_PREFETCH,
-    result_history_known,
+    result_first_submission,
     round_tables_with_results,
 )
 from tournaments import imports, services
@@ -537,7 +537,7 @@ class TableResultsApi(generics.ListAPIView):
     @extend_schema(request=s.ResultSubmitSerializer,
                    parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
                                                 required=False)],
-                   responses={201: s.ResultSerializer, 200: s.ResultSerializer,
+                   responses={201: s.ResultSubmittedSerializer, 200: s.ResultSubmittedSerializer,
                               409: OpenApiResponse(description="already submitted"),
                               422: OpenApiResponse(description="the engine refused it"),
                               **ERRORS})
@@ -560,17 +560,20 @@ class TableResultsApi(generics.ListAPIView):
             table=table, number=ser.validated_data["number"],
             sheet=ser.validated_data.get("sheet"), record=ser.validated_data.get("record"),
             by=request.user, idempotency_key=key)
-        code = status.HTTP_201_CREATED if getattr(result, "created", False) else status.HTTP_200_OK
-        return Response(_result_data(result), status=code)
+        created = getattr(result, "created", False)
+        if created:
+            first = result.first_version
+            result.first_kind, result.first_submitted_by = first.kind, request.user.username
+        else:  # the stored result a retry repeats: who submitted it (one query)
+            result.first_kind, result.first_submitted_by = result_first_submission(result)
+        result.url = reverse("api:result-detail", kwargs={"pk": result.pk})
+        return Response(s.ResultSubmittedSerializer(result).data,
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 def _result_data(result: GameResult) -> dict:
-    """A result with its versions, proposals and history: one query each, or none for a
-    result just created (its one version is in hand: ``result.created``)."""
-    if getattr(result, "created", False) and getattr(result, "first_version", None):
-        result_history_known(result, versions=[result.first_version])
-    else:
-        prefetch_related_objects([result], *RESULT_HISTORY_PREFETCH)
+    """A result with its versions, proposals and history, one query each."""
+    prefetch_related_objects([result], *RESULT_HISTORY_PREFETCH)
     return s.ResultSerializer(result).data
 
 

@@ -25,20 +25,11 @@ RESULT_HISTORY_PREFETCH = (
                                                                        "settled_by")))
 
 
-def result_history_known(result: GameResult, *, versions, proposals=(), disputes=()) -> None:
-    """Give ``result`` its versions, proposals and disputes as already in hand (a result just
-    created has one version, no proposal, no dispute), as :data:`RESULT_HISTORY_PREFETCH`
-    would have loaded them, without a query."""
-    cache = getattr(result, "_prefetched_objects_cache", None)
-    if cache is None:
-        cache = result._prefetched_objects_cache = {}
-    for name, model, rows in (("versions", GameResultVersion, versions),
-                              ("proposals", ResultProposal, proposals),
-                              ("disputes", ResultDispute, disputes)):
-        qs = model.objects.none()
-        qs._result_cache = list(rows)
-        qs._prefetch_done = True
-        cache[name] = qs
+def result_first_submission(result: GameResult) -> tuple[str, str | None]:
+    """The kind of result's version 1 (a sheet or a record) and its submitter's username."""
+    kind, username = GameResultVersion.objects.filter(result=result, version=1).order_by(
+        ).values_list("kind", "submitted_by__username").get()
+    return kind, username
 
 
 def result_open_proposal(result: GameResult) -> ResultProposal | None:

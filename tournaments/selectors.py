@@ -7,13 +7,15 @@ SQL, as live play does)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 from dataclasses import dataclass
 
-from django.db.models import Exists, OuterRef, Prefetch, QuerySet, Subquery
+from django.db.models import Prefetch, QuerySet
 
 from tournaments.models import Entry, Event, Player, PlayerLink, Round, Seat, Table, TeamMember
+from tournaments.sqlrows import Columns, fetch_one
 
 #: round statuses whose seating everyone may see (the organizers published it)
 SEATING_PUBLIC = (Round.Status.PUBLISHED, Round.Status.FINISHED)
@@ -90,29 +92,46 @@ class Viewer:
         return self.seat if seating_public(table.round) else None
 
 
+_TABLE = Columns(Table, "T")
+_ROUND = Columns(Round, "R", skip=("draw_entries", "draw_input"))
+_EVENT = Columns(Event, "E")
+
+
+@functools.cache
+def _table_with_viewer_sql() -> str:
+    seat, player = Seat._meta, Player._meta
+    referees = Event.referees.through._meta.db_table
+    organizers = Event.organizers.through._meta.db_table
+    return f"""
+        SELECT {_TABLE.sql}, {_ROUND.sql}, {_EVENT.sql},
+          (SELECT S."seat" FROM "{seat.db_table}" S
+             JOIN "{player.db_table}" P ON P."id" = S."player_id"
+            WHERE S."table_id" = T."id" AND P."user_id" = %s LIMIT 1),
+          EXISTS (SELECT 1 FROM "{referees}" X WHERE X."event_id" = E."id" AND X."user_id" = %s),
+          EXISTS (SELECT 1 FROM "{organizers}" X WHERE X."event_id" = E."id" AND X."user_id" = %s)
+        FROM "{Table._meta.db_table}" T
+        JOIN "{Round._meta.db_table}" R ON R."id" = T."round_id"
+        JOIN "{Event._meta.db_table}" E ON E."id" = R."event_id"
+        WHERE T."id" = %s"""
+
+
 def table_with_viewer(user, pk: int) -> tuple[Table, Viewer] | None:
     """Table ``pk`` with its round and event (not the round's draw data), and what ``user`` is
     there (:class:`Viewer`), in one query: the hot path of result submission reads nothing else
     before it locks the table. ``None`` when there is no such table."""
-    qs = Table.objects.select_related("round__event").defer(
-        "round__draw_entries", "round__draw_input").order_by()
     signed_in = bool(user and getattr(user, "is_authenticated", False))
-    if signed_in:
-        event = OuterRef("round__event_id")
-        qs = qs.annotate(
-            viewer_seat=Subquery(Seat.objects.filter(table=OuterRef("pk"), player__user=user)
-                                 .order_by().values("seat")[:1]),
-            viewer_referee=Exists(Event.referees.through.objects.filter(event_id=event,
-                                                                        user_id=user.pk)),
-            viewer_organizer=Exists(Event.organizers.through.objects.filter(event_id=event,
-                                                                            user_id=user.pk)))
-    table = next(iter(qs.filter(pk=pk)[:1]), None)  # (.first() would order by pk)
-    if table is None:
+    user_id = user.pk if signed_in else None
+    row = fetch_one(_table_with_viewer_sql(), [user_id, user_id, user_id, pk])
+    if row is None:
         return None
+    a, b, c = len(_TABLE), len(_TABLE) + len(_ROUND), len(_TABLE) + len(_ROUND) + len(_EVENT)
+    table, rnd, event = _TABLE.build(row[:a]), _ROUND.build(row[a:b]), _EVENT.build(row[b:c])
+    rnd.event = event
+    table.round = rnd
+    seat, referee, organizer = row[c:]
     if not signed_in:
         return table, Viewer(seat=None, staff=False)
-    staff = user.is_superuser or table.viewer_referee or table.viewer_organizer
-    return table, Viewer(seat=table.viewer_seat, staff=staff)
+    return table, Viewer(seat=seat, staff=bool(user.is_superuser or referee or organizer))
 
 
 def round_tables(rnd: Round) -> QuerySet[Table]:

@@ -73,7 +73,7 @@ def test_a_record_of_game_2_is_checked_under_the_tables_lock(table, referee, rec
     # inside the submission's transaction, after the table is locked
     result_submit(table=table, number=1, record=record_1, by=referee)
     steps = []
-    lock, validate = game_services.lock_table, game_services.result_validate
+    lock, validate = game_services.lock_table_row, game_services.result_validate
 
     def locking(table_id):
         steps.append(("lock", table_id))
@@ -83,7 +83,7 @@ def test_a_record_of_game_2_is_checked_under_the_tables_lock(table, referee, rec
         steps.append(("validate", connection.in_atomic_block))
         return validate(**kwargs)
 
-    monkeypatch.setattr(game_services, "lock_table", locking)
+    monkeypatch.setattr(game_services, "lock_table_row", locking)
     monkeypatch.setattr(game_services, "result_validate", validating)
     assert result_submit(table=table, number=2, record=record_2, by=referee).created
     assert steps == [("lock", table.pk), ("validate", True)]
