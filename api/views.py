@@ -24,6 +24,7 @@ from games.models import GameResult, ResultProposal
 from games.selectors import (
     RESULT_HISTORY_PREFETCH,
     result_first_submission,
+    result_table_with_viewer,
     round_tables_with_results,
 )
 from tournaments import imports, services
@@ -571,6 +572,14 @@ class TableResultsApi(generics.ListAPIView):
                         status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
+def _result_state(result: GameResult, user) -> dict:
+    """A confirmation's short answer: the result as it is now (``url``: with its history)."""
+    if result.confirmed_by_id is not None and result.confirmed_by_id == user.pk:
+        result.confirmed_by = user  # (no query for the confirmer's name)
+    result.url = reverse("api:result-detail", kwargs={"pk": result.pk})
+    return s.ResultStateSerializer(result).data
+
+
 def _result_data(result: GameResult) -> dict:
     """A result with its versions, proposals and history, one query each."""
     prefetch_related_objects([result], *RESULT_HISTORY_PREFETCH)
@@ -606,7 +615,7 @@ class ResultConfirmApi(APIView):
             "If-Match", str, OpenApiParameter.HEADER, required=False,
             description="the result version you are confirming (e.g. `\"2\"` or `2`); the "
                         "same as `version` in the body")],
-        responses={200: s.ResultSerializer,
+        responses={200: s.ResultStateSerializer,
                    409: OpenApiResponse(description="stale_version: the result was corrected "
                                                     "since that version (detail.version is "
                                                     "the current one)"),
@@ -615,10 +624,16 @@ class ResultConfirmApi(APIView):
         """Confirm a result: the other 联邦 at the table, or a referee. Name the version you
         read (``version`` in the body, or ``If-Match``) so that a correction made meanwhile is
         not confirmed unseen: a stale version is refused (409) and nothing changes."""
-        result = _result(request, pk)
-        referee = is_referee(request.user, result.table.round.event)
-        if not referee and public_seat_of(request.user, result.table) is None:
+        # the hot path: the result's table, the user's seat and role in one read; the
+        # service reads the result itself under the table's lock
+        found = result_table_with_viewer(request.user, pk)
+        if found is None or not found[1].can_see(found[0]):
+            raise NotFound("no such result")
+        table, viewer = found
+        referee = viewer.staff
+        if not referee and viewer.public_seat(table) is None:
             raise PermissionDenied("only players of this table or referees confirm")
+        result = GameResult(pk=pk, table=table)  # (its row is read by the service)
         ser = s.ResultConfirmSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         versions = {v for v in (ser.validated_data.get("version"),
@@ -634,7 +649,7 @@ class ResultConfirmApi(APIView):
             if exc.status == 403:
                 raise PermissionDenied(exc.message) from None
             raise
-        return Response(_result_data(result))
+        return Response(_result_state(result, request.user))
 
     @staticmethod
     def _if_match(request) -> int | None:

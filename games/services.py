@@ -24,8 +24,9 @@ from engine.game import RESULT_KEYS
 from games.models import GameResult, GameResultVersion, ResultDispute, ResultProposal
 from tournaments.errors import Conflict, Forbidden, ServiceError
 from tournaments.locks import Advisory, advisory_xact_lock, lock_table, lock_table_row
-from tournaments.models import Event, Round, Table
+from tournaments.models import Event, Player, Round, Seat, Table
 from tournaments.selectors import seat_of
+from tournaments.sqlrows import Columns
 
 MAX_RECORD_ACTIONS = 2000
 
@@ -383,9 +384,44 @@ def _result_create(*, table: Table, number: int, kind, payload, res: dict, diges
         submitted_by=by, idempotency_key=idempotency_key, submission_digest=digest)
     result.first_version = version
     if system:
-        _standings_on_commit(table.round.event_id)
+        _result_counted(result=result, event_id=table.round.event_id)
     result.created = True
     return result
+
+
+_RESULT = Columns(GameResult, "R")
+
+
+@functools.cache
+def _confirm_context_sql() -> str:
+    versions = GameResultVersion._meta.db_table
+    seat, player = Seat._meta.db_table, Player._meta.db_table
+    seat_of_user = f"""SELECT S."seat" FROM "{seat}" S JOIN "{player}" P ON P."id" = S."player_id"
+                        WHERE S."table_id" = R."table_id" AND P."user_id" = {{}} LIMIT 1"""
+    return f"""SELECT {_RESULT.sql}, V."id", V."submitted_by_id",
+        ({seat_of_user.format("%s")}), ({seat_of_user.format('V."submitted_by_id"')}),
+        RD."event_id"
+      FROM "{GameResult._meta.db_table}" R
+      JOIN "{Table._meta.db_table}" T ON T."id" = R."table_id"
+      JOIN "{Round._meta.db_table}" RD ON RD."id" = T."round_id"
+      LEFT JOIN "{versions}" V ON V."result_id" = R."id" AND V."version" = R."version"
+     WHERE R."id" = %s"""
+
+
+def _confirm_context(result_id: int, by) -> tuple[GameResult, dict]:
+    """Result ``result_id`` as stored, and what confirming it checks, in one query (under the
+    table's lock): the submitter of its current version, the seats of ``by`` and of that
+    submitter at its table, its event."""
+    with connection.cursor() as cursor:
+        cursor.execute(_confirm_context_sql(), [getattr(by, "pk", None), result_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise GameResult.DoesNotExist("no such result")
+    n = len(_RESULT)
+    result = _RESULT.build(row[:n])
+    version_id, submitter_id, by_seat, submitter_seat, event_id = row[n:]
+    return result, {"version_found": version_id is not None, "submitter_id": submitter_id,
+                    "by_seat": by_seat, "submitter_seat": submitter_seat, "event_id": event_id}
 
 
 def result_confirm(*, result: GameResult, by, as_referee: bool = False,
@@ -397,10 +433,17 @@ def result_confirm(*, result: GameResult, by, as_referee: bool = False,
     correction came in between), nothing changes and 409 ``stale_version`` names the current
     one. Without it the current version is confirmed (older clients). A disputed result is
     confirmed by a referee only, which settles its dispute (``reason``, optional, is kept
-    with the settlement)."""
+    with the settlement).
+
+    Its statements: the table's row lock, one read of the result with everything checked
+    (:func:`_confirm_context`), the result's update and the event's ``results_version``
+    (:func:`_result_counted`); settling a dispute adds its update."""
     with transaction.atomic():
-        lock_table(result.table_id)
-        result = GameResult.objects.select_related("table__round__event").get(pk=result.pk)
+        lock_table_row(result.table_id)
+        table = result.table if GameResult.table.is_cached(result) else None
+        result, seen = _confirm_context(result.pk, by)
+        if table is not None:
+            result.table = table
         if version is not None and version != result.version:
             raise Conflict("stale_version", _(
                 "the result has changed since you saw it (version %(v)s, you confirmed "
@@ -412,16 +455,40 @@ def result_confirm(*, result: GameResult, by, as_referee: bool = False,
             if result.status == GameResult.Status.DISPUTED:
                 raise Forbidden("disputed_referee_only", _(
                     "this result is disputed; a referee settles it"))
-            _check_other_side(result, by, _(
+            _check_sides(by_id=getattr(by, "pk", None), seen=seen, not_at_table=_(
                 "only a referee or a player of this table may confirm its result"))
+        disputed = result.status == GameResult.Status.DISPUTED
         result.status = GameResult.Status.CONFIRMED
         result.confirmed_by = by
         result.confirmed_at = timezone.now()
         result.save(update_fields=["status", "confirmed_by", "confirmed_at", "updated_at"])
-        _dispute_settle(result=result, by=by, reason=reason,
-                        settlement=ResultDispute.Settlement.CONFIRMED)
-        _standings_on_commit(result.table.round.event_id)
+        if disputed:  # (an open dispute is what makes a result disputed)
+            _dispute_settle(result=result, by=by, reason=reason,
+                            settlement=ResultDispute.Settlement.CONFIRMED)
+        _result_counted(result=result, event_id=seen["event_id"])
     return result
+
+
+def _result_counted(*, result: GameResult, event_id: int) -> None:
+    """The one place that says a result's counted value changed — confirmed, or corrected
+    while confirmed — (in the transaction that changed it): the standings follow on commit.
+    Whatever else must follow a confirmed result (ratings) hooks in here."""
+    _standings_on_commit(event_id)
+
+
+def _check_sides(*, by_id, seen: dict, not_at_table: str) -> None:
+    """The two-person rule (:func:`_check_other_side`) from :func:`_confirm_context`'s read."""
+    if not seen["version_found"]:
+        raise Conflict("stale_version", _("the result has changed since it was read; read it "
+                                          "again"))
+    if seen["by_seat"] is None:
+        raise Forbidden("not_at_table", not_at_table)
+    if seen["submitter_id"] is not None and seen["submitter_id"] == by_id:
+        raise Forbidden("own_submission", _(
+            "the other 联邦 or a referee confirms or disputes a result, not its submitter"))
+    if seen["submitter_seat"] is not None and seen["submitter_seat"] % 2 == seen["by_seat"] % 2:
+        raise Forbidden("same_side", _(
+            "a player of the other 联邦 or a referee must confirm or dispute this result"))
 
 
 def _check_other_side(result: GameResult, by, not_at_table: str) -> None:
@@ -566,7 +633,7 @@ def _version_add(*, result: GameResult, kind, payload, res: dict, by, reason: st
         result.confirmed_by = None
         result.confirmed_at = None
     result.save()
-    _standings_on_commit(result.table.round.event_id)
+    _result_counted(result=result, event_id=result.table.round.event_id)
 
 
 def _proposal_create(*, result: GameResult, kind, res: dict, digest: str, sheet, record, by,

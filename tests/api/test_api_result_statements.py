@@ -73,3 +73,26 @@ def test_a_sheet_of_game_1_costs_the_pinned_statements(table, key):
     # only one statement reads results, versions or live games (the service's one read)
     reads = [s for s in sql if s.startswith("SELECT") and 'FROM "games_' in s]
     assert len(reads) == 1, shown(reads)
+
+
+def test_a_confirmation_costs_the_pinned_statements(table):
+    # the token, the result's table with the user's seat and role, the table's row lock
+    # (PostgreSQL), one read of the result with both sides' seats, its update and the event's
+    # results_version
+    seated = [s.player.user for s in seats_of(table)]
+    r = client_for(seated[0]).post(f"/api/v1/tables/{table.pk}/results/",
+                                   {"number": 1, "sheet": sheet([0, 1, 2, 3, 4, 5])},
+                                   format="json")
+    client = client_for(seated[1])
+    with CaptureQueriesContext(connection) as ctx:
+        answer = client.post(f"/api/v1/results/{r.json()['id']}/confirm/", {"version": 1},
+                             format="json")
+    assert answer.status_code == 200, answer.content
+    assert (answer.json()["status"], answer.json()["confirmed_by"]) == (
+        "confirmed", seated[1].username)
+    sql = [q["sql"] for q in ctx.captured_queries
+           if not q["sql"].startswith(("SAVEPOINT", "RELEASE SAVEPOINT"))]
+    # (the test client then runs the standings recompute queued on commit, as a worker would)
+    bump = next(i for i, q in enumerate(sql) if q.startswith('UPDATE "tournaments_event" SET '
+                                                             '"results_version"'))
+    assert bump + 1 == (6 if connection.vendor == "postgresql" else 5), shown(sql[:bump + 1])
