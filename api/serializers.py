@@ -339,6 +339,14 @@ class ResultSubmittedSerializer(ResultStateSerializer):
                                          help_text="who submitted it (username)")
 
 
+class RoundConfirmedSerializer(serializers.Serializer):
+    confirmed = serializers.IntegerField(help_text="how many results were confirmed now")
+    results = serializers.ListField(child=serializers.IntegerField(),
+                                    help_text="their ids")
+    disputed = serializers.IntegerField(help_text="disputed results of the round, left for a "
+                                                  "referee to settle one by one")
+
+
 class ResultConfirmSerializer(serializers.Serializer):
     version = serializers.IntegerField(
         min_value=1, required=False,

@@ -446,6 +446,23 @@ class RoundPublishApi(APIView):
                                           context={"request": request}).data)
 
 
+class RoundConfirmApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+
+    @extend_schema(request=None, responses={200: s.RoundConfirmedSerializer, **ERRORS})
+    def post(self, request, slug, number):
+        """Confirm every result of the round awaiting confirmation (the event's referees), in
+        one transaction. Disputed results are not confirmed: settle each with its reason."""
+        rnd = _round(request, slug, number)
+        _require(is_referee(request.user, rnd.event),
+                 "only the event's referees confirm a round's results")
+        ids = game_services.round_results_confirm(round=rnd, by=request.user)
+        disputed = GameResult.objects.filter(table__round=rnd,
+                                             status=GameResult.Status.DISPUTED).count()
+        return Response({"confirmed": len(ids), "results": ids, "disputed": disputed})
+
+
 class RoundTablesApi(generics.ListAPIView):
     """A round's tables and seats ("find my table": ``?player=name or number``)."""
 

@@ -23,7 +23,13 @@ import engine
 from engine.game import RESULT_KEYS
 from games.models import GameResult, GameResultVersion, ResultDispute, ResultProposal
 from tournaments.errors import Conflict, Forbidden, ServiceError
-from tournaments.locks import Advisory, advisory_xact_lock, lock_table, lock_table_row
+from tournaments.locks import (
+    Advisory,
+    advisory_xact_lock,
+    lock_round_tables,
+    lock_table,
+    lock_table_row,
+)
 from tournaments.models import Event, Player, Round, Seat, Table
 from tournaments.selectors import seat_of
 from tournaments.sqlrows import Columns
@@ -469,11 +475,37 @@ def result_confirm(*, result: GameResult, by, as_referee: bool = False,
     return result
 
 
-def _result_counted(*, result: GameResult, event_id: int) -> None:
-    """The one place that says a result's counted value changed — confirmed, or corrected
-    while confirmed — (in the transaction that changed it): the standings follow on commit.
-    Whatever else must follow a confirmed result (ratings) hooks in here."""
+def _results_counted(*, event_id: int, result_ids: list[int]) -> None:
+    """The one place that says results of event ``event_id`` changed what they count for —
+    confirmed, recorded confirmed, or corrected — (in the transaction that changed them): the
+    standings follow on commit. Whatever else must follow a confirmed result (ratings) hooks
+    in here."""
     _standings_on_commit(event_id)
+
+
+def _result_counted(*, result: GameResult, event_id: int) -> None:
+    _results_counted(event_id=event_id, result_ids=[result.pk])
+
+
+def round_results_confirm(*, round: Round, by) -> list[int]:
+    """A referee confirms every result of ``round`` awaiting confirmation, in one transaction:
+    the round's tables are locked (in one order, as every table lock), the results awaiting
+    confirmation then are confirmed by ``by`` in one update, and the standings follow once on
+    commit. Disputed results are left for the referee to settle one by one (with a reason);
+    confirmed ones are left as they are. Returns the ids of the results confirmed."""
+    with transaction.atomic():
+        lock_round_tables(round.pk)
+        waiting = GameResult.objects.filter(table__round=round,
+                                            status=GameResult.Status.SUBMITTED).order_by("pk")
+        ids = list(waiting.values_list("pk", flat=True))
+        if not ids:
+            return []
+        now = timezone.now()
+        GameResult.objects.filter(pk__in=ids).update(
+            status=GameResult.Status.CONFIRMED, confirmed_by=by, confirmed_at=now,
+            updated_at=now)
+        _results_counted(event_id=round.event_id, result_ids=ids)
+    return ids
 
 
 def _check_sides(*, by_id, seen: dict, not_at_table: str) -> None:

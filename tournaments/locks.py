@@ -78,3 +78,10 @@ def lock_table_row(table_id: int) -> None:
         with connection.cursor() as cursor:
             cursor.execute(f'SELECT 1 FROM "{Table._meta.db_table}" WHERE "id" = %s FOR UPDATE',
                            [table_id])
+
+
+def lock_round_tables(round_id: int) -> None:
+    """Lock every table row of one round, in primary-key order (a referee's confirmation of a
+    whole round: ``games.services.round_results_confirm``)."""
+    list(Table.objects.filter(round_id=round_id).select_for_update(of=("self",))
+         .order_by("pk").values_list("pk", flat=True))

@@ -98,7 +98,7 @@ _EVENT = Columns(Event, "E")
 
 
 @functools.cache
-def _table_with_viewer_sql() -> str:
+def _table_with_viewer_sql(where: str) -> str:
     seat, player = Seat._meta, Player._meta
     referees = Event.referees.through._meta.db_table
     organizers = Event.organizers.through._meta.db_table
@@ -112,16 +112,22 @@ def _table_with_viewer_sql() -> str:
         FROM "{Table._meta.db_table}" T
         JOIN "{Round._meta.db_table}" R ON R."id" = T."round_id"
         JOIN "{Event._meta.db_table}" E ON E."id" = R."event_id"
-        WHERE T."id" = %s"""
+        WHERE {where}"""
 
 
 def table_with_viewer(user, pk: int) -> tuple[Table, Viewer] | None:
     """Table ``pk`` with its round and event (not the round's draw data), and what ``user`` is
     there (:class:`Viewer`), in one query: the hot path of result submission reads nothing else
     before it locks the table. ``None`` when there is no such table."""
+    return table_with_viewer_where(user, 'T."id" = %s', [pk])
+
+
+def table_with_viewer_where(user, where: str, params: list) -> tuple[Table, Viewer] | None:
+    """:func:`table_with_viewer` of the table that the SQL condition ``where`` (on ``T``, the
+    table) picks, e.g. a result's table (``games.selectors.result_table_with_viewer``)."""
     signed_in = bool(user and getattr(user, "is_authenticated", False))
     user_id = user.pk if signed_in else None
-    row = fetch_one(_table_with_viewer_sql(), [user_id, user_id, user_id, pk])
+    row = fetch_one(_table_with_viewer_sql(where), [user_id, user_id, user_id, *params])
     if row is None:
         return None
     a, b, c = len(_TABLE), len(_TABLE) + len(_ROUND), len(_TABLE) + len(_ROUND) + len(_EVENT)
