@@ -69,11 +69,12 @@ class Gunicorn:
     """gunicorn serving the project on a free port of 127.0.0.1, throttles raised."""
 
     def __init__(self, *, workers: int, threads: int = 1, env: dict | None = None,
-                 args: tuple[str, ...] = (), app: str = "config.wsgi:application"):
+                 args: tuple[str, ...] = (), app: str = "config.wsgi:application",
+                 port: int | None = None):
         self.workers, self.threads = workers, threads
         self.app = app  # benchmarks.wsgi:application adds bench_api's baseline view
         self.args = list(args)  # more gunicorn options (an access log, say)
-        self.port = free_port()
+        self.port = port or free_port()
         self.env = dict(os.environ)
         self.env.update({name: HIGH_RATE for name in THROTTLE_ENV})
         self.env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")

@@ -76,6 +76,8 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=1, help="seed of the bot-played games")
         parser.add_argument("--timeout", type=float, default=300.0,
                             help="give a pass up after this many seconds")
+        parser.add_argument("--port", type=int, default=None,
+                            help="gunicorn's port on 127.0.0.1 (default: a free one)")
         parser.add_argument("--baseline", action="store_true",
                             help="also post pass 2's bodies to a bare DRF insert view (same "
                                  "workers, same database), before and after pass 2, and print "
@@ -83,7 +85,7 @@ class Command(BaseCommand):
 
     # ------------------------------------------------------------------------- steps
     def handle(self, *args, tables, rate, senders, clients, workers, seed, timeout,
-               baseline, **opts):
+               baseline, port=None, **opts):
         if tables < 1 or clients < 1 or workers < 1 or senders < 1:
             raise CommandError("--tables, --senders, --clients and --workers must be at least 1")
         if rate is not None and rate <= 0:
@@ -111,7 +113,7 @@ class Command(BaseCommand):
           f"per request body)")
 
         app = "benchmarks.wsgi:application" if baseline else "config.wsgi:application"
-        server = Gunicorn(workers=workers, app=app).start()
+        server = Gunicorn(workers=workers, app=app, port=port).start()
         w(server.describe())
         port = server.port
         problems = []
