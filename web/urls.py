@@ -59,4 +59,6 @@ urlpatterns = [
     path("slips/", table.entry_slips, name="entry-slips"),
     path("e/<slug:slug>/desk/", desk.desk, name="desk"),
     path("e/<slug:slug>/desk/tables/<int:table_id>/", desk.desk_table, name="desk-table"),
+    path("e/<slug:slug>/desk/rounds/<int:number>/confirm/", desk.desk_round_confirm,
+         name="desk-round-confirm"),
 ]
