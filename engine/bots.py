@@ -5,8 +5,8 @@
   对头, attaches jokers only when it must, never yields and burns only to go out.
 * :class:`CarefulBot` (托管's bot, :func:`hosted_act`) plays like a careful player: it plans its
   last combo before the 3s under 憋3, keeps 2s and jokers for 够级 fights, leaves its 联邦's
-  combos alone and burns only when it can finish the burn. ``python -m engine duel`` measures it
-  against the heuristic bot.
+  combos alone, yields (让牌) to a teammate nearer going out and burns only when it can finish
+  the burn. ``python -m engine duel`` measures it against the heuristic bot.
 
 Both answer ``choose(game, seat)`` (the seat's act now) and ``burn(game, seat)`` (a burn or
 ``None``); :func:`play_out` drives a live :class:`Game` to its end with six bots, and
@@ -251,6 +251,8 @@ class CarefulBot(HeuristicBot):
       last, whatever ``strict_burn`` says), and never its own 联邦;
     * it does not beat its own 联邦's combos (except to go out) and spends 2s and jokers only
       in 够级 duels, on its 对头, or near its end;
+    * as the 对头 of a combo it could answer it yields (让牌) to a teammate that holds fewer
+      cards (or is out, so its answer comes back restricted), never where a yield is a pass;
     * with 打点 it leads a strong 够级 group early (开点 chance) while it has groups to spare.
     """
 
@@ -267,7 +269,23 @@ class CarefulBot(HeuristicBot):
             whole = self._whole_hand(game, seat, game.hands[seat], top)
             return {"act": "play", "cards": whole} if whole else {"act": "pass"}
         cards = self._careful_answer(game, seat, top)
+        if cards and self._yields(game, seat, cards):
+            return {"act": "yield"}
         return {"act": "play", "cards": cards} if cards else {"act": "pass"}
+
+    @staticmethod
+    def _yields(game: Game, seat: int, cards) -> bool:
+        """让牌 instead of answering with ``cards``: as the 对头 of an opponent's combo, let the
+        next two seats act first when its teammate among them (two seats on) holds fewer cards,
+        so is nearer going out and needs the lead more, or is out already (then the answer
+        comes back to it, restricted: only the 对头 may beat it). Never when ``cards`` would
+        take it out, and never under ``closer_last``, where a yield is only a pass. The
+        teammate's count is what a seat counting cards (记牌) knows from what it sees, 36 cards,
+        the public pre-play events and the plays, even where ``show_counts`` says only 10+."""
+        if len(cards) == game.count[seat] or game.closer_last or not game.can_yield(seat):
+            return False
+        mate = (seat + 2) % 6
+        return not game.active[mate] or game.count[mate] < game.count[seat]
 
     def burn(self, game: Game, seat: int) -> dict | None:
         got = super().burn(game, seat)
