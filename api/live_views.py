@@ -25,7 +25,7 @@ from api.views import ERRORS, _table, require_table_visible
 from config.ratelimit import client_address
 from live import fastjson, spectate, streams
 from live import services as live
-from live.aio import in_db_thread
+from live.aio import in_db_thread, on_event_loop, waiting_view
 from live.models import LiveGame
 from live.queries import live_for_view
 from live.streams import MAX_STREAM, MAX_WAIT
@@ -75,10 +75,6 @@ class LiveHostSerializer(serializers.Serializer):
                                               "only their own (the default)")
 
 
-def _on_event_loop(request) -> bool:
-    """Whether the request came through an async view below (an ASGI server, config/asgi.py):
-    then its waiting happens on the event loop."""
-    return getattr(request, "live_on_event_loop", False)
 
 
 def _live(request, pk) -> LiveGame:
@@ -150,7 +146,7 @@ class LiveGameApi(APIView):
         except ValueError:
             since, wait = -1, 0.0
         address, spectator = client_address(request), _spectator(request, lg)
-        if _on_event_loop(request) and streams.must_wait(lg, since, wait):
+        if on_event_loop(request) and streams.must_wait(lg, since, wait):
             return WaitThenAnswer(self, request, lg, since, wait, address, spectator)
         streams.long_poll(lg, since, wait, address=address, spectator=spectator)
         return self.answer(request, lg)
@@ -309,7 +305,7 @@ class LiveEventsApi(APIView):
             seconds = float(request.query_params.get("seconds", MAX_STREAM))
         except ValueError:
             seconds = MAX_STREAM
-        opener = streams.open_events_async if _on_event_loop(request) else streams.open_events
+        opener = streams.open_events_async if on_event_loop(request) else streams.open_events
         events = opener(lg, lg.user_seat, since, seconds, address=client_address(request),
                         spectator=_spectator(request, lg))
         resp = StreamingHttpResponse(events, content_type="text/event-stream")
@@ -339,7 +335,4 @@ async def live_game_async(request, pk):
     return response
 
 
-@csrf_exempt
-async def live_events_async(request, pk):
-    request.live_on_event_loop = True
-    return await in_db_thread(_live_events_view, request, pk=pk)
+live_events_async = waiting_view(_live_events_view)

@@ -308,6 +308,46 @@ class ResultSubmitSerializer(ExactlyOneOf, serializers.Serializer):
     record = serializers.JSONField(required=False, help_text="a gouji-record/1 full record")
 
 
+class ResultStateSerializer(serializers.Serializer):
+    """A result as it is now, without its versions and history (read them at ``url``): the
+    short answer to a confirmation (docs/BENCHMARKS.md, "Result submission")."""
+
+    id = serializers.IntegerField()
+    table = serializers.IntegerField(source="table_id")
+    number = serializers.IntegerField()
+    status = serializers.ChoiceField(choices=GameResult.Status.choices)
+    version = serializers.IntegerField(help_text="the result's current version")
+    points_a = serializers.IntegerField()
+    points_b = serializers.IntegerField()
+    places = serializers.ListField(child=serializers.IntegerField())
+    void = serializers.BooleanField()
+    system_recorded = serializers.BooleanField()
+    confirmed_by = serializers.CharField(source="confirmed_by.username", default=None,
+                                         allow_null=True)
+    confirmed_at = serializers.DateTimeField(allow_null=True)
+    url = serializers.CharField(help_text="the result with every version and its history")
+
+
+class ResultSubmittedSerializer(ResultStateSerializer):
+    """The answer to a submission: the result as stored, with what was submitted and by whom,
+    without its history (read it at ``url``). Short, so that a round's submissions are cheap
+    to answer (docs/BENCHMARKS.md, "Result submission")."""
+
+    engine_result = serializers.JSONField()
+    kind = serializers.ChoiceField(choices=GameResultVersion.Kind.choices, source="first_kind",
+                                   help_text="what was submitted: a result sheet or a record")
+    submitted_by = serializers.CharField(allow_null=True, source="first_submitted_by",
+                                         help_text="who submitted it (username)")
+
+
+class RoundConfirmedSerializer(serializers.Serializer):
+    confirmed = serializers.IntegerField(help_text="how many results were confirmed now")
+    results = serializers.ListField(child=serializers.IntegerField(),
+                                    help_text="their ids")
+    disputed = serializers.IntegerField(help_text="disputed results of the round, left for a "
+                                                  "referee to settle one by one")
+
+
 class ResultConfirmSerializer(serializers.Serializer):
     version = serializers.IntegerField(
         min_value=1, required=False,

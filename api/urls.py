@@ -63,6 +63,8 @@ urlpatterns = [
          name="round-detail"),
     path("events/<slug:slug>/rounds/<int:number>/publish/", v.RoundPublishApi.as_view(),
          name="round-publish"),
+    path("events/<slug:slug>/rounds/<int:number>/confirm/", v.RoundConfirmApi.as_view(),
+         name="round-confirm"),
     path("events/<slug:slug>/rounds/<int:number>/tables/", v.RoundTablesApi.as_view(),
          name="round-tables"),
     path("events/<slug:slug>/rounds/<int:number>/seating.csv", v.SeatingCsvApi.as_view(),

@@ -21,7 +21,12 @@ from api.csv_export import csv_response
 from api.permissions import ReadOnlyOrAuthenticated, player_of
 from games import services as game_services
 from games.models import GameResult, ResultProposal
-from games.selectors import RESULT_HISTORY_PREFETCH, round_tables_with_results
+from games.selectors import (
+    RESULT_HISTORY_PREFETCH,
+    result_first_submission,
+    result_table_with_viewer,
+    round_tables_with_results,
+)
 from tournaments import imports, services
 from tournaments.errors import ServiceError
 from tournaments.models import (
@@ -42,6 +47,7 @@ from tournaments.selectors import (
     is_referee,
     knockout_matches,
     public_seat_of,
+    table_with_viewer,
 )
 from tournaments.standings import public_standings, standings_etag, standings_heal
 
@@ -440,6 +446,23 @@ class RoundPublishApi(APIView):
                                           context={"request": request}).data)
 
 
+class RoundConfirmApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+
+    @extend_schema(request=None, responses={200: s.RoundConfirmedSerializer, **ERRORS})
+    def post(self, request, slug, number):
+        """Confirm every result of the round awaiting confirmation (the event's referees), in
+        one transaction. Disputed results are not confirmed: settle each with its reason."""
+        rnd = _round(request, slug, number)
+        _require(is_referee(request.user, rnd.event),
+                 "only the event's referees confirm a round's results")
+        ids = game_services.round_results_confirm(round=rnd, by=request.user)
+        disputed = GameResult.objects.filter(table__round=rnd,
+                                             status=GameResult.Status.DISPUTED).count()
+        return Response({"confirmed": len(ids), "results": ids, "disputed": disputed})
+
+
 class RoundTablesApi(generics.ListAPIView):
     """A round's tables and seats ("find my table": ``?player=name or number``)."""
 
@@ -532,7 +555,7 @@ class TableResultsApi(generics.ListAPIView):
     @extend_schema(request=s.ResultSubmitSerializer,
                    parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
                                                 required=False)],
-                   responses={201: s.ResultSerializer, 200: s.ResultSerializer,
+                   responses={201: s.ResultSubmittedSerializer, 200: s.ResultSubmittedSerializer,
                               409: OpenApiResponse(description="already submitted"),
                               422: OpenApiResponse(description="the engine refused it"),
                               **ERRORS})
@@ -540,10 +563,13 @@ class TableResultsApi(generics.ListAPIView):
         """Submit a game's result: a result sheet or a full record, validated by the engine.
         The same submission twice (same body, or same ``Idempotency-Key``) returns the stored
         result (200) instead of creating another."""
-        table = _table(request, pk)
-        event = table.round.event
-        _require(public_seat_of(request.user, table) is not None or is_referee(request.user,
-                                                                               event),
+        # the hot path (docs/BENCHMARKS.md, "Result submission"): the table, the user's seat and
+        # role in one read, then the service's locked read and its two inserts
+        found = table_with_viewer(request.user, pk)
+        if found is None or not found[1].can_see(found[0]):
+            raise NotFound("no such table")
+        table, viewer = found
+        _require(viewer.public_seat(table) is not None or viewer.staff,
                  "only players of this table or the event's referees submit its results")
         ser = s.ResultSubmitSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
@@ -552,8 +578,23 @@ class TableResultsApi(generics.ListAPIView):
             table=table, number=ser.validated_data["number"],
             sheet=ser.validated_data.get("sheet"), record=ser.validated_data.get("record"),
             by=request.user, idempotency_key=key)
-        code = status.HTTP_201_CREATED if getattr(result, "created", False) else status.HTTP_200_OK
-        return Response(_result_data(result), status=code)
+        created = getattr(result, "created", False)
+        if created:
+            first = result.first_version
+            result.first_kind, result.first_submitted_by = first.kind, request.user.username
+        else:  # the stored result a retry repeats: who submitted it (one query)
+            result.first_kind, result.first_submitted_by = result_first_submission(result)
+        result.url = reverse("api:result-detail", kwargs={"pk": result.pk})
+        return Response(s.ResultSubmittedSerializer(result).data,
+                        status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+def _result_state(result: GameResult, user) -> dict:
+    """A confirmation's short answer: the result as it is now (``url``: with its history)."""
+    if result.confirmed_by_id is not None and result.confirmed_by_id == user.pk:
+        result.confirmed_by = user  # (no query for the confirmer's name)
+    result.url = reverse("api:result-detail", kwargs={"pk": result.pk})
+    return s.ResultStateSerializer(result).data
 
 
 def _result_data(result: GameResult) -> dict:
@@ -591,7 +632,7 @@ class ResultConfirmApi(APIView):
             "If-Match", str, OpenApiParameter.HEADER, required=False,
             description="the result version you are confirming (e.g. `\"2\"` or `2`); the "
                         "same as `version` in the body")],
-        responses={200: s.ResultSerializer,
+        responses={200: s.ResultStateSerializer,
                    409: OpenApiResponse(description="stale_version: the result was corrected "
                                                     "since that version (detail.version is "
                                                     "the current one)"),
@@ -600,10 +641,16 @@ class ResultConfirmApi(APIView):
         """Confirm a result: the other 联邦 at the table, or a referee. Name the version you
         read (``version`` in the body, or ``If-Match``) so that a correction made meanwhile is
         not confirmed unseen: a stale version is refused (409) and nothing changes."""
-        result = _result(request, pk)
-        referee = is_referee(request.user, result.table.round.event)
-        if not referee and public_seat_of(request.user, result.table) is None:
+        # the hot path: the result's table, the user's seat and role in one read; the
+        # service reads the result itself under the table's lock
+        found = result_table_with_viewer(request.user, pk)
+        if found is None or not found[1].can_see(found[0]):
+            raise NotFound("no such result")
+        table, viewer = found
+        referee = viewer.staff
+        if not referee and viewer.public_seat(table) is None:
             raise PermissionDenied("only players of this table or referees confirm")
+        result = GameResult(pk=pk, table=table)  # (its row is read by the service)
         ser = s.ResultConfirmSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         versions = {v for v in (ser.validated_data.get("version"),
@@ -619,7 +666,7 @@ class ResultConfirmApi(APIView):
             if exc.status == 403:
                 raise PermissionDenied(exc.message) from None
             raise
-        return Response(_result_data(result))
+        return Response(_result_state(result, request.user))
 
     @staticmethod
     def _if_match(request) -> int | None:

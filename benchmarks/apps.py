@@ -2,6 +2,6 @@ from django.apps import AppConfig
 
 
 class BenchmarksConfig(AppConfig):
-    """An app only so that Django finds its management commands; it has no models."""
+    """Its management commands, and the one table of `bench_api --baseline`."""
 
     name = "benchmarks"

@@ -6,7 +6,11 @@ opened with :func:`tournaments.services.round_create`, drawn with
 :func:`tournaments.services.round_draw`, given a full round of confirmed results (bulk inserts of
 :class:`games.models.GameResult` rows whose ``engine_result`` comes from
 :func:`engine.score_sheet` on random finishing orders) and the standings are recomputed with
-:func:`tournaments.standings.standings_recompute`.
+:func:`tournaments.standings.standings_recompute`. The round's last game is stored awaiting
+confirmation and then confirmed through :func:`games.services.result_confirm` (as a referee):
+the ``update`` column is that confirmation with the standings recompute after it, the everyday
+case of an event in progress. Results are bulk-inserted, not submitted through
+``result_submit`` (``bench_api`` measures submission).
 """
 
 from __future__ import annotations
@@ -16,11 +20,13 @@ import time
 from collections.abc import Callable
 from contextlib import contextmanager
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
 import engine
 from games.models import GameResult, GameResultVersion
+from games.services import result_confirm
 from tournaments import draw as draw_module
 from tournaments import services, standings
 from tournaments.models import Bye, Entry, Event, Player, Round, Seat, Standing, Table
@@ -70,7 +76,10 @@ class EventBench:
         w(f"{n_players} players and checked-in entries bulk-created in "
           f"{self.timings['players'][0]:.1f} s")
         w(f"{'round':>5} {'tables':>6} {'byes':>4} {'create':>7} {'draw':>6} {'sheets':>7} "
-          f"{'store':>6} {'results':>7} {'standings':>9}")
+          f"{'store':>6} {'results':>7} {'standings':>9} {'update':>7}")
+        referee = get_user_model().objects.create_user(
+            username=f"bench-referee-{event.slug}", password=None)
+        event.referees.add(referee)
         seatings = []
         sheet_rules = engine.Rules.from_spec(event.rules)
         for number in range(1, rounds + 1):
@@ -91,14 +100,19 @@ class EventBench:
                         assert res.get("ok"), res
                         scored.append((table_id, game, sheet, res))
             with self.timed("store"):
-                self.store(scored)
+                self.store(scored[:-1])
+                last = self.store(scored[-1:], confirmed=False)[0]
             with self.timed("standings"):
                 changed = standings.standings_recompute(event_id=event.pk, force=True)
             assert changed
+            with self.timed("update"):  # (without a broker the confirmation's on-commit
+                # recompute runs in-process, as a worker would run it)
+                result_confirm(result=last, by=referee, as_referee=True)
+                standings.standings_recompute(event_id=event.pk)
             t = self.timings
             w(f"{number:>5} {len(tables):>6} {byes:>4} {t['create'][-1]:>6.2f}s "
               f"{t['draw'][-1]:>5.2f}s {t['sheets'][-1]:>6.2f}s {t['store'][-1]:>5.2f}s "
-              f"{len(scored):>7} {t['standings'][-1]:>8.2f}s")
+              f"{len(scored):>7} {t['standings'][-1]:>8.2f}s {t['update'][-1]:>6.2f}s")
         self._summary(event, rounds, seatings)
 
     def _seating(self, rnd: Round) -> list[tuple[int, ...]]:
@@ -108,9 +122,9 @@ class EventBench:
             tables.setdefault(table_number, [0] * 6)[seat] = entry_id
         return [tuple(t) for t in tables.values()]
 
-    def store(self, scored, confirmed: bool = True):
+    def store(self, scored, confirmed: bool = True) -> list[GameResult]:
         """One round of results (confirmed, or only submitted), as the services would store them
-        (result + its first version), in bulk."""
+        (result + its first version), in bulk; returns them."""
         now = timezone.now()
         status = GameResult.Status.CONFIRMED if confirmed else GameResult.Status.SUBMITTED
         with transaction.atomic():
@@ -127,6 +141,7 @@ class EventBench:
                                    points_b=result.points_b)
                  for result, (_t, _g, sheet, res) in zip(results, scored, strict=True)],
                 batch_size=BATCH)
+        return results
 
     def _summary(self, event: Event, rounds: int, seatings):
         w = self.write
@@ -151,7 +166,8 @@ class EventBench:
         w(f"mean per round: create {mean('create'):.2f} s (fixes the entries and scores), "
           f"draw {mean('draw'):.2f} s, store {len(seatings[-1]) * event.games_per_match} "
           f"results {mean('store'):.2f} s (+ scoring the sheets {mean('sheets'):.2f} s), "
-          f"standings {mean('standings'):.2f} s; last round: draw {t['draw'][-1]:.2f} s, "
+          f"standings {mean('standings'):.2f} s, after one confirmation {mean('update'):.2f} s "
+          f"(slowest {max(t['update']):.2f} s); last round: draw {t['draw'][-1]:.2f} s, "
           f"standings {t['standings'][-1]:.2f} s")
         stored = Standing.objects.filter(event=event).count()
         w(f"standings rows: {stored}")
@@ -172,3 +188,4 @@ class EventBench:
             for k in range(0, len(player_ids), BATCH):
                 Player.objects.filter(pk__in=player_ids[k:k + BATCH]).delete()
             event.delete()
+            get_user_model().objects.filter(username=f"bench-referee-{event.slug}").delete()

@@ -71,10 +71,11 @@ class Server:
 
     name = "server"
 
-    def __init__(self, *, workers: int, env: dict | None = None, args: tuple[str, ...] = ()):
+    def __init__(self, *, workers: int, env: dict | None = None, args: tuple[str, ...] = (),
+                 port: int | None = None):
         self.workers = workers
         self.args = list(args)  # more server options (an access log, say)
-        self.port = free_port()
+        self.port = port or free_port()
         self.env = dict(os.environ)
         self.env.update({name: HIGH_RATE for name in THROTTLE_ENV})
         self.env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -146,14 +147,16 @@ class Gunicorn(Server):
     name = "gunicorn"
 
     def __init__(self, *, workers: int, threads: int = 1, env: dict | None = None,
-                 args: tuple[str, ...] = ()):
-        super().__init__(workers=workers, env=env, args=args)
+                 args: tuple[str, ...] = (), app: str = "config.wsgi:application",
+                 port: int | None = None):
+        super().__init__(workers=workers, env=env, args=args, port=port)
         self.threads = threads
+        self.app = app  # benchmarks.wsgi:application adds bench_api's baseline view
 
     def command(self) -> list[str]:
         kind = ["--worker-class", "sync"] if self.threads <= 1 else [
             "--worker-class", "gthread", "--threads", str(self.threads)]
-        return [sys.executable, "-m", "gunicorn", "config.wsgi:application",
+        return [sys.executable, "-m", "gunicorn", self.app,
                 "--bind", f"{HOST}:{self.port}", "--workers", str(self.workers), *kind,
                 "--timeout", "60", "--graceful-timeout", "10", "--keep-alive", "75",
                 "--backlog", "2048", "--log-level", "warning", "--chdir", str(settings.BASE_DIR),

@@ -22,9 +22,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 URLCONF = "config.asgi_urls"
 
 
-#: the waiting requests: the event stream and the long-poll of a live game (another view that
-#: streams — a page's — belongs here too, in asgi_urls.py, and in the proxy's uvicorn routes)
-WAITING = re.compile(r"^/api/v1/live/\d+/(?:events/)?$")
+#: the waiting requests: the event stream and the long-poll of a live game, and the live table
+#: page's stream (another view that streams belongs here too, in asgi_urls.py, and in the
+#: proxy's uvicorn routes)
+WAITING = re.compile(r"^/api/v1/live/\d+/(?:events/)?$|^/(?:p/[^/]+|me)/live/\d+/events/$")
 
 
 class Handler(ASGIHandler):

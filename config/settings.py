@@ -16,7 +16,7 @@
   and long-polls per process (100), and per client address (4).
 - ``CELERY_VISIBILITY_TIMEOUT``: when Redis redelivers a task whose worker died.
 - ``THROTTLE_*``: request rates (anonymous, user, writes, results, engine, live, login, links,
-  link_misses): ``20`` (a minute) or ``20/min``, ``/s``, ``/hour``, ``/day``.
+  link_misses, practice): ``20`` (a minute) or ``20/min``, ``/s``, ``/hour``, ``/day``.
 
 A value that cannot be read stops the process at start with a message naming the variable.
 """
@@ -307,6 +307,8 @@ REST_FRAMEWORK = {
         # client address (web/views/table.py)
         "links": _rate("THROTTLE_LINKS", "120/min"),
         "link_misses": _rate("THROTTLE_LINK_MISSES", "30/min"),
+        # practice games against the bots started per client address (web/views/practice.py)
+        "practice": _rate("THROTTLE_PRACTICE", "30/hour"),
         # token logins, per client address and per username (api/auth_views.py)
         "login": _rate("THROTTLE_LOGIN", "20/min"),
     },

@@ -5,8 +5,8 @@
   对头, attaches jokers only when it must, never yields and burns only to go out.
 * :class:`CarefulBot` (托管's bot, :func:`hosted_act`) plays like a careful player: it plans its
   last combo before the 3s under 憋3, keeps 2s and jokers for 够级 fights, leaves its 联邦's
-  combos alone and burns only when it can finish the burn. ``python -m engine duel`` measures it
-  against the heuristic bot.
+  combos alone, yields (让牌) to a teammate nearer going out and burns only when it can finish
+  the burn. ``python -m engine duel`` measures it against the heuristic bot.
 
 Both answer ``choose(game, seat)`` (the seat's act now) and ``burn(game, seat)`` (a burn or
 ``None``); :func:`play_out` drives a live :class:`Game` to its end with six bots, and
@@ -62,7 +62,7 @@ def _split(game: Game, seat: int, cache: list | None = None):
         return cache[1]
     nat = dict(ranks)
     twos, bjs, rjs = nat.pop(TWO, _NONE), nat.pop(BJ, _NONE), nat.pop(RJ, _NONE)
-    if 3 in nat and game.rules["bie3"]:
+    if 3 in nat and game.bie3:
         del nat[3]
     out = nat, twos, bjs, rjs
     if cache is not None:
@@ -104,7 +104,7 @@ class HeuristicBot:
             return {"act": "play", "cards": self._lead(game, seat, hand)}
         top = game.top
         owner = game.owner
-        if owner % 2 == seat % 2 and game.count[seat] > 0 and not game.phase2():
+        if owner % 2 == seat % 2 and game.count[seat] > 0 and game.n_active > 4:
             whole = self._whole_hand(game, seat, hand, top)
             return {"act": "play", "cards": whole} if whole else {"act": "pass"}
         cards = self._answer(game, seat, hand, top)
@@ -143,7 +143,7 @@ class HeuristicBot:
             return None  # two base ranks: not one combo
         cards = [c for cs in ranks.values() for c in cs]
         combo = combo_of(cards)
-        if top is not None and not beats(combo, top, game.rules["rj_beats_any"]):
+        if top is not None and not beats(combo, top, game.rj_beats_any):
             return None
         try:
             game.check_three_rule(seat, combo)
@@ -184,20 +184,21 @@ class HeuristicBot:
         ranks, twos, bjs, rjs = _split(game, seat, self._split_cache)
         n_tw, n_bj, n_rj = len(twos), len(bjs), len(rjs)
         duel = top.gouji or game.count[seat] <= 8 or game.n_active <= 4 \
-            or opp(seat) == game.owner
-        rj_any = game.rules["rj_beats_any"]
+            or (seat + 3) % 6 == game.owner  # the 对头's combo
+        rj_any = game.rj_beats_any
         small_top = top.kind == SMALL_ATTACHED
         need_rj = top.n_bj if small_top else 0
         keep_gouji = not duel and not top.gouji  # save 够级 combos for duels
         best, best_cost = None, None
+        low_ok = rj_any and (need_rj or duel)  # a 大王-attached combo of a rank <= the top's
         for r, nat in ranks.items():
-            if r <= t_rank and not rj_any:
+            if r <= t_rank and not low_ok:
                 continue
             n_nat = len(nat)
             if not need_rj:  # plain: the fewest 2s that make the size
                 n2 = size - n_nat if size > n_nat else 0
                 if n2 <= n_tw and n2 < size and r > t_rank \
-                        and not (keep_gouji and gouji_of(r, size, 0)):
+                        and not (keep_gouji and r >= 10 and gouji_of(r, size, 0)):
                     cost = n2 * 40 + r
                     if best_cost is None or cost < best_cost:
                         best, best_cost = (r, size - n2, n2, 0, 0), cost
@@ -250,6 +251,8 @@ class CarefulBot(HeuristicBot):
       last, whatever ``strict_burn`` says), and never its own 联邦;
     * it does not beat its own 联邦's combos (except to go out) and spends 2s and jokers only
       in 够级 duels, on its 对头, or near its end;
+    * as the 对头 of a combo it could answer it yields (让牌) to a teammate that holds fewer
+      cards (or is out, so its answer comes back restricted), never where a yield is a pass;
     * with 打点 it leads a strong 够级 group early (开点 chance) while it has groups to spare.
     """
 
@@ -266,7 +269,23 @@ class CarefulBot(HeuristicBot):
             whole = self._whole_hand(game, seat, game.hands[seat], top)
             return {"act": "play", "cards": whole} if whole else {"act": "pass"}
         cards = self._careful_answer(game, seat, top)
+        if cards and self._yields(game, seat, cards):
+            return {"act": "yield"}
         return {"act": "play", "cards": cards} if cards else {"act": "pass"}
+
+    @staticmethod
+    def _yields(game: Game, seat: int, cards) -> bool:
+        """让牌 instead of answering with ``cards``: as the 对头 of an opponent's combo, let the
+        next two seats act first when its teammate among them (two seats on) holds fewer cards,
+        so is nearer going out and needs the lead more, or is out already (then the answer
+        comes back to it, restricted: only the 对头 may beat it). Never when ``cards`` would
+        take it out, and never under ``closer_last``, where a yield is only a pass. The
+        teammate's count is what a seat counting cards (记牌) knows from what it sees, 36 cards,
+        the public pre-play events and the plays, even where ``show_counts`` says only 10+."""
+        if len(cards) == game.count[seat] or game.closer_last or not game.can_yield(seat):
+            return False
+        mate = (seat + 2) % 6
+        return not game.active[mate] or game.count[mate] < game.count[seat]
 
     def burn(self, game: Game, seat: int) -> dict | None:
         got = super().burn(game, seat)
@@ -386,7 +405,7 @@ def hosted_act(game: Game, seat: int | None = None) -> tuple[int, dict] | None:
 def next_act(game: Game, bots) -> tuple[int, dict]:
     """The next act of a game driven by ``bots`` (one per seat): while a burn window is open,
     the possible burners in priority order are asked first; else the seat whose turn it is."""
-    if game.state == "play" and game.burn_window and not game.phase2():
+    if game.burn_window and game.state == "play" and game.n_active > 4:
         p = game.owner
         for k in (1, 2, 4, 5):
             s = (p + k) % 6
@@ -394,19 +413,20 @@ def next_act(game: Game, bots) -> tuple[int, dict]:
                 b = bots[s].burn(game, s)
                 if b is not None:
                     return s, b
-    seat = game.whose_turn()
+    seat = game.turn if game.state == "play" else game.whose_turn()
     return seat, bots[seat].choose(game, seat)
 
 
 def play_out(game: Game, bots, rng: random.Random | None = None, max_steps: int = 5000) -> Game:
     """Drive a live game to its end, one :func:`next_act` at a time."""
     rng = rng or random.Random()
-    steps = 0
-    while game.state != "over":
-        steps += 1
-        if steps > max_steps:
-            raise RuntimeError("game did not end")  # a bug, not a rule
-        game.act(*next_act(game, bots))
+    for _ in range(max_steps):
+        if game.state == "over":
+            return game
+        seat, act = next_act(game, bots)
+        game.act(seat, act)
+    if game.state != "over":
+        raise RuntimeError("game did not end")  # a bug, not a rule
     return game
 
 

@@ -110,7 +110,7 @@ class Combo:
     ``kind`` is ``plain``, ``bj`` (小王-attached) or ``rj`` (大王-attached) — RULES.md §3.
     """
 
-    __slots__ = ("cards", "size", "rank", "kind", "n_bj", "n_rj", "n_two", "gouji")
+    __slots__ = ("cards", "size", "rank", "kind", "n_bj", "n_rj", "n_two", "gouji", "counts")
 
     def __init__(self, cards, size, rank, kind, n_bj, n_rj, n_two):
         self.cards = cards
@@ -121,6 +121,11 @@ class Combo:
         self.n_rj = n_rj
         self.n_two = n_two
         self.gouji = gouji_of(rank, size, n_bj + n_rj)
+        # each distinct card with its copies, in card order: what a hand must hold to play it
+        counts: dict[str, int] = {}
+        for c in cards:
+            counts[c] = counts.get(c, 0) + 1
+        self.counts = tuple(counts.items())
 
     @property
     def has_joker(self) -> bool:

@@ -6,7 +6,7 @@ from django.db.models import Prefetch, QuerySet
 
 from games.models import GameResult, GameResultVersion, ResultDispute, ResultProposal
 from tournaments.models import Round, Table
-from tournaments.selectors import round_tables
+from tournaments.selectors import round_tables, table_with_viewer_where
 
 
 def round_tables_with_results(rnd: Round) -> QuerySet[Table]:
@@ -23,6 +23,21 @@ RESULT_HISTORY_PREFETCH = (
                                                                          "decided_by")),
     Prefetch("disputes", queryset=ResultDispute.objects.select_related("raised_by",
                                                                        "settled_by")))
+
+
+def result_table_with_viewer(user, result_id: int):
+    """The table of result ``result_id`` with its round and event and what ``user`` is there
+    (:func:`tournaments.selectors.table_with_viewer`), in one query; ``None`` when there is no
+    such result. The hot path of confirming: the service reads the result itself, locked."""
+    where = f'T."id" = (SELECT "table_id" FROM "{GameResult._meta.db_table}" WHERE "id" = %s)'
+    return table_with_viewer_where(user, where, [result_id])
+
+
+def result_first_submission(result: GameResult) -> tuple[str, str | None]:
+    """The kind of result's version 1 (a sheet or a record) and its submitter's username."""
+    kind, username = GameResultVersion.objects.filter(result=result, version=1).order_by(
+        ).values_list("kind", "submitted_by__username").get()
+    return kind, username
 
 
 def result_open_proposal(result: GameResult) -> ResultProposal | None:

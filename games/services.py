@@ -11,10 +11,11 @@ settles it by confirming or correcting it (issue 16).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 
-from django.db import transaction
+from django.db import connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -22,9 +23,16 @@ import engine
 from engine.game import RESULT_KEYS
 from games.models import GameResult, GameResultVersion, ResultDispute, ResultProposal
 from tournaments.errors import Conflict, Forbidden, ServiceError
-from tournaments.locks import Advisory, advisory_xact_lock, lock_table
-from tournaments.models import Event, Round, Table
+from tournaments.locks import (
+    Advisory,
+    advisory_xact_lock,
+    lock_round_tables,
+    lock_table,
+    lock_table_row,
+)
+from tournaments.models import Event, Player, Round, Seat, Table
 from tournaments.selectors import seat_of
+from tournaments.sqlrows import Columns
 
 MAX_RECORD_ACTIONS = 2000
 
@@ -40,10 +48,16 @@ def _standings_on_commit(event_id: int):
 def _previous_result(table: Table, number: int) -> dict | None:
     if number <= 1:
         return None
-    prev = GameResult.objects.filter(table=table, number=number - 1).only("engine_result").first()
-    if prev is None:
+    prev = GameResult.objects.filter(table=table, number=number - 1).order_by().values_list(
+        "engine_result", flat=True).first()
+    return _result_keys(prev)
+
+
+def _result_keys(engine_result: dict | None) -> dict | None:
+    """What of a stored game's engine result the next game's record names as ``previous``."""
+    if engine_result is None:
         return None
-    return {k: v for k, v in prev.engine_result.items() if k in RESULT_KEYS}
+    return {k: v for k, v in engine_result.items() if k in RESULT_KEYS}
 
 
 def submission_digest(*, number: int, sheet=None, record=None) -> str:
@@ -63,15 +77,20 @@ def submission_digest(*, number: int, sheet=None, record=None) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
+#: ``result_validate(previous=…)`` not given: it reads game number-1's stored result itself
+_READ_IT = object()
+
+
 def result_validate(*, event: Event, table: Table, number: int, sheet=None, record=None,
-                    as_played: bool = False) -> tuple:
+                    as_played: bool = False, previous=_READ_IT) -> tuple:
     """Score a sheet or a record with the engine; return ``(kind, payload, engine_result)`` or
     raise :class:`ServiceError` with the engine's error object.
 
     A record of game N > 1 is checked against game N-1's stored result. ``as_played`` (a live
     game's record, whose ``previous`` the server set when it dealt the game): against that
     ``previous`` instead, for game N-1 may have been corrected while game N was played, and the
-    game was played as it was dealt."""
+    game was played as it was dealt. ``previous``: game number-1's stored result (``None``: it
+    has none) when the caller has read it already, under the table's lock."""
     if (sheet is None) == (record is None):
         raise ServiceError("bad_submission", _("send either a result sheet or a full record"))
     _check_game_number(event, table, number)
@@ -97,7 +116,10 @@ def result_validate(*, event: Event, table: Table, number: int, sheet=None, reco
         if "rules" in payload and _rules_differ(payload["rules"], rules):
             raise ServiceError("wrong_rules", _("the record's rules are not the event's rules"))
         payload["rules"] = rules.spec()
-        previous = payload.get("previous") if as_played else _previous_result(table, number)
+        if as_played:
+            previous = payload.get("previous")
+        elif previous is _READ_IT:
+            previous = _previous_result(table, number)
         if previous is None and number > 1:
             # its tributes and first leader follow game number-1 (as live_start): a submitted
             # record is checked against the stored previous game, never against its own
@@ -174,51 +196,103 @@ def _lock_key(user_id: int, key: str) -> None:
     advisory_xact_lock(Advisory.SUBMISSION_KEY, f"{user_id}:{key}")
 
 
-def _same_submission(version: GameResultVersion, digest: str, payload) -> bool | None:
-    """Whether ``version`` was stored from this submission: by its digest, else (a version
-    stored before digests, or the same result spelt another way) by the normalized payload.
-    ``None`` when that needs the payload and it is not known yet (before validation)."""
-    if digest and version.submission_digest == digest:
+@functools.cache
+def _submission_context_sql() -> str:
+    results, versions = GameResult._meta.db_table, GameResultVersion._meta.db_table
+    live_games = Table._meta.get_field("live_games").related_model._meta.db_table  # (live is
+    # above games: its model through the relation, not an import)
+    first = f"""FROM "{versions}" V JOIN "{results}" R ON R."id" = V."result_id"
+                WHERE R."table_id" = %s AND R."number" = %s AND V."version" = 1"""
+    mine_here = f"""FROM "{versions}" V JOIN "{results}" R ON R."id" = V."result_id"
+                    WHERE V."submitted_by_id" = %s AND V."idempotency_key" = %s
+                      AND R."table_id" = %s AND R."number" = %s ORDER BY V."id" LIMIT 1"""
+    return f"""SELECT
+        (SELECT V."result_id" {first} LIMIT 1),
+        (SELECT V."submission_digest" {first} LIMIT 1),
+        EXISTS (SELECT 1 FROM "{live_games}" L
+                 WHERE L."table_id" = %s AND L."number" = %s AND L."status" = 'running'),
+        (SELECT R."engine_result" FROM "{results}" R
+          WHERE R."table_id" = %s AND R."number" = %s LIMIT 1),
+        EXISTS (SELECT 1 FROM "{versions}" V
+                 WHERE V."submitted_by_id" = %s AND V."idempotency_key" = %s),
+        (SELECT V."result_id" {mine_here}),
+        (SELECT V."submission_digest" {mine_here})"""
+
+
+def _submission_context(*, table: Table, number: int, by, idempotency_key: str,
+                        with_previous: bool) -> dict:
+    """What a submission of game ``number`` at ``table`` checks in the database, in one query
+    (call it under the table's lock, and the key's, so that it sees every result stored before
+    them): ``first_result`` and ``first_digest`` (version 1 of the game's stored result, if
+    any), ``live_running`` (the game is being played live), ``previous`` (game number-1's
+    stored engine result; ``with_previous`` only) and, with an Idempotency-Key of ``by``,
+    ``key_named`` (the key names some submission of theirs) and ``key_here_result`` /
+    ``key_here_digest`` (the one at this table and game). Hand-written SQL: the ORM took
+    milliseconds of CPU to build it (docs/BENCHMARKS.md)."""
+    by_id = getattr(by, "pk", None) if idempotency_key else None
+    here = [table.pk, number]
+    previous = number - 1 if with_previous else 0  # game 0: no row
+    mine = [by_id, idempotency_key, table.pk, number]
+    with connection.cursor() as cursor:
+        cursor.execute(_submission_context_sql(), [
+            *here, *here, *here, table.pk, previous, by_id, idempotency_key, *mine, *mine])
+        row = cursor.fetchone()
+    names = ("first_result", "first_digest", "live_running", "previous", "key_named",
+             "key_here_result", "key_here_digest")
+    seen = dict(zip(names, row, strict=True))
+    seen["live_running"], seen["key_named"] = bool(seen["live_running"]), bool(seen["key_named"])
+    if isinstance(seen["previous"], str):
+        seen["previous"] = json.loads(seen["previous"])
+    return seen
+
+
+def _same_submission(*, stored_digest: str, result_id: int, digest: str, payload) -> bool | None:
+    """Whether version 1 of result ``result_id`` (its digest ``stored_digest``) was stored from
+    this submission: by its digest, else (a version stored before digests, or the same result
+    spelt another way) by the normalized payload. ``None`` when that needs the payload and it
+    is not known yet (before validation)."""
+    if digest and stored_digest == digest:
         return True
     if payload is None:
         return None
-    return version.payload == payload
+    stored = GameResultVersion.objects.filter(result_id=result_id, version=1).order_by()
+    return stored.values_list("payload", flat=True).first() == payload
 
 
-def _stored_submission(*, table: Table, number: int, by, idempotency_key: str, digest: str,
+def _stored_result(result_id: int) -> GameResult:
+    result = GameResult.objects.select_related("confirmed_by").get(pk=result_id)
+    result.created = False
+    return result
+
+
+def _stored_submission(seen: dict, *, table: Table, number: int, digest: str,
                        payload=None) -> GameResult | None:
-    """The stored result this submission repeats, or ``None`` when there is none yet.
+    """The stored result this submission repeats, or ``None`` when there is none yet, from
+    :func:`_submission_context`'s ``seen``.
 
     Called twice: before validation (``payload`` unknown: only what the digest decides; ``None``
-    also when undecided) and under the table's lock with the validated ``payload``, where a
-    different result already stored for the game is refused (409 ``already_submitted``). A key
-    of ``by`` that already names another submission — another table or game, or another body —
-    is refused either time (422 ``idempotency_key_reused``)."""
-    by_id = getattr(by, "pk", None)
-    if idempotency_key and by_id is not None:
-        named = list(GameResultVersion.objects.filter(
-            submitted_by_id=by_id, idempotency_key=idempotency_key)
-            .select_related("result").defer("payload", "engine_result").order_by("pk"))
-        if named:
-            here = next((v for v in named if v.result.table_id == table.pk
-                         and v.result.number == number), None)
-            same = None if here is None else _same_submission(here, digest, payload)
-            if same:
-                here.result.created = False
-                return here.result
-            if here is None or same is False:
-                raise ServiceError("idempotency_key_reused", _(
-                    "this Idempotency-Key was used for a different submission"), status=422)
-            return None  # this game, but whether the same body is known after validation
-    first = (GameResultVersion.objects.filter(result__table=table, result__number=number,
-                                              version=1)
-             .select_related("result").defer("payload", "engine_result").first())
+    also when undecided) and with the validated ``payload``, where a different result already
+    stored for the game is refused (409 ``already_submitted``). A key of ``by`` that already
+    names another submission — another table or game, or another body — is refused either
+    time (422 ``idempotency_key_reused``)."""
+    if seen.get("key_named"):
+        here = seen["key_here_result"]
+        same = None if here is None else _same_submission(
+            stored_digest=seen["key_here_digest"], result_id=here, digest=digest,
+            payload=payload)
+        if same:
+            return _stored_result(here)
+        if here is None or same is False:
+            raise ServiceError("idempotency_key_reused", _(
+                "this Idempotency-Key was used for a different submission"), status=422)
+        return None  # this game, but whether the same body is known after validation
+    first = seen["first_result"]
     if first is None:
         return None
-    same = _same_submission(first, digest, payload)
+    same = _same_submission(stored_digest=seen["first_digest"], result_id=first, digest=digest,
+                            payload=payload)
     if same:
-        first.result.created = False
-        return first.result
+        return _stored_result(first)
     if same is False:
         raise Conflict("already_submitted", _(
             "game %(n)s of table %(t)s already has a result; send a correction with a "
@@ -237,33 +311,38 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
     user: reused for another game, table or body it is refused. A different result for a game
     that has one is refused: corrections go through :func:`result_correct`. A game being
     played live gets its result from :func:`result_record_live` when it ends.
+
+    Its statements (docs/BENCHMARKS.md; ``tests/api/test_api_result_statements.py`` pins
+    them): the table's row lock, the key's advisory lock (with a key, on PostgreSQL), one read
+    of everything checked (:func:`_submission_context`), and the result's and its version's
+    inserts. The engine checks the body under the table's lock against game number-1 as that
+    read found it, so a correction of that game cannot come in between.
     """
-    event = table.round.event
     if table.round.status == Round.Status.COMMITTED:
         raise ServiceError("not_drawn", _("the round is not drawn yet"))
     idempotency_key = idempotency_key or ""
     digest = submission_digest(number=number, sheet=sheet, record=record)
-    if digest:
-        stored = _stored_submission(table=table, number=number, by=by,
-                                    idempotency_key=idempotency_key, digest=digest)
-        if stored is not None:
-            return stored
-    kind, payload, res = result_validate(event=event, table=table, number=number, sheet=sheet,
-                                         record=record)
     with transaction.atomic():
-        table = lock_table(table.pk)
+        lock_table_row(table.pk)  # the view read the table, its round and its event
         if idempotency_key and getattr(by, "pk", None) is not None:
             _lock_key(by.pk, idempotency_key)
+        seen = _submission_context(table=table, number=number, by=by,
+                                   idempotency_key=idempotency_key,
+                                   with_previous=record is not None)
+        if digest:
+            stored = _stored_submission(seen, table=table, number=number, digest=digest)
+            if stored is not None:
+                return stored
+        previous = _result_keys(seen.get("previous")) if record is not None else _READ_IT
+        kind, payload, res = result_validate(event=table.round.event, table=table,
+                                             number=number, sheet=sheet, record=record,
+                                             previous=previous)
         # (live.models.LiveGame through its relation: games does not import live, above it)
-        if table.live_games.filter(number=number, status="running").exists():
+        if seen["live_running"]:
             raise Conflict("live_game_running", _(
                 "game %(n)s of this table is being played live; its result is recorded when "
                 "it ends") % {"n": number})
-        kind, payload, res = _checked_against_stored_previous(
-            (kind, payload, res), event=event, table=table, number=number, record=record)
-        # again under the locks: a concurrent copy may have been stored meanwhile
-        stored = _stored_submission(table=table, number=number, by=by,
-                                    idempotency_key=idempotency_key, digest=digest,
+        stored = _stored_submission(seen, table=table, number=number, digest=digest,
                                     payload=payload)
         if stored is not None:
             return stored
@@ -286,8 +365,10 @@ def result_record_live(*, table_id: int, number: int, record: dict) -> GameResul
     digest = submission_digest(number=number, record=record)
     kind, payload, res = result_validate(event=table.round.event, table=table, number=number,
                                          record=record, as_played=True)
-    stored = _stored_submission(table=table, number=number, by=None, idempotency_key="",
-                                digest=digest, payload=payload)
+    seen = _submission_context(table=table, number=number, by=None, idempotency_key="",
+                               with_previous=False)
+    stored = _stored_submission(seen, table=table, number=number, digest=digest,
+                                payload=payload)
     if stored is not None:
         return stored
     return _result_create(table=table, number=number, kind=kind, payload=payload, res=res,
@@ -305,14 +386,50 @@ def _result_create(*, table: Table, number: int, kind, payload, res: dict, diges
         points_a=res["team_points"][0], points_b=res["team_points"][1],
         places=res["places"], void=res["void"], engine_result=res, system_recorded=system,
         confirmed_at=now if system else None)
-    GameResultVersion.objects.create(
+    version = GameResultVersion.objects.create(
         result=result, version=1, kind=kind, payload=payload, engine_result=res,
         points_a=res["team_points"][0], points_b=res["team_points"][1],
         submitted_by=by, idempotency_key=idempotency_key, submission_digest=digest)
+    result.first_version = version
     if system:
-        _standings_on_commit(table.round.event_id)
+        _result_counted(result=result, event_id=table.round.event_id)
     result.created = True
     return result
+
+
+_RESULT = Columns(GameResult, "R")
+
+
+@functools.cache
+def _confirm_context_sql() -> str:
+    versions = GameResultVersion._meta.db_table
+    seat, player = Seat._meta.db_table, Player._meta.db_table
+    seat_of_user = f"""SELECT S."seat" FROM "{seat}" S JOIN "{player}" P ON P."id" = S."player_id"
+                        WHERE S."table_id" = R."table_id" AND P."user_id" = {{}} LIMIT 1"""
+    return f"""SELECT {_RESULT.sql}, V."id", V."submitted_by_id",
+        ({seat_of_user.format("%s")}), ({seat_of_user.format('V."submitted_by_id"')}),
+        RD."event_id"
+      FROM "{GameResult._meta.db_table}" R
+      JOIN "{Table._meta.db_table}" T ON T."id" = R."table_id"
+      JOIN "{Round._meta.db_table}" RD ON RD."id" = T."round_id"
+      LEFT JOIN "{versions}" V ON V."result_id" = R."id" AND V."version" = R."version"
+     WHERE R."id" = %s"""
+
+
+def _confirm_context(result_id: int, by) -> tuple[GameResult, dict]:
+    """Result ``result_id`` as stored, and what confirming it checks, in one query (under the
+    table's lock): the submitter of its current version, the seats of ``by`` and of that
+    submitter at its table, its event."""
+    with connection.cursor() as cursor:
+        cursor.execute(_confirm_context_sql(), [getattr(by, "pk", None), result_id])
+        row = cursor.fetchone()
+    if row is None:
+        raise GameResult.DoesNotExist("no such result")
+    n = len(_RESULT)
+    result = _RESULT.build(row[:n])
+    version_id, submitter_id, by_seat, submitter_seat, event_id = row[n:]
+    return result, {"version_found": version_id is not None, "submitter_id": submitter_id,
+                    "by_seat": by_seat, "submitter_seat": submitter_seat, "event_id": event_id}
 
 
 def result_confirm(*, result: GameResult, by, as_referee: bool = False,
@@ -324,10 +441,17 @@ def result_confirm(*, result: GameResult, by, as_referee: bool = False,
     correction came in between), nothing changes and 409 ``stale_version`` names the current
     one. Without it the current version is confirmed (older clients). A disputed result is
     confirmed by a referee only, which settles its dispute (``reason``, optional, is kept
-    with the settlement)."""
+    with the settlement).
+
+    Its statements: the table's row lock, one read of the result with everything checked
+    (:func:`_confirm_context`), the result's update and the event's ``results_version``
+    (:func:`_result_counted`); settling a dispute adds its update."""
     with transaction.atomic():
-        lock_table(result.table_id)
-        result = GameResult.objects.select_related("table__round__event").get(pk=result.pk)
+        lock_table_row(result.table_id)
+        table = result.table if GameResult.table.is_cached(result) else None
+        result, seen = _confirm_context(result.pk, by)
+        if table is not None:
+            result.table = table
         if version is not None and version != result.version:
             raise Conflict("stale_version", _(
                 "the result has changed since you saw it (version %(v)s, you confirmed "
@@ -339,16 +463,66 @@ def result_confirm(*, result: GameResult, by, as_referee: bool = False,
             if result.status == GameResult.Status.DISPUTED:
                 raise Forbidden("disputed_referee_only", _(
                     "this result is disputed; a referee settles it"))
-            _check_other_side(result, by, _(
+            _check_sides(by_id=getattr(by, "pk", None), seen=seen, not_at_table=_(
                 "only a referee or a player of this table may confirm its result"))
+        disputed = result.status == GameResult.Status.DISPUTED
         result.status = GameResult.Status.CONFIRMED
         result.confirmed_by = by
         result.confirmed_at = timezone.now()
         result.save(update_fields=["status", "confirmed_by", "confirmed_at", "updated_at"])
-        _dispute_settle(result=result, by=by, reason=reason,
-                        settlement=ResultDispute.Settlement.CONFIRMED)
-        _standings_on_commit(result.table.round.event_id)
+        if disputed:  # (an open dispute is what makes a result disputed)
+            _dispute_settle(result=result, by=by, reason=reason,
+                            settlement=ResultDispute.Settlement.CONFIRMED)
+        _result_counted(result=result, event_id=seen["event_id"])
     return result
+
+
+def _results_counted(*, event_id: int, result_ids: list[int]) -> None:
+    """The one place that says results of event ``event_id`` changed what they count for —
+    confirmed, recorded confirmed, or corrected — (in the transaction that changed them): the
+    standings and the ratings follow on commit (:func:`_standings_on_commit`). Whatever else
+    must follow a counted result hooks in here."""
+    _standings_on_commit(event_id)
+
+
+def _result_counted(*, result: GameResult, event_id: int) -> None:
+    _results_counted(event_id=event_id, result_ids=[result.pk])
+
+
+def round_results_confirm(*, round: Round, by) -> list[int]:
+    """A referee confirms every result of ``round`` awaiting confirmation, in one transaction:
+    the round's tables are locked (in one order, as every table lock), the results awaiting
+    confirmation then are confirmed by ``by`` in one update, and the standings follow once on
+    commit. Disputed results are left for the referee to settle one by one (with a reason);
+    confirmed ones are left as they are. Returns the ids of the results confirmed."""
+    with transaction.atomic():
+        lock_round_tables(round.pk)
+        waiting = GameResult.objects.filter(table__round=round,
+                                            status=GameResult.Status.SUBMITTED).order_by("pk")
+        ids = list(waiting.values_list("pk", flat=True))
+        if not ids:
+            return []
+        now = timezone.now()
+        GameResult.objects.filter(pk__in=ids).update(
+            status=GameResult.Status.CONFIRMED, confirmed_by=by, confirmed_at=now,
+            updated_at=now)
+        _results_counted(event_id=round.event_id, result_ids=ids)
+    return ids
+
+
+def _check_sides(*, by_id, seen: dict, not_at_table: str) -> None:
+    """The two-person rule (:func:`_check_other_side`) from :func:`_confirm_context`'s read."""
+    if not seen["version_found"]:
+        raise Conflict("stale_version", _("the result has changed since it was read; read it "
+                                          "again"))
+    if seen["by_seat"] is None:
+        raise Forbidden("not_at_table", not_at_table)
+    if seen["submitter_id"] is not None and seen["submitter_id"] == by_id:
+        raise Forbidden("own_submission", _(
+            "the other 联邦 or a referee confirms or disputes a result, not its submitter"))
+    if seen["submitter_seat"] is not None and seen["submitter_seat"] % 2 == seen["by_seat"] % 2:
+        raise Forbidden("same_side", _(
+            "a player of the other 联邦 or a referee must confirm or dispute this result"))
 
 
 def _check_other_side(result: GameResult, by, not_at_table: str) -> None:
@@ -493,7 +667,7 @@ def _version_add(*, result: GameResult, kind, payload, res: dict, by, reason: st
         result.confirmed_by = None
         result.confirmed_at = None
     result.save()
-    _standings_on_commit(result.table.round.event_id)
+    _result_counted(result=result, event_id=result.table.round.event_id)
 
 
 def _proposal_create(*, result: GameResult, kind, res: dict, digest: str, sheet, record, by,

@@ -54,3 +54,24 @@ async def in_db_thread(fn: Callable[..., T], *args, **kwargs) -> T:
     """``fn(*args, **kwargs)`` in a stream database thread, awaited."""
     return await sync_to_async(_call, thread_sensitive=False, executor=executor())(
         fn, *args, **kwargs)
+
+
+def on_event_loop(request) -> bool:
+    """Whether ``request`` came through an async view of :func:`waiting_view` (an ASGI server,
+    config/asgi.py): then a stream view answers with :func:`live.streams.open_events_async`
+    and waits on the event loop, not in a thread."""
+    return getattr(request, "live_on_event_loop", False)
+
+
+def waiting_view(view: Callable):
+    """The ASGI form of a sync view that answers with a live stream: its checks (who may follow
+    which seat) run in a stream database thread, then the stream it returns, built with
+    :func:`live.streams.open_events_async`, is iterated on the event loop."""
+
+    async def waiting(request, *args, **kwargs):
+        request.live_on_event_loop = True
+        return await in_db_thread(view, request, *args, **kwargs)
+
+    waiting.csrf_exempt = True  # a GET; as csrf_exempt would mark it
+    waiting.__name__ = getattr(view, "__name__", "waiting")
+    return waiting

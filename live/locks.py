@@ -34,3 +34,10 @@ def lock_live(live_id: int, user=None) -> LiveGame:
     if not rows:
         raise NotFound("not_found", _("no such live game"))
     return rows[0]
+
+
+def lock_practice(practice_id: int):
+    """Lock a practice game's row (:class:`live.models.PracticeGame`): one act at a time."""
+    from live.models import PracticeGame
+
+    return PracticeGame.objects.select_for_update().get(pk=practice_id)

@@ -43,3 +43,30 @@ class LiveGame(models.Model):
 
     def __str__(self):
         return f"{self.table} · {_('live game')} {self.number}"
+
+
+class PracticeGame(models.Model):
+    """A game against five bots, for anyone (练习: no event, no account): the newcomer's way to
+    learn the rules on the service. Found by an unguessable token (only its SHA-256 is stored);
+    a game idle for :data:`live.practice.PRACTICE_IDLE` is gone."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", _("running")
+        FINISHED = "finished", _("finished")
+
+    token_hash = models.CharField(_("token hash"), max_length=64, unique=True)
+    preset = models.CharField(_("rules preset"), max_length=20)
+    seat = models.PositiveSmallIntegerField(_("player's seat"))
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices,
+                              default=Status.RUNNING)
+    state = models.JSONField(_("engine state"))
+    version = models.PositiveIntegerField(_("version"), default=0)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True, db_index=True)
+
+    class Meta:
+        verbose_name = _("practice game")
+        verbose_name_plural = _("practice games")
+
+    def __str__(self):
+        return f"{_('practice game')} {self.pk}"

@@ -416,6 +416,7 @@ def _seen_by(seat: int | None):
 
 def _view_with_row(live: LiveGame, view: dict, auto_seats: list) -> dict:
     """The engine's ``view`` of ``live`` with the row's fields."""
+    view["outcome"] = view.get("result")  # the engine's result once over ("result": its id)
     view.update({
         "id": live.pk, "table": live.table_id, "number": live.number, "status": live.status,
         "version": live.version, "turn_deadline": live.turn_deadline,

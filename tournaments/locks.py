@@ -71,3 +71,19 @@ def lock_table(table_id: int) -> Table:
     is not loaded."""
     return (Table.objects.select_for_update(of=("self",)).select_related("round__event")
             .defer("round__draw_entries", "round__draw_input").get(pk=table_id))
+
+
+def lock_table_row(table_id: int) -> None:
+    """Lock one table's row and read nothing: for a caller that has the table with its round
+    and event already (result submission's hot path, docs/BENCHMARKS.md)."""
+    if connection.features.has_select_for_update:
+        with connection.cursor() as cursor:
+            cursor.execute(f'SELECT 1 FROM "{Table._meta.db_table}" WHERE "id" = %s FOR UPDATE',
+                           [table_id])
+
+
+def lock_round_tables(round_id: int) -> None:
+    """Lock every table row of one round, in primary-key order (a referee's confirmation of a
+    whole round: ``games.services.round_results_confirm``)."""
+    list(Table.objects.filter(round_id=round_id).select_for_update(of=("self",))
+         .order_by("pk").values_list("pk", flat=True))

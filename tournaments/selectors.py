@@ -7,12 +7,15 @@ SQL, as live play does)."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
+from dataclasses import dataclass
 
 from django.db.models import Prefetch, QuerySet
 
 from tournaments.models import Entry, Event, Player, PlayerLink, Round, Seat, Table, TeamMember
+from tournaments.sqlrows import Columns, fetch_one
 
 #: round statuses whose seating everyone may see (the organizers published it)
 SEATING_PUBLIC = (Round.Status.PUBLISHED, Round.Status.FINISHED)
@@ -67,6 +70,74 @@ def public_seat_of(user, table: Table) -> Seat | None:
     if not seating_public(table.round):
         return None
     return seat_of(user, table)
+
+
+@dataclass(frozen=True)
+class Viewer:
+    """What a user is at one table, read with the table (:func:`table_with_viewer`): their seat
+    number there (``None``: not seated) and whether they are the event's staff (organizer,
+    referee or superuser). The same answers as :func:`public_seat_of` and :func:`is_referee`,
+    without a query each."""
+
+    seat: int | None
+    staff: bool
+
+    def can_see(self, table: Table) -> bool:
+        """:func:`can_see_table`."""
+        return self.staff or (table.round.event.published and
+                              table.round.status in SEATING_PUBLIC)
+
+    def public_seat(self, table: Table) -> int | None:
+        """:func:`public_seat_of`, as a seat number."""
+        return self.seat if seating_public(table.round) else None
+
+
+_TABLE = Columns(Table, "T")
+_ROUND = Columns(Round, "R", skip=("draw_entries", "draw_input"))
+_EVENT = Columns(Event, "E")
+
+
+@functools.cache
+def _table_with_viewer_sql(where: str) -> str:
+    seat, player = Seat._meta, Player._meta
+    referees = Event.referees.through._meta.db_table
+    organizers = Event.organizers.through._meta.db_table
+    return f"""
+        SELECT {_TABLE.sql}, {_ROUND.sql}, {_EVENT.sql},
+          (SELECT S."seat" FROM "{seat.db_table}" S
+             JOIN "{player.db_table}" P ON P."id" = S."player_id"
+            WHERE S."table_id" = T."id" AND P."user_id" = %s LIMIT 1),
+          EXISTS (SELECT 1 FROM "{referees}" X WHERE X."event_id" = E."id" AND X."user_id" = %s),
+          EXISTS (SELECT 1 FROM "{organizers}" X WHERE X."event_id" = E."id" AND X."user_id" = %s)
+        FROM "{Table._meta.db_table}" T
+        JOIN "{Round._meta.db_table}" R ON R."id" = T."round_id"
+        JOIN "{Event._meta.db_table}" E ON E."id" = R."event_id"
+        WHERE {where}"""
+
+
+def table_with_viewer(user, pk: int) -> tuple[Table, Viewer] | None:
+    """Table ``pk`` with its round and event (not the round's draw data), and what ``user`` is
+    there (:class:`Viewer`), in one query: the hot path of result submission reads nothing else
+    before it locks the table. ``None`` when there is no such table."""
+    return table_with_viewer_where(user, 'T."id" = %s', [pk])
+
+
+def table_with_viewer_where(user, where: str, params: list) -> tuple[Table, Viewer] | None:
+    """:func:`table_with_viewer` of the table that the SQL condition ``where`` (on ``T``, the
+    table) picks, e.g. a result's table (``games.selectors.result_table_with_viewer``)."""
+    signed_in = bool(user and getattr(user, "is_authenticated", False))
+    user_id = user.pk if signed_in else None
+    row = fetch_one(_table_with_viewer_sql(where), [user_id, user_id, user_id, *params])
+    if row is None:
+        return None
+    a, b, c = len(_TABLE), len(_TABLE) + len(_ROUND), len(_TABLE) + len(_ROUND) + len(_EVENT)
+    table, rnd, event = _TABLE.build(row[:a]), _ROUND.build(row[a:b]), _EVENT.build(row[b:c])
+    rnd.event = event
+    table.round = rnd
+    seat, referee, organizer = row[c:]
+    if not signed_in:
+        return table, Viewer(seat=None, staff=False)
+    return table, Viewer(seat=seat, staff=bool(user.is_superuser or referee or organizer))
 
 
 def round_tables(rnd: Round) -> QuerySet[Table]:

@@ -68,33 +68,54 @@ class Row:
     matches: list = field(default_factory=list)  # (round, table, my total, their total, opp ids)
 
 
-def _load(event: Event, through_round: int | None):
+@dataclass
+class Loaded:
+    """What the standings of an event are computed from, read once (one query each): both the
+    standings and the previous round's (for the ▲▼ arrows) are computed from one load."""
+
+    entries: list  # (entry id, status)
+    results: list  # (round number, table id, points_a, points_b, places): confirmed, Swiss
+    seats: list  # (round number, table id, seat, entry id): Swiss rounds
+    byes: list  # (round number, entry id, points): Swiss rounds
+    table_round: dict  # table id → its round's number
+    penalties: list  # (entry id, points)
+    salt: str
+
+
+def load(event: Event) -> Loaded:
     from games.models import GameResult
 
     swiss = Round.Stage.SWISS  # knockout finals have their own bracket, not points
     results = GameResult.objects.filter(table__round__event=event, table__round__stage=swiss,
-                                        status=GameResult.Status.CONFIRMED)
-    seats = Seat.objects.filter(round__event=event, round__stage=swiss)
-    byes = Bye.objects.filter(round__event=event, round__stage=swiss)
-    if through_round is not None:
-        results = results.filter(table__round__number__lte=through_round)
-        seats = seats.filter(round__number__lte=through_round)
-        byes = byes.filter(round__number__lte=through_round)
-    return (
-        list(results.values_list("table_id", "points_a", "points_b", "places")),
-        list(seats.values_list("table_id", "seat", "entry_id")),
-        list(byes.values_list("entry_id", "points")),
-    )
+                                        status=GameResult.Status.CONFIRMED).order_by()
+    return Loaded(
+        entries=list(Entry.objects.filter(event=event).values_list("pk", "status")),
+        results=list(results.values_list("table__round__number", "table_id", "points_a",
+                                         "points_b", "places")),
+        seats=list(Seat.objects.filter(round__event=event, round__stage=swiss).order_by()
+                   .values_list("round__number", "table_id", "seat", "entry_id")),
+        byes=list(Bye.objects.filter(round__event=event, round__stage=swiss).order_by()
+                  .values_list("round__number", "entry_id", "points")),
+        table_round=dict(Table.objects.filter(round__event=event).order_by()
+                         .values_list("pk", "round__number")),
+        penalties=list(Penalty.objects.filter(event=event).order_by()
+                       .values_list("entry_id", "points")),
+        salt=_drawn_salt(event))
 
 
-def compute(event: Event, through_round: int | None = None) -> list[Row]:
-    """Standings of ``event`` from confirmed results (of rounds up to ``through_round``)."""
-    entries = list(Entry.objects.filter(event=event).values_list("pk", "status"))
+def compute(event: Event, through_round: int | None = None,
+            loaded: Loaded | None = None) -> list[Row]:
+    """Standings of ``event`` from confirmed results (of rounds up to ``through_round``), from
+    ``loaded`` (:func:`load`) when the caller has read it already."""
+    loaded = loaded or load(event)
     rows = {pk: Row(entry_id=pk, out=(status == Entry.Status.DISQUALIFIED))
-            for pk, status in entries}
-    results, seats, byes = _load(event, through_round)
+            for pk, status in loaded.entries}
+    last = through_round if through_round is not None else float("inf")
+    results = [r[1:] for r in loaded.results if r[0] <= last]
+    seats = [s[1:] for s in loaded.seats if s[0] <= last]
+    byes = [b[1:] for b in loaded.byes if b[0] <= last]
     team_event = event.format == Event.Format.TEAM
-    table_round = dict(Table.objects.filter(round__event=event).values_list("pk", "round__number"))
+    table_round = loaded.table_round
     at_table: dict[int, list[tuple[int, int]]] = {}
     for table_id, seat, entry_id in seats:
         at_table.setdefault(table_id, []).append((seat, entry_id))
@@ -134,7 +155,7 @@ def compute(event: Event, through_round: int | None = None) -> list[Row]:
         row.points += points
         if team_event:
             row.match_points += 2
-    for entry_id, points in Penalty.objects.filter(event=event).values_list("entry_id", "points"):
+    for entry_id, points in loaded.penalties:
         rows[entry_id].penalty_points += points
         rows[entry_id].points -= points
     for row in rows.values():
@@ -144,9 +165,8 @@ def compute(event: Event, through_round: int | None = None) -> list[Row]:
                 if (_rnd, o) not in seen:
                     seen.add((_rnd, o))
                     row.opponents_points += rows[o].points
-    salt = _drawn_salt(event)
     for row in rows.values():
-        row.drawn = hashlib.sha256(f"{salt}:{row.entry_id}".encode()).hexdigest()
+        row.drawn = hashlib.sha256(f"{loaded.salt}:{row.entry_id}".encode()).hexdigest()
     order = event.tie_break_order
     _rank(list(rows.values()), order)
     return sorted(rows.values(), key=lambda r: r.rank)
@@ -335,7 +355,35 @@ def _one_run_at_a_time(event_id: int) -> None:
     advisory_xact_lock(Advisory.STANDINGS, event_id)
 
 
-def standings_recompute(*, event_id: int, force: bool = False) -> bool:
+def _store(event: Event, rows: list[Row], previous: dict, through: int, *,
+           rebuild: bool) -> None:
+    """Write the rows that differ from the stored ones (all of them, ``rebuild``): a
+    confirmation moves the points of six entries and the ranks of some, and writing ten
+    thousand unchanged rows cost most of a recomputation (``bench_event``)."""
+    fields = list(STORED) + ["previous_rank", "through_round"]
+    stored = {} if rebuild else {
+        row[0]: row[1:] for row in Standing.objects.filter(event=event).order_by()
+        .values_list("entry_id", *fields)}
+    changed = []
+    for r in rows:
+        values = [getattr(r, k) for k in STORED] + [previous.get(r.entry_id), through]
+        if stored.get(r.entry_id) != tuple(values):
+            changed.append(Standing(event=event, entry_id=r.entry_id,
+                                    **dict(zip(fields, values, strict=True))))
+    Standing.objects.bulk_create(
+        changed, update_conflicts=True, unique_fields=["event", "entry"],
+        update_fields=fields + ["computed_at"], batch_size=2000)
+
+
+def standings_rebuild(*, event_id: int) -> bool:
+    """Recompute the standings of ``event_id`` from scratch and rewrite every row
+    (``manage.py standings_rebuild``): the check of the cheaper everyday run, which writes
+    only the rows that changed (and a repair, should a stored row ever be wrong). Always
+    returns ``True``: the rows were rewritten and the standings version moves on."""
+    return standings_recompute(event_id=event_id, force=True, rebuild=True)
+
+
+def standings_recompute(*, event_id: int, force: bool = False, rebuild: bool = False) -> bool:
     """Recompute and store the standings; returns whether they changed. Safe to run twice or
     at the same time: runs of one event take turns (:func:`_one_run_at_a_time`) and the result
     is deterministic. A run finding the standings already cover every change
@@ -360,24 +408,19 @@ def standings_recompute(*, event_id: int, force: bool = False) -> bool:
             m=Max("table__round__number"))["m"] or 0
         last_bye = Bye.objects.filter(round__event=event).aggregate(m=Max("round__number"))["m"]
         through = max(through, last_bye or 0)
-        rows = compute(event)
-        previous = {r.entry_id: r.rank for r in compute(event, through - 1)} if through > 1 \
-            else {}
+        loaded = load(event)  # once, for both the standings and the previous round's
+        rows = compute(event, loaded=loaded)
+        previous = {r.entry_id: r.rank for r in compute(event, through - 1, loaded)} \
+            if through > 1 else {}
         payload = [[r.entry_id] + [getattr(r, k) for k in STORED] + [previous.get(r.entry_id)]
                    for r in rows]
         digest = hashlib.sha256(json.dumps([through, payload]).encode()).hexdigest()
         events = Event.objects.filter(pk=event_id)
-        if digest == event.standings_digest:
+        if digest == event.standings_digest and not rebuild:
             if event.standings_results_version != covered:
                 events.update(standings_results_version=covered)
             return False
-        Standing.objects.bulk_create(
-            [Standing(event=event, entry_id=r.entry_id, previous_rank=previous.get(r.entry_id),
-                      through_round=through, **{k: getattr(r, k) for k in STORED})
-             for r in rows],
-            update_conflicts=True, unique_fields=["event", "entry"],
-            update_fields=list(STORED) + ["previous_rank", "through_round", "computed_at"],
-            batch_size=2000)
+        _store(event, rows, previous, through, rebuild=rebuild)
         # only the standings' own fields: results_version may have moved on meanwhile
         events.update(standings_digest=digest, standings_version=F("standings_version") + 1,
                       standings_results_version=covered)
@@ -391,9 +434,10 @@ def standings_snapshot(*, event: Event, through_round: int) -> int:
     ReleasedStanding.objects.filter(event=event, through_round=through_round).delete()
     if through_round == 0:
         return 0
-    previous = {r.entry_id: r.rank for r in compute(event, through_round - 1)} \
+    loaded = load(event)
+    previous = {r.entry_id: r.rank for r in compute(event, through_round - 1, loaded)} \
         if through_round > 1 else {}
-    rows = compute(event, through_round)
+    rows = compute(event, through_round, loaded)
     ReleasedStanding.objects.bulk_create(
         [ReleasedStanding(event=event, entry_id=r.entry_id, through_round=through_round,
                           previous_rank=previous.get(r.entry_id),

@@ -3,7 +3,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from web.views import dashboard, desk, public, ratings, table, watch
+from web.views import dashboard, desk, live_table, practice, public, ratings, table, watch
 
 app_name = "pages"
 
@@ -45,6 +45,13 @@ urlpatterns = [
     # a seated player's table (issue 16): by private link, or signed in
     path("p/<str:token>/", include(table.player_urls("link"))),
     path("me/", include(table.player_urls("me"))),
+    # the live table of a seated player, and practice against bots (issue 18)
+    path("p/<str:token>/live/", include(live_table.player_urls("link"))),
+    path("me/live/", include(live_table.player_urls("me"))),
+    path("practice/", practice.practice_start, name="practice"),
+    path("practice/<str:token>/", practice.practice_page, name="practice-game"),
+    path("practice/<str:token>/state/", practice.practice_state, name="practice-state"),
+    path("practice/<str:token>/act/", practice.practice_act, name="practice-act"),
     path("accounts/login/", table.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="pages:login"),
          name="logout"),
@@ -52,4 +59,6 @@ urlpatterns = [
     path("slips/", table.entry_slips, name="entry-slips"),
     path("e/<slug:slug>/desk/", desk.desk, name="desk"),
     path("e/<slug:slug>/desk/tables/<int:table_id>/", desk.desk_table, name="desk-table"),
+    path("e/<slug:slug>/desk/rounds/<int:number>/confirm/", desk.desk_round_confirm,
+         name="desk-round-confirm"),
 ]

@@ -44,7 +44,7 @@ class Burns:
             raise IllegalAction("illegal_burn", f"seat {seat} passed in this round and may not "
                                 f"burn (过牌不烧)", seat=seat)
         self.check_three_rule(seat, combo)
-        if not beats(combo, top, self._rj_any):
+        if not beats(combo, top, self.rj_beats_any):
             raise IllegalAction("illegal_burn", f"seat {seat}'s {cards_words(cards)} does not beat "
                                 f"seat {p}'s {cards_words(top.cards)}, so it cannot burn it"
                                 + beat_hint(combo, top), seat=seat)
@@ -68,7 +68,7 @@ class Burns:
         jokers = rest.get("BJ", 0) + rest.get("RJ", 0)
         ranks = {CARD_RANK[c] for c in rest if CARD_RANK[c] < TWO}
         has_two = any(CARD_RANK[c] == TWO for c in rest)
-        if self._bie3 and 3 in ranks:
+        if self.bie3 and 3 in ranks:
             groups = len(ranks) - 1
             if groups == 0 and has_two:
                 groups = 1
@@ -86,7 +86,7 @@ class Burns:
         self.burner = seat
         self.burn_victim = p
         self.pending_end = False
-        self._set_top(seat, combo, cards, restricted=False)
+        self._set_top(seat, combo, restricted=False)
         self.top_burning = True
         self._after_beat(seat, p)
         self._after_play(seat)

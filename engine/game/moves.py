@@ -152,6 +152,12 @@ class Moves:
             return None if prompt is None else prompt[0]
         return None
 
+    def can_yield(self, seat: int) -> bool:
+        """May ``seat`` yield (让牌) now: its turn, as the 对头 of a top that is not 够级, in
+        phase 1, not yielded on before (RULES.md §5)?"""
+        return self.state == "play" and seat == self.turn and not self.leading \
+            and self._yield_refusal(seat) is None
+
     def to_act(self) -> dict | None:
         """Who acts next and which kinds of act (``None`` once the game is over); while a burn
         window is open, ``burners`` lists the seats that may burn, in priority order."""

@@ -69,7 +69,7 @@ class Play:
             if seat != self.turn:
                 raise self._turn_error(seat, kind)
             combo, cards = self._combo_from(seat, action)
-            if self.leading or combo.rank == 3 or not beats(combo, self.top, self._rj_any):
+            if self.leading or combo.rank == 3 or not beats(combo, self.top, self.rj_beats_any):
                 self._check_play(seat, combo, cards)  # raises if the play is illegal
             if self.pending_end:
                 self._end_round()
@@ -93,7 +93,7 @@ class Play:
             if seat != self.turn:
                 raise self._turn_error(seat, kind)
             self._check_yield(seat)
-            if self._closer_last:
+            if self.closer_last:
                 self._do_pass(seat, yielded=True)
             else:
                 self._do_yield(seat)
@@ -133,7 +133,20 @@ class Play:
 
     def _combo_from(self, seat, action):
         cards_in = action.get("cards")
-        if type(cards_in) is not list:
+        if type(cards_in) is list:
+            # canonical cards in card order (records, bots): a combo made before, found by lookup
+            try:
+                combo = COMBOS.get(tuple(cards_in))
+            except TypeError:  # an unhashable item: not a card, said below
+                combo = None
+            if combo is not None:
+                hand = self.hands[seat]
+                for c, n in combo.counts:
+                    have = hand.get(c, 0)
+                    if have < n:
+                        raise self._not_held(seat, c, have, n)
+                return combo, combo.cards
+        else:
             if isinstance(cards_in, str):
                 cards_in = cards_in.replace(",", " ").split()
             if not isinstance(cards_in, list):
@@ -149,14 +162,10 @@ class Play:
         hand = self.hands[seat]
         for c in cards:
             have = hand.get(c, 0)
-            if have == 0:
-                raise IllegalAction("not_in_hand", f"seat {seat} does not hold {card_word(c)}",
-                                    seat=seat)
-            if have == 1 or have == 2 or have == 3:
+            if have < 4 or len(cards) > 4:
                 n = cards.count(c)
                 if n > have:
-                    raise IllegalAction("not_in_hand", f"seat {seat} holds {have} "
-                                        f"{card_word(c)}, not {n}", seat=seat)
+                    raise self._not_held(seat, c, have, n)
         combo = COMBOS.get(tuple(cards))
         if combo is None:
             try:
@@ -166,10 +175,18 @@ class Play:
                                     seat=seat) from None
         return combo, cards
 
+    @staticmethod
+    def _not_held(seat, card, have, n) -> IllegalAction:
+        if have == 0:
+            return IllegalAction("not_in_hand", f"seat {seat} does not hold {card_word(card)}",
+                                 seat=seat)
+        return IllegalAction("not_in_hand", f"seat {seat} holds {have} {card_word(card)}, "
+                             f"not {n}", seat=seat)
+
     def check_three_rule(self, seat: int, combo) -> None:
         """憋3: a seat's 3s go out together, pure, as its very last combo; raise
         :class:`IllegalAction` (``three_rule``) if ``combo`` breaks that."""
-        if not self._bie3:
+        if not self.bie3:
             return
         if combo.rank == 3:
             n3 = self._rank_count(seat, 3)
@@ -195,7 +212,7 @@ class Play:
                                         f"{cards_words(cards)} it would not hold a joker for "
                                         f"every combo it must still lead", seat=seat)
             return
-        if not beats(combo, self.top, self._rj_any):
+        if not beats(combo, self.top, self.rj_beats_any):
             raise IllegalAction("does_not_beat", f"seat {seat}'s {cards_words(cards)} does not beat "
                                 f"seat {self.owner}'s {cards_words(self.top.cards)}"
                                 + beat_hint(combo, self.top), seat=seat)
@@ -230,14 +247,14 @@ class Play:
             if self.burner == seat and not combo.has_joker and len(cards) != self.count[seat]:
                 self._failed_burn(seat, cards)
                 return
-            self._set_top(seat, combo, cards, restricted=False)
+            self._set_top(seat, combo, restricted=False)
         else:
             beaten_owner = self.owner
             if self.top_burning and seat == (beaten_owner + 3) % 6:
                 self.burner = None  # 解烧: the 对头 breaks the burn
-            self._set_top(seat, combo, cards, restricted=self.yielder == seat)
-            if self._bie3:
-                self._after_beat(seat, beaten_owner)
+            self._set_top(seat, combo, restricted=self.yielder == seat)
+            if self.bie3 and beaten_owner is not None and self.count[beaten_owner] <= 16:
+                self._after_beat(seat, beaten_owner)  # it may hold only 3s (16 in the set)
         # as _after_play
         if self.state == "over":
             return
@@ -247,12 +264,12 @@ class Play:
                 return
         self._advance(seat)
 
-    def _set_top(self, seat, combo, cards, restricted):
+    def _set_top(self, seat, combo, restricted):
         prev_dipai = self.dipai_right
         phase1 = self.n_active > 4
         # the top is a finished seat's 底牌: its answer never 开点s (RULES.md §6)
         self.top_answers_dipai = self.owner is not None and not self.active[self.owner]
-        self._remove_played(seat, cards)
+        self._remove_played(seat, combo)
         self.top = combo
         self.owner = seat
         self.leading = False
@@ -279,7 +296,7 @@ class Play:
 
     def _after_beat(self, seat, beaten):
         """Smother (闷) check on the seat whose combo was just beaten."""
-        if not self._bie3 or beaten is None or not self.active[beaten] or beaten == seat:
+        if not self.bie3 or beaten is None or not self.active[beaten] or beaten == seat:
             return
         hand = self.hands[beaten]
         if not hand or beaten in self.smothers:
@@ -420,7 +437,7 @@ class Play:
             self.turn = self.yielder
             return
         c = (o + 3) % 6
-        if (self._closer_last and not self.closer_asked and self.closer_passed
+        if (self.closer_last and not self.closer_asked and self.closer_passed
                 and self.closer_waited and self.active[c] and self.n_active > 4
                 and not self.top.gouji and self._entitled(c)):  # never on a 够级 duel
             self.closer_asked = True

@@ -150,7 +150,7 @@ class PrePlay:
         if s in self.revolutionaries:
             raise self._pre_error(f"seat {s} has already declared revolution", s)
         if not self.can_revolt(s):
-            what = "no 3, no 2 and no joker" if self._bie3 else "no 2 and no joker"
+            what = "no 3, no 2 and no joker" if self.bie3 else "no 2 and no joker"
             raise self._pre_error(f"seat {s} cannot revolt: only a seat dealt {what} may", s)
         self.revolutionaries.append(s)
         self.deactivate(s)
@@ -167,7 +167,7 @@ class PrePlay:
         """May seat ``s`` declare 革命 (judged on the cards as dealt)?"""
         for c in self.deal[s]:
             r = CARD_RANK[c]
-            if r >= TWO or (self._bie3 and r == 3):
+            if r >= TWO or (self.bie3 and r == 3):
                 return False
         return True
 
@@ -316,7 +316,7 @@ class PrePlay:
         item[3] = True
 
     def _needs_buy(self, s: int) -> bool:
-        return (self._bie3 and self.active[s] and not self.bought[s]
+        return (self.bie3 and self.active[s] and not self.bought[s]
                 and self._rank_count(s, 3) == 0 and self._buy_pay_options(s)
                 and self._buy_seller(s) is not None)
 
@@ -344,7 +344,7 @@ class PrePlay:
 
     def _pre_buy3(self, ev):
         s, frm = ev["seat"], ev["from"]
-        if not self._bie3:
+        if not self.bie3:
             raise self._pre_error("买3 is only played with 憋3 (bie3)", s)
         try:
             give, take = canon_card(ev["give"]), canon_card(ev["take"])

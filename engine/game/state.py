@@ -48,10 +48,11 @@ class GameState:
                  live: bool = True):
         self.rules = Rules.from_spec(rules)
         r = self.rules
-        self._bie3 = r["bie3"]
+        # options read in hot paths, as plain attributes (``rules[...]`` is a method call)
+        self.bie3 = r["bie3"]
         self._dadian = r["dadian"]
-        self._rj_any = r["rj_beats_any"]
-        self._closer_last = r["closer_last"]
+        self.rj_beats_any = r["rj_beats_any"]
+        self.closer_last = r["closer_last"]
         if deal is None:
             deal = deal_cards()
         self.deal = check_deal(deal)
@@ -211,29 +212,34 @@ class GameState:
             n += hand.get(c, 0)
         return n
 
-    def _remove_played(self, seat, cards):
+    def _remove_played(self, seat, combo):
+        """Take ``combo``'s cards out of the seat's hand (its cards by rank follow)."""
         hand = self.hands[seat]
-        for c in cards:
-            n = hand[c] - 1
-            if n:
-                hand[c] = n
+        counts = combo.counts
+        for c, n in counts:
+            left = hand[c] - n
+            if left:
+                hand[c] = left
             else:
                 del hand[c]
-        self.count[seat] -= len(cards)
-        self.n_played += len(cards)
+        self.count[seat] -= combo.size
+        self.n_played += combo.size
         view = self._rank_view[seat]
         if view is not None and view[0] is hand:
-            # a new view: the played ranks' lists are copied and the cards taken out
+            # a new view: the played ranks' lists are copied and the cards taken out (a card's
+            # copies sit together in its rank's list)
             old = view[1]
             ranks = dict(old)
-            for c in cards:
+            for c, n in counts:
                 r = CARD_RANK[c]
                 cs = ranks[r]
+                if len(cs) == n:
+                    del ranks[r]
+                    continue
                 if cs is old[r]:
                     cs = ranks[r] = list(cs)
-                cs.remove(c)
-                if not cs:
-                    del ranks[r]
+                k = cs.index(c)
+                del cs[k:k + n]
             self._rank_view[seat] = (hand, ranks)
 
     def is_over(self) -> bool:

@@ -51,7 +51,9 @@ def test_the_other_side_disputes_and_a_referee_settles(submitted, seated, refere
     r = client_for(referee_user).post(f"/api/v1/results/{submitted.pk}/confirm/",
                                       {"reason": "the sheet is right"}, format="json")
     assert r.status_code == 200, r.content
-    body = r.json()
+    assert r.json()["status"] == "confirmed"
+    body = client_for(referee_user).get(r.json()["url"]).json()  # (a confirmation's answer
+    # is short: the history is at the result's url)
     assert (body["status"], body["dispute"]) == ("confirmed", None)
     assert body["history"][-1] == {**body["history"][-1], "step": "settled",
                                    "settlement": "confirmed", "reason": "the sheet is right"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 from io import StringIO
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from benchmarks.figures import percentile
@@ -25,11 +26,15 @@ def test_bench_event_times_every_round_and_deletes_its_event():
     text = out.getvalue()
     rows = [line.split() for line in text.splitlines() if line.split()[:1] in (["1"], ["2"])]
     assert [row[:3] for row in rows] == [["1", "6", "0"], ["2", "6", "0"]]
+    # the last column: one confirmation through the services and the standings update after it
+    assert all(len(row) == 10 and row[-1].endswith("s") for row in rows)
+    assert "after one confirmation" in text
     assert "round 2 re-drawn from its public data" in text and "verified" in text
     assert "NOT verified" not in text
     assert "standings rows: 36" in text
     assert not Event.objects.exists() and not Round.objects.exists()
     assert not Entry.objects.exists() and not Player.objects.exists()
+    assert not get_user_model().objects.exists()
     assert not GameResult.objects.exists() and not Standing.objects.exists()
 
 

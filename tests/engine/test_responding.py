@@ -881,3 +881,22 @@ def test_unbeatable_top_in_four_way_each_seat_passes():
         assert [a for a in g.legal_actions(s) if a["act"] == "play"] == []
         do(g, s, "pass")
     assert_turn(g, 2, leading=True)
+
+
+def test_a_play_names_only_cards_the_seat_holds_whatever_their_order():
+    """The cards of a play are checked against the hand whether the play comes in card order
+    (found by lookup, as records and bots give it) or not; a card held four times cannot be
+    played five times."""
+    for cards in (["9S", "9S", "9S", "9S", "9S"], ["4D", "9S", "9S", "9S", "9S", "9S"]):
+        g = position("dagang", {0: "9S 9S 9S 9S 9H 4D", 1: "5C"}, leader=0)
+        with pytest.raises(IllegalAction) as info:
+            g.act(0, {"act": "play", "cards": cards})
+        assert info.value.code == "not_in_hand"
+        assert g.count[0] == 6 and g.hands[0]["9S"] == 4  # nothing changed
+    for cards in (["9S", "9S", "9H"], ["9H", "9S", "9S"]):
+        g = position("dagang", {0: "9S 9S 9H 4D", 1: "9S 9H"}, leader=0)
+        with pytest.raises(IllegalAction) as info:
+            g.act(0, {"act": "play", "cards": ["9S", "9S", "9S"]})
+        assert "holds 2" in info.value.message
+        g.act(0, {"act": "play", "cards": cards})
+        assert g.hands[0] == {"4D": 1} and g.cards_by_rank(0) == {4: ["4D"]}

@@ -166,7 +166,7 @@ def test_the_same_body_retried_without_a_key_is_stored_once(seated, table, refer
              for i in range(RETRIES)]
     assert [r.status_code for r in again] == [200] * RETRIES
     assert {r.json()["id"] for r in again} == {first.json()["id"]}
-    assert all(r.json()["versions"][0]["submitted_by"] == seated[0].username for r in again)
+    assert all(r.json()["submitted_by"] == seated[0].username for r in again)
     assert stored(table) == (1, 1)
     assert snapshot(table) == after_first
 
@@ -334,17 +334,17 @@ def test_one_key_sent_at_once_to_two_tables_is_stored_once(row_locks, table, oth
     # both requests past their first look-up of the key and each holding its own table's lock
     # before either stores anything
     both_locked = threading.Barrier(2)
-    lock_table = game_services.lock_table
+    lock_table_row = game_services.lock_table_row
 
     def lock_then_wait(table_id):
-        locked = lock_table(table_id)
+        locked = lock_table_row(table_id)
         try:
             both_locked.wait(timeout=5)
         except threading.BrokenBarrierError:
             pass  # the other request is refused before it locks its table: nothing to wait for
         return locked
 
-    monkeypatch.setattr(game_services, "lock_table", lock_then_wait)
+    monkeypatch.setattr(game_services, "lock_table_row", lock_then_wait)
     requests = [(referee_user, {"number": 1, "sheet": FIRST}, "referee-tablet"),
                 (referee_user, {"number": 1, "sheet": SECOND}, "referee-tablet")]
     out = post_together(requests, [results_url(table), results_url(other_table)])
@@ -398,7 +398,8 @@ def test_game_2_submitted_after_game_1_is_checked_against_it(seated, table, matc
     assert [body["points_a"], body["points_b"]] == match[1][1]["team_points"]
     assert body["places"] == match[1][1]["places"]
     game_1 = GameResult.objects.get(table=table, number=1).engine_result
-    assert body["versions"][0]["payload"]["previous"] == {
+    stored_version = APIClient().get(body["url"]).json()["versions"][0]
+    assert stored_version["payload"]["previous"] == {
         k: v for k, v in game_1.items() if k in RESULT_KEYS}
     assert stored(table) == (2, 2)
 
@@ -458,7 +459,7 @@ def test_the_original_submission_retried_after_a_correction_changes_nothing(
     assert r.status_code == 200, r.content
     body = r.json()
     assert (body["id"], body["version"], body["points_a"], body["points_b"]) == (rid, 2, 0, 2)
-    assert [v["version"] for v in body["versions"]] == [1, 2]
+    assert [v["version"] for v in APIClient().get(body["url"]).json()["versions"]] == [1, 2]
     assert snapshot(table) == before
 
 

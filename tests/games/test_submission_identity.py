@@ -6,6 +6,7 @@ start); a confirmation may name the version it confirms."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
 
 from games import services as game_services
 from games.models import GameResult, GameResultVersion
@@ -65,28 +66,38 @@ def test_a_record_of_game_2_after_game_1_is_taken(table, referee, record_1, reco
     assert result_submit(table=table, number=2, record=record_2, by=referee).created
 
 
-def test_a_record_of_game_2_is_checked_again_if_game_1_is_corrected_before_it_is_stored(
-        table, referee, record_1, record_2, monkeypatch):
+def test_a_record_of_game_2_is_checked_under_the_tables_lock(table, referee, record_1, record_2,
+                                                            monkeypatch):
+    # a correction of game 1 takes the table's lock too (result_correct), so it cannot land
+    # between the engine's check of game 2 against game 1 and game 2's insert: the check runs
+    # inside the submission's transaction, after the table is locked
+    result_submit(table=table, number=1, record=record_1, by=referee)
+    steps = []
+    lock, validate = game_services.lock_table_row, game_services.result_validate
+
+    def locking(table_id):
+        steps.append(("lock", table_id))
+        return lock(table_id)
+
+    def validating(**kwargs):
+        steps.append(("validate", connection.in_atomic_block))
+        return validate(**kwargs)
+
+    monkeypatch.setattr(game_services, "lock_table_row", locking)
+    monkeypatch.setattr(game_services, "result_validate", validating)
+    assert result_submit(table=table, number=2, record=record_2, by=referee).created
+    assert steps == [("lock", table.pk), ("validate", True)]
+
+
+def test_a_record_of_game_2_is_checked_against_game_1_as_corrected(table, referee, record_1,
+                                                                   record_2):
     game_1 = result_submit(table=table, number=1, record=record_1, by=referee)
-    # given a referee's correction of game 1 that lands after game 2's record was checked
-    # against game 1 and before game 2 is stored
-    validate, corrected = game_services.result_validate, []
-
-    def checked_then_corrected(**kwargs):
-        checked = validate(**kwargs)
-        if kwargs["number"] == 2 and not corrected:
-            reverse = list(reversed(game_1.engine_result["order"]))
-            corrected.append(result_correct(result=game_1, reason="places the wrong way round",
-                                            sheet=sheet(reverse), by=referee, as_referee=True))
-        return checked
-
-    monkeypatch.setattr(game_services, "result_validate", checked_then_corrected)
-    # when game 2's record is submitted, then it is checked again against the corrected game 1,
-    # whose tributes it does not follow, and nothing is stored
-    with pytest.raises(ServiceError) as info:
-        result_submit(table=table, number=2, record=record_2, by=referee)
-    assert corrected and info.value.code == "wrong_previous"
-    assert not GameResult.objects.filter(table=table, number=2).exists()
+    reverse = list(reversed(game_1.engine_result["order"]))
+    result_correct(result=game_1, reason="places the wrong way round", sheet=sheet(reverse),
+                   by=referee, as_referee=True)
+    # game 2's tributes follow game 1 as first submitted, not as corrected
+    refused(lambda: result_submit(table=table, number=2, record=record_2, by=referee),
+            code="wrong_previous", status=400)
 
 
 def test_a_correction_of_game_2_as_a_record_needs_game_1(table, referee, record_2):

@@ -38,7 +38,7 @@ WORD_RE = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]|小王|大王")
 
 #: view keys that are public by the rules: plays on the table, pre-play events (tribute and
 #: returned cards are shown at the table, RULES.md §9 / 003), the rules, the result
-PUBLIC_KEYS = ("actions", "public_pre", "top", "rules", "result")
+PUBLIC_KEYS = ("actions", "public_pre", "top", "rules", "result", "outcome")
 
 
 class Client(APIClient):

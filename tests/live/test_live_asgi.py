@@ -292,3 +292,36 @@ def test_the_asgi_application_holds_no_thread_per_open_stream(started, quiet_rea
     assert [f[0]["data"]["seat"] for f in frames[:6]] == [None, 1, 2, 3, 4, 5]
     assert all("hand" not in f[0]["data"] for f in frames[::6])
     assert during - warm <= 4, f"{during - warm} more threads for 23 more open streams"
+
+
+def test_the_live_table_pages_stream_runs_on_the_event_loop_with_its_seats_cards_only(
+        started, quiet_reads):
+    """The page's stream (``/p/<token>/live/<id>/events/``) under the ASGI server's URLs: the
+    private link's seat gets its own hand only, one view per move, resuming after
+    ``Last-Event-ID``; a wrong token gets a 404."""
+    from tests.pages.test_live_table_views import links_of
+
+    lt, live_id = started
+    links = links_of(lt.table)
+    watcher = 4
+    url = f"{links[watcher]}live/{live_id}/events/?seconds=20"
+    first = act_once(lt, live_id)
+
+    async def scenario():
+        missing = await AsyncClient().get(f"/p/not-a-token/live/{live_id}/events/")
+        r = await AsyncClient().get(url, headers={"Last-Event-ID": str(first - 1)})
+        assert r.status_code == 200 and r["Content-Type"].startswith("text/event-stream")
+        reading = asyncio.ensure_future(read_views(r, want=3))
+        versions = []
+        for _ in range(2):
+            await until_waiting(live_id)
+            versions.append(await sync_to_async(act_once, thread_sensitive=False)(lt, live_id))
+        views = await reading
+        await r.streaming_content.aclose()
+        return missing.status_code, versions, views
+
+    missing, versions, views = async_to_sync(scenario)()
+    assert missing == 404
+    assert [v["id"] for v in views] == [first, *versions]  # resumed after Last-Event-ID
+    assert {v["data"]["seat"] for v in views} == {watcher}
+    assert hidden_card_problems(views[-1]["data"], watcher, server_game(live_id)) == []

@@ -39,3 +39,10 @@ def draw_round(event: Event, *, publish: bool = True) -> Round:
         rnd = services.round_create(event=event)
     rnd = services.round_draw(round_id=rnd.pk)
     return services.round_publish(round=rnd) if publish else rnd
+
+
+def bot_act(game, seat: int) -> dict:
+    """The act 托管's bot makes for ``seat``, whose turn it is (engine.bots.hosted_act)."""
+    from engine.bots import hosted_act
+
+    return hosted_act(game, seat)[1]

@@ -380,3 +380,41 @@ def test_a_dispute_is_settled_by_a_correction(referee_client, event, table2, ref
     result.refresh_from_db()
     assert (result.status, result.version) == (GameResult.Status.CONFIRMED, 2)
     assert result.disputes.get().settlement == "corrected"
+
+
+# ----------------------------------------------------------------------------- a whole round
+def round_confirm_url(event, number=1) -> str:
+    return reverse("pages:desk-round-confirm", kwargs={"slug": event.slug, "number": number})
+
+
+def test_a_referee_confirms_the_rounds_waiting_results_after_a_question(referee_client, event,
+                                                                        referee_user, table2):
+    # given: table 2's games submitted, awaiting confirmation
+    play_table(table=table2, referee=referee_user, confirm=False)
+    waiting = GameResult.objects.filter(table=table2, status=GameResult.Status.SUBMITTED)
+    assert waiting.count() == 2
+    # the desk offers it; the GET only asks
+    assert round_confirm_url(event) in referee_client.get(desk_url(event)).content.decode()
+    page = referee_client.get(round_confirm_url(event))
+    assert page.status_code == 200 and "2 results of this round await" in page.content.decode()
+    assert waiting.count() == 2
+    # when: the referee confirms
+    response = referee_client.post(round_confirm_url(event))
+    # then: back to the round on the desk, every waiting result confirmed by the referee
+    assert response.status_code == 302 and response["Location"].endswith("?round=1")
+    assert not waiting.exists()
+    assert set(GameResult.objects.filter(table=table2).values_list(
+        "status", "confirmed_by")) == {("confirmed", referee_user.pk)}
+    assert "2 results of round 1 confirmed." in referee_client.get(
+        response["Location"]).content.decode()
+
+
+def test_a_player_cannot_confirm_a_round_at_the_desk(client, event, referee_user, table2):
+    play_table(table=table2, referee=referee_user, confirm=False)
+    seat = Seat.objects.filter(table=table2).first()
+    user = get_user_model().objects.create(username="a-player")
+    seat.player.user = user
+    seat.player.save()
+    client.force_login(user)
+    assert client.post(round_confirm_url(event)).status_code == 403
+    assert GameResult.objects.filter(table=table2, status="submitted").count() == 2

@@ -180,7 +180,9 @@ def _desk_context(request, event: Event) -> dict:
     if query:
         params["q"] = query
     chips = [{"key": key, "label": label, "count": counts[key]} for key, label in STATES.items()]
-    ctx.update(round=rnd, rows=rows, page=page, chips=chips, total=len(tables),
+    waiting = sum(1 for by_number in games.values() for s in by_number.values()
+                  if s == "submitted")
+    ctx.update(round=rnd, rows=rows, waiting=waiting, page=page, chips=chips, total=len(tables),
                state=state, query=query, params=params, poll_seconds=POLL_SECONDS)
     return ctx
 
@@ -200,6 +202,30 @@ def desk(request, event: Event):
         response["Cache-Control"] = "no-store"
         return response
     return render(request, "web/desk/desk.html", ctx)
+
+
+@desk_view
+@require_http_methods(["GET", "POST"])
+def desk_round_confirm(request, event: Event, number: int):
+    """``/e/<slug>/desk/rounds/<n>/confirm/``: confirm every result of the round awaiting
+    confirmation at once, in one transaction (``games.services.round_results_confirm``). A GET
+    asks first, saying how many; the POST confirms and goes back to the desk with a message.
+    Disputed results are left to be settled one by one."""
+    rnd = get_object_or_404(Round.objects.defer(*ROUND_BULK), event=event, number=number)
+    back = f"{reverse('pages:desk', kwargs={'slug': event.slug})}?round={rnd.number}"
+    if request.method == "POST":
+        confirmed = game_services.round_results_confirm(round=rnd, by=request.user)
+        messages.success(request, gettext(
+            "%(n)s results of round %(round)s confirmed.") % {"n": len(confirmed),
+                                                              "round": rnd.number})
+        return redirect(back)
+    waiting = GameResult.objects.filter(table__round=rnd,
+                                        status=GameResult.Status.SUBMITTED).count()
+    disputed = GameResult.objects.filter(table__round=rnd,
+                                         status=GameResult.Status.DISPUTED).count()
+    return render(request, "web/desk/round_confirm.html", {
+        "event": event, "round": rnd, "waiting": waiting, "disputed": disputed,
+        "back": back})
 
 
 # ----------------------------------------------------------------------------- one table

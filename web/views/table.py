@@ -40,6 +40,7 @@ from games.selectors import (
     result_open_dispute,
     result_open_proposal,
 )
+from live.models import LiveGame
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Entry, Event, Player, PlayerLink, Round, Seat
@@ -249,6 +250,7 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
         "games": _game_views(results, seat, names, seats), "next_number": number, "form": form,
         "points": points, "upload_error": upload_error, "rules": rules,
         "my_link": _my_link(request, holder),
+        "live_game": _table_live_game(table),
         "score_url": holder.url("score/"),
         "js_text": {"points": _("Team points: %(a)s %(pa)s · %(b)s %(pb)s"),
                     "tap_next": _("Tap the seat placed %(place)s"),
@@ -256,6 +258,12 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
                     "places": PLACE_NAMES, "sides": side_names(table)},
     })
     return render(request, "web/table/table.html", ctx, status=status)
+
+
+def _table_live_game(table):
+    """The table's running live game, else its latest one (``None``: none was played live)."""
+    games = LiveGame.objects.filter(table=table).defer("state").order_by("-number")
+    return games.filter(status=LiveGame.Status.RUNNING).first() or games.first()
 
 
 def _my_link(request, holder: Holder) -> dict | None:

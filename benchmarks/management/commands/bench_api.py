@@ -22,6 +22,11 @@ What it does:
    added; after each pass it checks one result per table and game, each accepted by the engine;
 8. stops gunicorn.
 
+With ``--baseline`` the same gunicorn workers also serve a bare DRF view that authenticates the
+token, parses the body and inserts it as one row (:mod:`benchmarks.baseline`): pass 2's bodies
+are posted to it by the same clients just before and just after pass 2, and the command prints
+both rates and their ratio (the goal: at least 0.5), side by side in one run on one machine.
+
 The load targets 127.0.0.1 only and is bounded: each pass posts each table once and gives up
 after ``--timeout`` seconds. Data is left in the database (a new event per run).
 """
@@ -47,6 +52,10 @@ from tournaments.models import Entry
 
 GOAL_SECONDS = 60
 GOAL_P99_MS = 100
+#: --baseline: result submission at least half as fast as a bare DRF insert of the same body,
+#: p99 under 50 ms with 8 clients
+GOAL_RATIO = 0.5
+GOAL_BASELINE_P99_MS = 50
 
 
 class Command(BaseCommand):
@@ -67,9 +76,16 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=1, help="seed of the bot-played games")
         parser.add_argument("--timeout", type=float, default=300.0,
                             help="give a pass up after this many seconds")
+        parser.add_argument("--port", type=int, default=None,
+                            help="gunicorn's port on 127.0.0.1 (default: a free one)")
+        parser.add_argument("--baseline", action="store_true",
+                            help="also post pass 2's bodies to a bare DRF insert view (same "
+                                 "workers, same database), before and after pass 2, and print "
+                                 "the ratio of the rates")
 
     # ------------------------------------------------------------------------- steps
-    def handle(self, *args, tables, rate, senders, clients, workers, seed, timeout, **opts):
+    def handle(self, *args, tables, rate, senders, clients, workers, seed, timeout,
+               baseline, port=None, **opts):
         if tables < 1 or clients < 1 or workers < 1 or senders < 1:
             raise CommandError("--tables, --senders, --clients and --workers must be at least 1")
         if rate is not None and rate <= 0:
@@ -96,7 +112,8 @@ class Command(BaseCommand):
           f"{sum(len(r.body) for r in game1 + game2) / (2 * len(game1)) / 1024:.1f} KB "
           f"per request body)")
 
-        server = Gunicorn(workers=workers).start()
+        app = "benchmarks.wsgi:application" if baseline else "config.wsgi:application"
+        server = Gunicorn(workers=workers, app=app, port=port).start()
         w(server.describe())
         port = server.port
         problems = []
@@ -108,9 +125,14 @@ class Command(BaseCommand):
             p99 = percentile(sorted(r.seconds for r in first), 99) * 1000
             problems += self._verify(rnd, len(game1), 1, "after pass 1")
 
+            if baseline:
+                before_rate = self._baseline(game2, clients, port, timeout, "before pass 2")
             second, wall2 = run_requests(game2, clients, port, timeout=timeout)
             self._report(f"pass 2: game 2 of every table, {clients} clients back to back "
                          f"(capacity)", game2, second, wall2, expect=201)
+            if baseline:
+                after_rate = self._baseline(game2, clients, port, timeout, "after pass 2")
+                self._ratio(second, wall2, (before_rate + after_rate) / 2)
             problems += self._verify(rnd, len(game1), 2, "after pass 2")
             met = wall2 <= GOAL_SECONDS and p99 < GOAL_P99_MS
             w(f"\ngoal: a round of {len(game1)} tables within {GOAL_SECONDS} s (pass 2: "
@@ -153,6 +175,31 @@ class Command(BaseCommand):
                 games[number - 1].append(Request("POST", f"/api/v1/tables/{table_id}/results/",
                                                  headers, body, "POST results"))
         return games
+
+    # ------------------------------------------------------------------------- baseline
+    def _baseline(self, jobs, clients: int, port: int, timeout: float, when: str) -> float:
+        """Post ``jobs``' bodies, with their tokens, to the bare insert view; its rate."""
+        from benchmarks.baseline import PATH
+        from benchmarks.models import BaselineRow
+
+        bare = [Request("POST", "/" + PATH, job.headers, job.body, "POST baseline")
+                for job in jobs]
+        results, wall = run_requests(bare, clients, port, timeout=timeout)
+        self._report(f"baseline {when}: the same bodies to a bare DRF insert view, {clients} "
+                     f"clients back to back", bare, results, wall, expect=201)
+        BaselineRow.objects.all().delete()
+        return len(results) / wall if wall else 0.0
+
+    def _ratio(self, results, wall: float, baseline_rate: float) -> None:
+        rate = len(results) / wall if wall else 0.0
+        p99 = percentile(sorted(r.seconds for r in results), 99) * 1000
+        ratio = rate / baseline_rate if baseline_rate else float("nan")
+        met = ratio >= GOAL_RATIO and p99 < GOAL_BASELINE_P99_MS
+        self.stdout.write(
+            f"\nresult submission {rate:.0f}/s against the bare DRF insert's {baseline_rate:.0f}/s "
+            f"(mean of before and after): ratio {ratio:.2f}; p99 {p99:.1f} ms; goal ratio >= "
+            f"{GOAL_RATIO} and p99 < {GOAL_BASELINE_P99_MS} ms: "
+            + (self.style.SUCCESS("met") if met else self.style.WARNING("not met")))
 
     # ------------------------------------------------------------------------- figures
     def _report(self, title: str, jobs, results, wall: float, expect: int) -> None:
