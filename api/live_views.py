@@ -4,9 +4,11 @@
 from __future__ import annotations
 
 import json
+import threading
 
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
+from django.utils.functional import cached_property
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
@@ -21,8 +23,8 @@ from rest_framework.views import APIView
 
 from api.views import ERRORS, _table, require_table_visible
 from config.ratelimit import client_address
+from live import fastjson, spectate, streams
 from live import services as live
-from live import spectate, streams
 from live.aio import in_db_thread, on_event_loop, waiting_view
 from live.models import LiveGame
 from live.queries import live_for_view
@@ -36,7 +38,24 @@ class LiveStartSerializer(serializers.Serializer):
                                       help_text="game number; default: the table's next game")
 
 
-class LiveActSerializer(serializers.Serializer):
+class _FieldsOncePerThread:
+    """A serializer whose fields are built once per thread, not per instance: DRF deep-copies
+    every declared field for each serializer it makes, a tenth of a live act's CPU (profiled:
+    docs/BENCHMARKS.md, "Many open streams"). The fields are bound to the
+    thread's first instance; fields that validate plain values (these) read nothing from it
+    but its ``partial`` (never set here)."""
+
+    _per_thread = threading.local()
+
+    @cached_property
+    def fields(self):
+        built = self._per_thread.__dict__
+        if type(self) not in built:
+            built[type(self)] = super().fields
+        return built[type(self)]
+
+
+class LiveActSerializer(_FieldsOncePerThread, serializers.Serializer):
     version = serializers.IntegerField(min_value=0, help_text="the state version you acted on")
     act = serializers.CharField(max_length=20)
     cards = serializers.ListField(child=serializers.CharField(max_length=4), required=False,
@@ -168,8 +187,20 @@ class WaitThenAnswer(Response):
         return self.view.finalize_response(self.drf_request, resp)
 
 
+class FastJSONRenderer(JSONRenderer):
+    """DRF's JSON renderer with orjson (live.fastjson): the same JSON, compact, for the act's
+    answer (its encoding was a tenth of an act's CPU); indented output (``?indent``,
+    ``Accept: …; indent=2``) stays DRF's."""
+
+    def render(self, data, accepted_media_type=None, renderer_context=None):
+        if data is None or self.get_indent(accepted_media_type, renderer_context or {}):
+            return super().render(data, accepted_media_type, renderer_context)
+        return fastjson.dumps_bytes(data)
+
+
 class LiveActApi(APIView):
     permission_classes = [IsAuthenticated]
+    renderer_classes = [FastJSONRenderer, *APIView.renderer_classes[1:]]
     throttle_scope = "live"
 
     @extend_schema(request=LiveActSerializer,

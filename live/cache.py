@@ -9,7 +9,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+from django.db import connection
+
 import engine
+from live import fastjson, queries
 from live.models import LiveGame
 
 
@@ -115,6 +118,16 @@ class GameCache:
         with self._lock:
             return reader(game)
 
+    def read_cached(self, live: LiveGame, reader):
+        """:meth:`read` if the game at ``live.version`` is cached, else ``None`` (no read)."""
+        key = self._key(live, live.version)
+        with self._lock:
+            game = self._games.get(key)
+            if game is None:
+                return None
+            self._games.move_to_end(key)
+            return reader(game)
+
     def put_row(self, live: LiveGame) -> None:
         """Remember ``live``'s status, turn deadline and result at its version."""
         with self._lock:
@@ -148,9 +161,16 @@ class GameCache:
         with self._readers[live.pk % len(self._readers)]:
             if self._has(live, version):
                 return
-            row = LiveGame.objects.values_list(
-                "version", "status", "turn_deadline", "result_id", "state").get(pk=live.pk)
-            live.version, live.status, live.turn_deadline, live.result_id, state = row
+            # one statement built once, and the state's JSON text decoded by orjson: the ORM's
+            # query and the standard library's decoder took two thirds of this read's CPU
+            with connection.cursor() as cursor:
+                cursor.execute(queries.row_sql(), [live.pk])
+                row = cursor.fetchone()
+            if row is None:
+                raise LiveGame.DoesNotExist(f"live game {live.pk}")
+            live.version, live.status, live.turn_deadline, live.result_id, text = \
+                queries.row_values(row)
+            state = text if isinstance(text, dict) else fastjson.loads(text)
             self.put_row(live)
             with self._lock:
                 if self._key(live, live.version) in self._games:

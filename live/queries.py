@@ -96,6 +96,26 @@ def state_sql() -> str:
 
 
 @functools.cache
+def row_sql() -> str:
+    """A live game's version, status, turn deadline, result id and state (its JSON text: see
+    :func:`row_values`). Parameter: the id."""
+    columns = ", ".join(_col(LiveGame, name) for name in (
+        "version", "status", "turn_deadline", "result", "state"))
+    return f"SELECT {columns} FROM {_q(LiveGame)} WHERE {_col(LiveGame, 'id')} = %s"
+
+
+def row_values(row: tuple) -> tuple:
+    """A row of :func:`row_sql` with its turn deadline as the ORM gives it (a datetime; SQLite
+    stores text) and its state still the JSON text (the caller decodes it)."""
+    version, status, deadline, result_id, text = row
+    field = LiveGame._meta.get_field("turn_deadline")
+    col = field.get_col(LiveGame._meta.db_table)
+    for convert in connection.ops.get_db_converters(col):
+        deadline = convert(deadline, col, connection)
+    return version, status, deadline, result_id, text
+
+
+@functools.cache
 def act_update_sql(seated: bool) -> str:
     """The conditional update of an act made without the row lock: it stores the new state,
     version, turn deadline and update time only if the row is still the game named, at the

@@ -28,7 +28,7 @@ from engine.bots import hosted_act
 from engine.game import RESULT_KEYS
 from games.models import GameResult
 from games.services import _check_game_number, result_record_live
-from live import queries
+from live import fastjson, queries
 from live.cache import games
 from live.locks import lock_live
 from live.models import LiveGame
@@ -215,10 +215,10 @@ def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user,
     live.turn_deadline = now + timedelta(seconds=move_seconds)
     live.updated_at = now
     live.state = game.to_state()  # (a view before the cache has it, inside a transaction)
-    field, when = LiveGame._meta.get_field("state"), connection.ops.adapt_datetimefield_value
+    when = connection.ops.adapt_datetimefield_value
     with connection.cursor() as cursor:
         cursor.execute(queries.act_update_sql(user is not None), [
-            field.get_db_prep_save(live.state, connection), game.version,
+            fastjson.db_param(live.state), game.version,
             when(live.turn_deadline), when(now), live_id, version, when(started_at),
             LiveGame.Status.RUNNING,
             *([user.pk, seat, *queries.seating_public_params()] if user is not None else [])])
@@ -400,7 +400,22 @@ def _autoplay(live: LiveGame) -> LiveGame | None:
 
 def live_view(*, live: LiveGame, seat: int | None) -> dict:
     """What ``seat`` may see (``None``: spectators and staff): never another seat's cards."""
-    view, auto_seats = games.read(live, lambda g: (g.view(seat), sorted(g.auto_seats)))
+    return _view_with_row(live, *games.read(live, _seen_by(seat)))
+
+
+def live_view_cached(*, live: LiveGame, seat: int | None) -> dict | None:
+    """:func:`live_view` from this process's memory only: ``None`` when its cache does not
+    hold the game at ``live.version`` (then nothing is read: for code on an event loop)."""
+    got = games.read_cached(live, _seen_by(seat))
+    return None if got is None else _view_with_row(live, *got)
+
+
+def _seen_by(seat: int | None):
+    return lambda game: (game.view(seat), sorted(game.auto_seats))
+
+
+def _view_with_row(live: LiveGame, view: dict, auto_seats: list) -> dict:
+    """The engine's ``view`` of ``live`` with the row's fields."""
     view["outcome"] = view.get("result")  # the engine's result once over ("result": its id)
     view.update({
         "id": live.pk, "table": live.table_id, "number": live.number, "status": live.status,

@@ -27,19 +27,17 @@ threads (:mod:`live.aio`). Any view wraps them — the API's (api/live_views.py)
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import time
 import weakref
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import AsyncIterator, Callable, Iterator
 
 from django.conf import settings
 from django.db import connection
 from django.utils.translation import gettext as _
-from rest_framework.utils.encoders import JSONEncoder
 
-from live import services
+from live import fastjson, services
 from live.aio import in_db_thread
 from live.cache import games
 from live.models import LiveGame
@@ -192,12 +190,54 @@ def _stream_seconds(seconds: float) -> float:
     return min(MAX_STREAM, max(0.0, seconds)) if seconds == seconds else MAX_STREAM
 
 
+class _Frames:
+    """The ``view`` frames this process rendered lately, by game, version, the row's other
+    fields the view shows, and seat: the streams that show one view (a seat's several tabs,
+    every spectator's public view) share one rendering. A frame is a function of its key
+    (the game at a state version is one state: :class:`live.cache.GameCache`), so a cached one
+    is what rendering again would give."""
+
+    def __init__(self, size: int = 2048):
+        self.size = size
+        self._frames: OrderedDict[tuple, str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def key(live: LiveGame, seat: int | None) -> tuple:
+        return (live.pk, live.started_at, live.version, live.status, live.turn_deadline,
+                live.result_id, live.hosted, seat)
+
+    def get(self, key: tuple) -> str | None:
+        with self._lock:
+            return self._frames.get(key)
+
+    def put(self, key: tuple, frame: str) -> None:
+        with self._lock:
+            self._frames[key] = frame
+            while len(self._frames) > self.size:
+                self._frames.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._frames.clear()
+
+
+frames = _Frames()
+
+
+def _frame_of(live: LiveGame, view: dict) -> str:
+    return f"id: {live.version}\nevent: view\ndata: {fastjson.dumps(view)}\n\n"
+
+
 def _view_frame(live: LiveGame, seat: int | None) -> str:
     """The ``view`` event of ``live`` at its version for ``seat`` (what GET answers)."""
-    data = json.dumps(services.live_view(live=live, seat=seat), cls=JSONEncoder,
-                      separators=(",", ":"))
+    key = frames.key(live, seat)
+    frame = frames.get(key)
+    if frame is None:
+        frame = _frame_of(live, services.live_view(live=live, seat=seat))
+        frames.put(key, frame)
     release_connection()
-    return f"id: {live.version}\nevent: view\ndata: {data}\n\n"
+    return frame
 
 
 def _opening(live: LiveGame) -> str:
@@ -255,6 +295,52 @@ def _reach_frame(live: LiveGame, version: int, since: int, seat: int | None) -> 
     return _view_frame(live, seat) if live.version > since else None
 
 
+def _memory_frame(live: LiveGame, version: int, since: int, seat: int | None
+                  ) -> tuple[bool, str | None]:
+    """:func:`_reach_frame` from this process's memory only, for the event loop:
+    ``(True, frame or None)`` when memory sufficed, ``(False, None)`` when a read is due."""
+    if not games.row_at(live, version):
+        return False, None
+    if live.version <= since:
+        return True, None
+    key = frames.key(live, seat)
+    frame = frames.get(key)
+    if frame is None:
+        view = services.live_view_cached(live=live, seat=seat)
+        if view is None:
+            return False, None
+        frame = _frame_of(live, view)
+        frames.put(key, frame)
+    return True, frame
+
+
+# (loop -> (game id, version) -> the read under way): the streams of one game woken together
+# wait for one read in a database thread, then render from memory on the loop
+_reads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+async def _frame_after(live: LiveGame, version: int, since: int, seat: int | None
+                       ) -> str | None:
+    """:func:`_reach_frame` for a stream: from memory if this process has the game at
+    ``version`` (no thread hop), else after the one read of it under way or started here."""
+    known, frame = _memory_frame(live, version, since, seat)
+    if known:
+        return frame
+    reads = _reads.setdefault(asyncio.get_running_loop(), {})
+    key = (live.pk, version)
+    pending = reads.get(key)
+    if pending is None:
+        pending = reads[key] = asyncio.ensure_future(
+            in_db_thread(_reach_frame, live, version, since, seat))
+        pending.add_done_callback(lambda _: reads.pop(key, None))
+        return await asyncio.shield(pending)  # a stream that ends leaves the others' read be
+    await asyncio.wait([pending])
+    known, frame = _memory_frame(live, version, since, seat)
+    if known:
+        return frame
+    return await in_db_thread(_reach_frame, live, version, since, seat)
+
+
 async def wait_past_async(live: LiveGame, since: int, timeout: float) -> bool:
     """:func:`wait_past` on the event loop: whether ``live`` moved past ``since`` within
     ``timeout`` seconds (then it is at its new version, or later)."""
@@ -285,7 +371,7 @@ async def seat_events(live: LiveGame, seat: int | None, since: int,
             frame = None
             yield KEEP_ALIVE_FRAME
             continue
-        frame = await in_db_thread(_reach_frame, live, moved, since, seat)
+        frame = await _frame_after(live, moved, since, seat)
         if frame is None:  # announced, not stored: no busy loop on it
             await asyncio.sleep(min(KEEP_ALIVE, max(0.0, deadline - time.monotonic())))
             yield KEEP_ALIVE_FRAME

@@ -55,8 +55,10 @@ def _fresh_live_caches():
 
     from live import notify
     from live.cache import games
+    from live.streams import frames
 
     games.clear()
+    frames.clear()
     notify.forget()
     if type(cache).__name__ == "LocMemCache":  # (a shared CACHE_URL is not the tests' to clear)
         cache.clear()

@@ -1,0 +1,144 @@
+"""The cheap paths of an act and of its streams' frames (docs/BENCHMARKS.md, "Many open
+streams"): orjson gives the JSON DRF's encoder gave, a frame rendered once serves every stream
+of the same view and no other, a stream renders from memory without a read when its process
+has the game, the streams of one game woken together share one read, and the act's
+serializer built once per thread refuses bad input as before."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import json
+import threading
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from rest_framework.renderers import JSONRenderer
+
+from api.live_views import FastJSONRenderer, LiveActSerializer
+from live import fastjson, streams
+from live import services as live
+from live.cache import games
+from live.models import LiveGame
+from tests.live.helpers import bot_pick, hidden_card_problems, warm_game
+
+pytestmark = pytest.mark.django_db(transaction=True)  # on_commit fills the cache
+
+SAMPLE = {"when": datetime.datetime(2026, 12, 1, 18, 0, 3, 250000, tzinfo=datetime.UTC),
+          "noon": datetime.datetime(2026, 12, 1, 12, 0, tzinfo=datetime.UTC),
+          "zh": "够级 大王\u2028", "cards": ["10H", "BJ"], "n": [0, None, True, 1.5],
+          "nested": {"seats": [{"seat": 3, "hand": []}]}}
+
+
+def test_fast_json_is_the_json_drf_rendered():
+    assert FastJSONRenderer().render(SAMPLE) == JSONRenderer().render(SAMPLE)
+    text = fastjson.dumps(SAMPLE)
+    assert json.loads(text) == json.loads(JSONRenderer().render(SAMPLE))
+    assert fastjson.loads(fastjson.dumps({"a": [1, {"b": "中"}]})) == {"a": [1, {"b": "中"}]}
+    # indented output is DRF's own
+    indented = FastJSONRenderer().render(SAMPLE, "application/json; indent=2", {})
+    assert indented == JSONRenderer().render(SAMPLE, "application/json; indent=2", {})
+
+
+def _row(lg: LiveGame) -> LiveGame:
+    return LiveGame.objects.defer("state").get(pk=lg.pk)
+
+
+def test_a_frame_is_rendered_once_per_view_and_never_given_to_another_seat(live_table,
+                                                                           monkeypatch):
+    lg, game = warm_game(live_table)
+    calls = []
+    real = live.live_view
+    monkeypatch.setattr(live, "live_view", lambda **kw: calls.append(kw["seat"]) or real(**kw))
+    frames = {seat: streams._view_frame(_row(lg), seat) for seat in (None, 0, 1, 2, 3, 4, 5)}
+    again = {seat: streams._view_frame(_row(lg), seat) for seat in (None, 0, 1, 2, 3, 4, 5)}
+    assert again == frames and calls == [None, 0, 1, 2, 3, 4, 5]  # each view once
+    assert len(set(frames.values())) == 7
+    stored = live.live_game(LiveGame.objects.get(pk=lg.pk))
+    for seat in (None, 0, 1, 2, 3, 4, 5):
+        data = json.loads(frames[seat].split("data: ", 1)[1])
+        assert data == json.loads(JSONRenderer().render(live.live_view(live=_row(lg),
+                                                                       seat=seat)))
+        assert data["version"] == lg.version
+        assert hidden_card_problems(data, seat, stored) == []  # its own cards only
+    # 托管 switched on changes the view without a new version: a new frame, not the cached one
+    live.live_host(live_id=lg.pk, on=True, seat=2, referee=True)
+    hosted = streams._view_frame(_row(lg), None)
+    assert hosted != frames[None] and json.loads(hosted.split("data: ", 1)[1])[
+        "hosted_seats"] == [2]
+
+
+def test_a_stream_renders_from_memory_without_a_read(live_table):
+    lg, game = warm_game(live_table)
+    stream_row = _row(lg)
+    before = stream_row.version
+    seat, act = _next(lg, live_table)
+    moved = live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
+    streams.frames.clear()
+    with CaptureQueriesContext(connection) as queries:
+        known, frame = streams._memory_frame(stream_row, moved.version, before, 4)
+    assert known and len(queries) == 0
+    assert frame == streams._reach_frame(_row(moved), moved.version, before, 4)
+    # nothing in memory: it says so, and the caller reads
+    games.clear()
+    streams.frames.clear()
+    assert streams._memory_frame(_row(lg), moved.version, before, 4) == (False, None)
+
+
+def _next(lg, lt):
+    return bot_pick(live.live_game(LiveGame.objects.get(pk=lg.pk)), lt.bots)
+
+
+def test_the_streams_of_one_game_woken_together_share_one_read(live_table, monkeypatch):
+    lg, game = warm_game(live_table)
+    rows = {seat: _row(lg) for seat in (None, 0, 1, 2, 3, 4, 5)}
+    since = lg.version
+    seat, act = _next(lg, live_table)
+    moved = live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
+    games.clear()  # as in the stream server: another process made the act
+    hops = []
+
+    async def in_thread(fn, *args):  # the stream database thread, counted
+        hops.append(fn.__name__)
+        return await asyncio.to_thread(fn, *args)
+
+    monkeypatch.setattr(streams, "in_db_thread", in_thread)
+
+    async def wake_all():
+        return await asyncio.gather(*(streams._frame_after(row, moved.version, since, s)
+                                      for s, row in rows.items()))
+
+    got = asyncio.run(wake_all())
+    assert hops == ["_reach_frame"]  # one read for the seven streams
+    for (s, row), frame in zip(rows.items(), got, strict=True):
+        assert row.version == moved.version
+        assert frame == streams._reach_frame(_row(moved), moved.version, since, s)
+
+
+def test_the_act_serializer_built_once_per_thread_still_refuses_bad_input():
+    def check():
+        ok = LiveActSerializer(data={"version": 3, "act": "play", "cards": ["3S"]})
+        assert ok.is_valid() and ok.validated_data == {"version": 3, "act": "play",
+                                                       "cards": ["3S"]}
+        bad = LiveActSerializer(data={"version": -1, "cards": "3S", "seat": 9})
+        assert not bad.is_valid()
+        assert set(bad.errors) == {"version", "act", "cards", "seat"}
+        again = LiveActSerializer(data={"version": 4, "act": "pass"})
+        assert again.is_valid() and again.validated_data == {"version": 4, "act": "pass"}
+
+    check()
+    check()
+    failed = []
+
+    def in_other_thread():
+        try:
+            check()
+        except BaseException as exc:  # noqa: BLE001 (reported to the test's thread)
+            failed.append(exc)
+
+    other = threading.Thread(target=in_other_thread)
+    other.start()
+    other.join()
+    assert failed == []
+    assert LiveActSerializer().fields is LiveActSerializer().fields
