@@ -559,6 +559,11 @@ class RoundStandings(models.Model):
                               verbose_name=_("event"))
     round_number = models.PositiveSmallIntegerField(_("through round"))
     rows = models.TextField(_("rows"))
+    #: the ranks through this round (``[[entry id, rank], …]``: the ▲▼ arrows of the round
+    #: after), and a digest of what they depend on besides ``rows`` (entries, penalties, the
+    #: drawn order's seed, the tie-break order): used only while that digest still matches
+    ranks = models.TextField(_("ranks"), blank=True)
+    ranks_key = models.CharField(_("ranks digest"), max_length=64, blank=True)
 
     class Meta:
         verbose_name = _("standings through a round")

@@ -491,13 +491,14 @@ def _through(event: Event) -> int:
 def _recompute_incremental(event: Event, through: int) -> tuple[list[Row], dict[int, int]]:
     """The standings through round ``through`` and the ranks through the round before (for the
     ▲▼ arrows), from the last stored :class:`RoundStandings` before ``through`` and the results
-    of the rounds after it only; the rounds in between are stored on the way. Equal to
+    of the rounds after it only; the rounds in between are stored on the way, and so are the
+    ranks through the round before (kept while nothing else they depend on changes). Equal to
     :func:`compute` from scratch (the hypothesis test in
     tests/tournaments/test_standings_incremental.py, and ``standings_rebuild``)."""
     from games.models import GameResult
 
     base = RoundStandings.objects.filter(event=event, round_number__lt=through).order_by(
-        "-round_number").values_list("round_number", "rows").first()
+        "-round_number").values_list("round_number", "rows", "ranks", "ranks_key").first()
     start, raw = (base[0], _raw_from_json(base[1])) if base else (0, {})
     RoundStandings.objects.filter(event=event, round_number__gt=start).delete()
     swiss = Round.Stage.SWISS
@@ -520,16 +521,22 @@ def _recompute_incremental(event: Event, through: int) -> tuple[list[Row], dict[
     penalties = list(Penalty.objects.filter(event=event).order_by()
                      .values_list("entry_id", "points"))
     salt = _drawn_salt(event)
-    previous: dict[int, int] = {}
+    ranks_key = hashlib.sha256(json.dumps(
+        [salt, event.tie_break_order, sorted(entries), sorted(penalties)]).encode()).hexdigest()
+    previous: dict[int, int] | None = None
+    if base and start == through - 1 and base[3] == ranks_key:
+        previous = dict(json.loads(base[2]))
     for number in range(start + 1, through + 1):
-        if number == through and through > 1:
+        if number == through and through > 1 and previous is None:
             previous = {r.entry_id: r.rank
                         for r in _finalize(event, raw, entries, penalties, salt)}
+            RoundStandings.objects.filter(event=event, round_number=through - 1).update(
+                ranks=json.dumps(list(previous.items())), ranks_key=ranks_key)
         _accumulate(event, raw, *by_round.get(number, ([], [], [])), table_round)
         if number < through:  # over: the next round has results
             RoundStandings.objects.create(event=event, round_number=number,
                                           rows=_raw_to_json(raw))
-    return _finalize(event, raw, entries, penalties, salt), previous
+    return _finalize(event, raw, entries, penalties, salt), previous or {}
 
 
 def _raw_to_json(raw: dict[int, Row]) -> str:

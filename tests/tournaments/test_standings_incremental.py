@@ -175,3 +175,13 @@ def test_a_recompute_starts_from_the_stored_round_and_a_correction_replaces_it(
     assert event.standings_dirty_from == 3
     standings_recompute(event_id=event.pk)
     assert dict(snapshots(event)) == kept
+
+    # a penalty moves the ranks through round 2 too (the ▲▼ arrows): the stored ones go unused
+    leader = Standing.objects.get(event=event, rank=1).entry
+    penalty_add(event=event, entry=leader, kind=Penalty.Kind.POINT_DEDUCTION, reason="late",
+                points=60, by=referee)
+    standings_recompute(event_id=event.pk)
+    everyday = stored(event)
+    assert Standing.objects.get(event=event, entry=leader).previous_rank > 1
+    standings_rebuild(event_id=event.pk)
+    assert stored(event) == everyday
