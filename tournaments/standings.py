@@ -2,7 +2,12 @@
 
 :func:`compute` is a pure computation over rows loaded in bulk; :func:`standings_recompute`
 writes them (idempotent: the same confirmed results always give the same rows, and a run that
-changes nothing leaves the standings version alone).
+changes nothing leaves the standings version alone). :func:`compute` works from scratch (the
+check, and ``standings_rebuild``); the everyday run starts from the figures stored through the
+last round before the current one (:class:`~tournaments.models.RoundStandings`) and reads only
+the results of the rounds after it (:func:`_recompute_incremental`). A change marks the earliest
+round it touched (``Event.standings_dirty_from``) and the stored rounds from there on are dropped
+by the next run.
 
 Every change that moves the standings bumps ``Event.results_version`` and queues a recompute when
 its transaction commits (:func:`standings_refresh_on_commit`). Should that message be lost (the
