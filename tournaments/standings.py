@@ -189,25 +189,23 @@ def _finalize(event: Event, raw: dict[int, Row], entries, penalties, salt: str) 
     """The standings from the figures added up so far (``raw``, left as it is): every entry
     (``entries``: id, status) with its penalties, opponents' points, drawn order and rank."""
     rows = {}
+    disqualified = Entry.Status.DISQUALIFIED
     for pk, status in entries:
-        row = Row(entry_id=pk, out=(status == Entry.Status.DISQUALIFIED))
-        added = raw.get(pk)
-        if added is not None:
-            for name in RAW:
-                setattr(row, name, getattr(added, name))
-        rows[pk] = row
+        a = raw.get(pk)
+        rows[pk] = Row(pk, out=(status == disqualified)) if a is None else Row(
+            pk, a.points, a.match_points, a.game_wins, a.head_count, games_played=a.games_played,
+            byes=a.byes, out=(status == disqualified), opponents=a.opponents, matches=a.matches)
     for entry_id, points in penalties:
         rows[entry_id].penalty_points += points
         rows[entry_id].points -= points
+    points_of = {pk: row.points for pk, row in rows.items()}
     for row in rows.values():
-        seen = set()
-        for _rnd, opps in row.opponents:
-            for o in opps:
-                if (_rnd, o) not in seen:
-                    seen.add((_rnd, o))
-                    row.opponents_points += rows[o].points
+        if row.opponents:  # each opponent once per round met
+            row.opponents_points = sum(points_of[o] for _rnd, o in {
+                (rnd, o) for rnd, opps in row.opponents for o in opps})
+    sha256 = hashlib.sha256
     for row in rows.values():
-        row.drawn = hashlib.sha256(f"{salt}:{row.entry_id}".encode()).hexdigest()
+        row.drawn = sha256(f"{salt}:{row.entry_id}".encode()).hexdigest()
     order = event.tie_break_order
     _rank(list(rows.values()), order)
     return sorted(rows.values(), key=lambda r: r.rank)
