@@ -9,7 +9,9 @@ opened with :func:`tournaments.services.round_create`, drawn with
 :func:`tournaments.standings.standings_recompute`. The round's last game is stored awaiting
 confirmation and then confirmed through :func:`games.services.result_confirm` (as a referee):
 the ``update`` column is that confirmation with the standings recompute after it, the everyday
-case of an event in progress. Results are bulk-inserted, not submitted through
+case of an event in progress (it starts from the standings stored through the round before);
+the ``scratch`` column is the same standings read and computed from scratch, as every update
+did before (not written: checked equal to the stored ones, every figure and rank). Results are bulk-inserted, not submitted through
 ``result_submit`` (``bench_api`` measures submission).
 """
 
@@ -76,7 +78,7 @@ class EventBench:
         w(f"{n_players} players and checked-in entries bulk-created in "
           f"{self.timings['players'][0]:.1f} s")
         w(f"{'round':>5} {'tables':>6} {'byes':>4} {'create':>7} {'draw':>6} {'sheets':>7} "
-          f"{'store':>6} {'results':>7} {'standings':>9} {'update':>7}")
+          f"{'store':>6} {'results':>7} {'standings':>9} {'update':>7} {'scratch':>7}")
         referee = get_user_model().objects.create_user(
             username=f"bench-referee-{event.slug}", password=None)
         event.referees.add(referee)
@@ -109,11 +111,28 @@ class EventBench:
                 # recompute runs in-process, as a worker would run it)
                 result_confirm(result=last, by=referee, as_referee=True)
                 standings.standings_recompute(event_id=event.pk)
+            with self.timed("scratch"):  # what every update read and computed before
+                loaded = standings.load(event)
+                rows = standings.compute(event, loaded=loaded)
+                previous = {r.entry_id: r.rank for r in standings.compute(
+                    event, number - 1, loaded)} if number > 1 else {}
+            self._check(event, rows, previous)
             t = self.timings
             w(f"{number:>5} {len(tables):>6} {byes:>4} {t['create'][-1]:>6.2f}s "
               f"{t['draw'][-1]:>5.2f}s {t['sheets'][-1]:>6.2f}s {t['store'][-1]:>5.2f}s "
-              f"{len(scored):>7} {t['standings'][-1]:>8.2f}s {t['update'][-1]:>6.2f}s")
+              f"{len(scored):>7} {t['standings'][-1]:>8.2f}s {t['update'][-1]:>6.2f}s "
+              f"{t['scratch'][-1]:>6.2f}s")
         self._summary(event, rounds, seatings)
+
+    @staticmethod
+    def _check(event: Event, rows, previous) -> None:
+        """The stored standings (from the last stored round and the results after it) are
+        those computed from scratch: every figure, rank and previous rank."""
+        fields = [*standings.STORED, "previous_rank"]
+        stored = sorted(Standing.objects.filter(event=event).values_list("entry_id", *fields))
+        scratch = sorted((r.entry_id, *(getattr(r, k) for k in standings.STORED),
+                          previous.get(r.entry_id)) for r in rows)
+        assert stored == scratch, "the stored standings differ from a computation from scratch"
 
     def _seating(self, rnd: Round) -> list[tuple[int, ...]]:
         tables: dict[int, list[int]] = {}
@@ -167,7 +186,8 @@ class EventBench:
           f"draw {mean('draw'):.2f} s, store {len(seatings[-1]) * event.games_per_match} "
           f"results {mean('store'):.2f} s (+ scoring the sheets {mean('sheets'):.2f} s), "
           f"standings {mean('standings'):.2f} s, after one confirmation {mean('update'):.2f} s "
-          f"(slowest {max(t['update']):.2f} s); last round: draw {t['draw'][-1]:.2f} s, "
+          f"(slowest {max(t['update']):.2f} s; from scratch {mean('scratch'):.2f} s, slowest "
+          f"{max(t['scratch']):.2f} s); last round: draw {t['draw'][-1]:.2f} s, "
           f"standings {t['standings'][-1]:.2f} s")
         stored = Standing.objects.filter(event=event).count()
         w(f"standings rows: {stored}")

@@ -16,6 +16,7 @@ import hashlib
 import json
 
 from django.db import connection, transaction
+from django.db.models import Subquery
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -37,11 +38,11 @@ from tournaments.sqlrows import Columns
 MAX_RECORD_ACTIONS = 2000
 
 
-def _standings_on_commit(event_id: int):
+def _standings_on_commit(event_id: int, from_round=None):
     from ratings.services import ratings_refresh_on_commit
     from tournaments.standings import standings_refresh_on_commit
 
-    standings_refresh_on_commit(event_id=event_id)
+    standings_refresh_on_commit(event_id=event_id, from_round=from_round)
     ratings_refresh_on_commit(event_id=event_id)
 
 
@@ -481,8 +482,11 @@ def _results_counted(*, event_id: int, result_ids: list[int]) -> None:
     """The one place that says results of event ``event_id`` changed what they count for —
     confirmed, recorded confirmed, or corrected — (in the transaction that changed them): the
     standings and the ratings follow on commit (:func:`_standings_on_commit`). Whatever else
-    must follow a counted result hooks in here."""
-    _standings_on_commit(event_id)
+    must follow a counted result hooks in here. The earliest round of those results goes with
+    it, in the same update (the standings stored from that round on are out of date)."""
+    earliest = GameResult.objects.filter(pk__in=result_ids).order_by(
+        "table__round__number").values("table__round__number")
+    _standings_on_commit(event_id, from_round=Subquery(earliest[:1]))
 
 
 def _result_counted(*, result: GameResult, event_id: int) -> None:

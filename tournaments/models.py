@@ -163,6 +163,11 @@ class Event(models.Model):
         help_text=_("Bumped by every change standings depend on"))
     standings_results_version = models.PositiveIntegerField(
         _("results version of the standings"), default=0)
+    #: the earliest round a change touched since the standings last covered every change: the
+    #: stored per-round standings (:class:`RoundStandings`) from that round on are out of date
+    #: (0: all of them). Set with ``results_version``, cleared by the recompute.
+    standings_dirty_from = models.PositiveSmallIntegerField(
+        _("standings out of date from round"), null=True, blank=True, editable=False)
     #: set by ``services.standings_release`` only (it stores the snapshot), so not a form field
     standings_released_round = models.PositiveSmallIntegerField(
         _("standings released through round"), null=True, blank=True, editable=False,
@@ -536,6 +541,35 @@ class ReleasedStanding(StandingValues):
         ordering = ["event", "through_round", "rank", "pk"]
         constraints = [models.UniqueConstraint(fields=["event", "through_round", "entry"],
                                                name="released_standing_once_per_round")]
+
+
+class RoundStandings(models.Model):
+    """Every entry's cumulative standing figures through round ``round_number`` (before
+    penalties, opponents' points and ranks, which are worked out from them on each use), stored
+    once that round is over, so that a recompute starts from the last of them and reads only the
+    results of later rounds (``tournaments.standings``). A cache: a change to a round deletes the
+    stored rounds from it on, and ``standings_rebuild`` deletes them all.
+
+    ``rows`` is JSON, one list per entry: ``[entry id, points, match points, games won, 头科
+    count, games played, byes, [[round, [opponent ids]], …], [[my total, their total, [opponent
+    ids]], …]]`` — one row per event and round, not per entry, for it is read and written whole
+    (10,000 rows a round cost more to write than the recompute saves)."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="round_standings",
+                              verbose_name=_("event"))
+    round_number = models.PositiveSmallIntegerField(_("through round"))
+    rows = models.TextField(_("rows"))
+    #: the ranks through this round (``[[entry id, rank], …]``: the ▲▼ arrows of the round
+    #: after), and a digest of what they depend on besides ``rows`` (entries, penalties, the
+    #: drawn order's seed, the tie-break order): used only while that digest still matches
+    ranks = models.TextField(_("ranks"), blank=True)
+    ranks_key = models.CharField(_("ranks digest"), max_length=64, blank=True)
+
+    class Meta:
+        verbose_name = _("standings through a round")
+        verbose_name_plural = _("standings through rounds")
+        constraints = [models.UniqueConstraint(fields=["event", "round_number"],
+                                               name="round_standings_once_per_round")]
 
 
 class PlayerLink(models.Model):

@@ -642,7 +642,7 @@ def round_draw(*, round_id: int) -> Round:
         if drawn["byes"] and event.bye_points:
             from tournaments.standings import standings_refresh_on_commit
 
-            standings_refresh_on_commit(event_id=event.pk)
+            standings_refresh_on_commit(event_id=event.pk, from_round=rnd.number)
     return rnd
 
 

@@ -26,8 +26,9 @@ def test_bench_event_times_every_round_and_deletes_its_event():
     text = out.getvalue()
     rows = [line.split() for line in text.splitlines() if line.split()[:1] in (["1"], ["2"])]
     assert [row[:3] for row in rows] == [["1", "6", "0"], ["2", "6", "0"]]
-    # the last column: one confirmation through the services and the standings update after it
-    assert all(len(row) == 10 and row[-1].endswith("s") for row in rows)
+    # one confirmation through the services and the standings update after it, then the same
+    # standings computed from scratch (checked equal)
+    assert all(len(row) == 11 and row[-2].endswith("s") and row[-1].endswith("s") for row in rows)
     assert "after one confirmation" in text
     assert "round 2 re-drawn from its public data" in text and "verified" in text
     assert "NOT verified" not in text
