@@ -67,6 +67,14 @@ def _wake(events) -> None:
         event.set()
 
 
+def _announcement(msg: dict) -> tuple[int, int] | None:
+    """The (game, version) a pub/sub message announces, or ``None`` for one that is malformed."""
+    try:
+        return int(msg["channel"].rsplit(b":", 1)[1]), int(msg["data"])
+    except (KeyError, ValueError, IndexError, TypeError, AttributeError):
+        return None
+
+
 def _seen(live_id: int, version: int) -> None:
     with _lock:
         if version > _latest.get(live_id, -1):
@@ -152,12 +160,9 @@ def _listen() -> None:
                     continue
                 if kind != "pmessage":
                     continue
-                try:
-                    live_id = int(msg["channel"].rsplit(b":", 1)[1])
-                    version = int(msg["data"])
-                except (ValueError, IndexError, TypeError):
-                    continue
-                _seen(live_id, version)
+                announced = _announcement(msg)
+                if announced is not None:
+                    _seen(*announced)
         except Exception as exc:
             _listener_ok.clear()
             log.warning("live pub/sub listener lost Redis (%s); retrying",
@@ -324,12 +329,9 @@ class Dispatcher:
                             continue
                         if kind != "pmessage":
                             continue
-                        try:
-                            live_id = int(msg["channel"].rsplit(b":", 1)[1])
-                            version = int(msg["data"])
-                        except (ValueError, IndexError, TypeError):
-                            continue
-                        _seen(live_id, version)
+                        announced = _announcement(msg)
+                        if announced is not None:
+                            _seen(*announced)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
