@@ -78,8 +78,11 @@ def _filters(request) -> dict:
     if not min_games.isdigit() or int(min_games) > MIN_GAMES_MAX:
         raise ValidationError({"min_games": [
             f"a whole number from 0 to {MIN_GAMES_MAX}, not {min_games[:20]!r}"]})
-    return {"club": (params.get("club") or "")[:100], "search": (params.get("search") or "")[:100],
-            "min_games": int(min_games)}
+    texts = {name: (params.get(name) or "")[:100] for name in ("club", "search")}
+    for name, text in texts.items():
+        if "\x00" in text:
+            raise ValidationError({name: ["a NUL character (\\u0000) is not allowed"]})
+    return {**texts, "min_games": int(min_games)}
 
 
 class RatingListApi(generics.ListAPIView):

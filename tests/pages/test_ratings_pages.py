@@ -126,3 +126,18 @@ def test_players_of_unpublished_events_are_not_shown(client, rated):
     assert client.get(reverse("api:ratings")).json()["count"] == 0
     assert client.get(reverse("pages:player", kwargs={"pk": player})).status_code == 404
     assert client.get(reverse("api:player-rating", kwargs={"pk": player})).status_code == 404
+
+
+def test_a_nul_character_in_a_filter_is_refused_by_the_api_and_dropped_by_the_pages(client, rated):
+    """PostgreSQL refuses NUL in a query (it was a server error, found by schemathesis): the API
+    says which filter holds one, and changes nothing; a page's search box drops it."""
+    for name in ("club", "search"):
+        for path in ("/api/v1/ratings/", "/api/v1/ratings.csv"):
+            answer = client.get(path, {name: "红\x00星"})
+            assert answer.status_code == 400, (path, name)
+            assert name in answer.json()["error"]["fields"], answer.json()
+    page = client.get(reverse("pages:ratings"), {"club": "红\x00星", "q": "\x00"})
+    assert page.status_code == 200 and page.context["club"] == "红星"
+    event = rated[0].player.entries.first().event
+    assert client.get(reverse("pages:leaderboard", kwargs={"slug": event.slug}),
+                      {"q": "\x00"}).status_code == 200

@@ -43,6 +43,7 @@ from tournaments.models import Event, Penalty, Round, Seat, Table
 from tournaments.selectors import is_referee
 from web.forms.penalty import PenaltyForm
 from web.forms.sheet import PLACE_NAMES, SheetForm, refusal, seat_label, side_names
+from web.views.params import search_text
 
 DESK_PAGE = 100
 #: a round's draw record (every entry of a 10,000-player draw, as JSON): never read here, and
@@ -147,7 +148,7 @@ def _desk_context(request, event: Event) -> dict:
     rnd = next((r for r in rounds if r.number == number), rounds[-1])
     state = request.GET.get("state", "")
     state = state if state in STATES else ""
-    query = (request.GET.get("q") or "").strip()[:100]
+    query = search_text(request)
     gpm = event.games_per_match
     games = _game_states(rnd)
     tables = list(Table.objects.filter(round=rnd).order_by("number").values_list("pk", flat=True))

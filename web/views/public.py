@@ -27,6 +27,7 @@ from tournaments.models import TIE_BREAK_CHOICES, Bye, Event, Round, Seat, Table
 from tournaments.rule_texts import PRESET_LABELS, RULE_OPTIONS, VALUE_LABELS
 from tournaments.selectors import SEATING_PUBLIC, is_organizer, knockout_matches
 from tournaments.standings import public_standings, standings_etag
+from web.views.params import search_text
 
 LEADERBOARD_PAGE = 100
 SEATING_PAGE = 60
@@ -255,7 +256,7 @@ def event_detail(request, slug):
 
 def leaderboard(request, slug):
     event = _public_event(slug)
-    query = (request.GET.get("q") or "").strip()[:100]
+    query = search_text(request)
     columns = _columns(event)
     page = Paginator(_standings(event, query), LEADERBOARD_PAGE).get_page(request.GET.get("page"))
     through = public_standings(event).aggregate(m=Max("through_round"))["m"]
@@ -291,7 +292,7 @@ def seating(request, slug, number=None):
     ctx = {**_base_context(event, "seating"), "round": rnd, "rounds": rounds, "live": live}
     if rnd is None:
         return render(request, "web/public/seating.html", ctx)
-    query = (request.GET.get("q") or "").strip()[:100]
+    query = search_text(request)
     tables = round_tables_with_results(rnd)
     bye_views = _bye_views(rnd)
     if query:

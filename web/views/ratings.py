@@ -12,6 +12,7 @@ from django.utils.http import urlencode
 from ratings import selectors
 from ratings.models import PlayerRating
 from tournaments.models import Player
+from web.views.params import search_text
 
 LIST_PAGE = 100
 MIN_GAMES_CHOICES = (0, 5, 10, 20, 50)
@@ -24,8 +25,8 @@ def _min_games(value: str | None) -> int:
 
 
 def rating_list(request):
-    club = (request.GET.get("club") or "").strip()[:100]
-    query = (request.GET.get("q") or "").strip()[:100]
+    club = search_text(request, "club")
+    query = search_text(request)
     min_games = _min_games(request.GET.get("min_games"))
     rows = selectors.rating_list(club=club, search=query, min_games=min_games)
     page = Paginator(rows, LIST_PAGE).get_page(request.GET.get("page"))
