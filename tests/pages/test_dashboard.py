@@ -305,7 +305,8 @@ def test_demo_prints_addresses_that_answer():
     text = out.getvalue()
 
     addresses = re.findall(r"http://127\.0\.0\.1:8000(/\S*)", text)
-    assert len(addresses) == 8  # six pages, the referee desk, one player's private link
+    # seven pages, the referee desk, the practice page, one player's private link
+    assert len(addresses) == 10
     assert "make serve" in text
     login = re.search(r"sign in to the dashboard and the admin as (\S+) / ([^\s,]+)", text)
     client = Client()

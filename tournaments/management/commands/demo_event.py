@@ -35,10 +35,12 @@ def demo_addresses(event: Event, base: str = BASE_URL) -> list[tuple[str, str]]:
         ("event page", url("pages:event")),
         ("leaderboard", url("pages:leaderboard")),
         ("find my table", url("pages:seating")),
+        ("round 1's results", url("pages:round-results", number=1)),
         ("projector", url("pages:projector")),
         ("organizer's dashboard", url("pages:dashboard")),
         ("referee desk", url("pages:desk")),
         ("admin", base + reverse("admin:tournaments_event_change", args=[event.pk])),
+        ("practice against bots", base + reverse("pages:practice")),
     ]
 
 
