@@ -87,6 +87,8 @@ class Server:
         self.log_path = ""
 
     def command(self) -> list[str]:
+        """The server's command line; :class:`Gunicorn` and :class:`Uvicorn` give theirs (this
+        base class is never started alone)."""
         raise NotImplementedError
 
     def start(self, timeout: float = 60.0):

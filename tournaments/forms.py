@@ -51,6 +51,8 @@ class ServiceForm(forms.ModelForm):
     nothing more (``ServiceAdmin``)."""
 
     def save_through_services(self, data: dict):
+        """Save ``data`` through the services and return the saved object; each subclass says
+        which services (this base form is never used alone)."""
         raise NotImplementedError
 
     def _post_clean(self):
