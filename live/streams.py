@@ -134,9 +134,9 @@ def long_poll(live: LiveGame, since: int, wait: float, *, address: str = "",
     """The long-poll: if ``live`` is not past ``since``, wait for its next version, at most
     ``wait`` seconds (capped at :data:`MAX_WAIT`). A ``spectator`` waits only in a free slot of
     :data:`spectators`; without one the answer comes at once."""
-    wait = min(MAX_WAIT, max(0.0, wait))
-    if live.version > since or wait <= 0:
+    if not must_wait(live, since, wait):
         return
+    wait = min(MAX_WAIT, wait)
     give_back = spectators.take(address) if spectator else None
     if spectator and give_back is None:
         return
@@ -423,16 +423,16 @@ def open_events_async(live: LiveGame, seat: int | None, since: int, seconds: flo
 
 def must_wait(live: LiveGame, since: int, wait: float) -> bool:
     """Whether a long-poll at ``since`` asking to wait ``wait`` seconds waits at all."""
-    return live.version <= since and min(MAX_WAIT, wait) > 0
+    return live.version <= since and min(MAX_WAIT, max(0.0, wait)) > 0  # NaN: no wait
 
 
 async def long_poll_async(live: LiveGame, since: int, wait: float, *, address: str = "",
                           spectator: bool = False) -> None:
     """:func:`long_poll` on the event loop (the same rules: at most :data:`MAX_WAIT`, a
     spectator only in a free slot)."""
-    wait = min(MAX_WAIT, max(0.0, wait))
-    if live.version > since or wait <= 0:
+    if not must_wait(live, since, wait):
         return
+    wait = min(MAX_WAIT, wait)
     give_back = spectators.take(address) if spectator else None
     if spectator and give_back is None:
         return
