@@ -20,11 +20,16 @@ event through the cache) and :func:`standings_sweep` (``manage.py standings_swee
 
 from __future__ import annotations
 
+import functools
+import gc
 import hashlib
-import json
+import itertools
 import logging
+import operator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+import orjson
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models import F, Value
@@ -56,7 +61,7 @@ NUMERIC_KEYS = ("points", "match_points", "game_wins", "head_count", "opponents_
                 "head_to_head")
 
 
-@dataclass
+@dataclass(slots=True)
 class Row:
     entry_id: int
     points: int = 0
@@ -151,27 +156,33 @@ def _accumulate(event: Event, raw: dict[int, Row], results, seats, byes,
         sides: dict[int, set[int]] = {0: set(), 1: set()}
         for seat, entry_id in occupants:
             sides[seat % 2].add(entry_id)
-        totals = [sum(g[0] for g in games), sum(g[1] for g in games)]
+        totals = (sum(g[0] for g in games), sum(g[1] for g in games))
+        wins = (sum(g[0] > 0 for g in games), sum(g[1] > 0 for g in games))
+        heads = [0] * 6  # 头科 (first place) per seat
+        for _pa, _pb, places in games:
+            if places:
+                for seat, place in enumerate(places):
+                    if place == 1:
+                        heads[seat] += 1
+        played = len(games)
+        whole = played == games_per_match
         credited: set[int] = set()
         for seat, entry_id in occupants:
             row = row_of(entry_id)
             side = seat % 2
-            for pa, pb, places in games:
-                if not team_event or entry_id not in credited:
-                    mine = (pa, pb)[side]
-                    row.points += mine
-                    row.game_wins += mine > 0
-                    row.games_played += 1
-                if places and places[seat] == 1:
-                    row.head_count += 1
-            if entry_id in credited:
+            row.head_count += heads[seat]
+            if entry_id in credited:  # a team's second seat: its games count once
                 continue
             credited.add(entry_id)
-            if len(games) == games_per_match:
-                mine, theirs = totals[side], totals[1 - side]
+            row.points += totals[side]
+            row.game_wins += wins[side]
+            row.games_played += played
+            mine, theirs = totals[side], totals[1 - side]
+            if whole:
                 row.match_points += 2 if mine > theirs else 1 if mine == theirs else 0
-            row.opponents.append((table_round.get(table_id), tuple(sorted(sides[1 - side]))))
-            row.matches.append((totals[side], totals[1 - side], tuple(sorted(sides[1 - side]))))
+            others = tuple(sorted(sides[1 - side]))
+            row.opponents.append((table_round.get(table_id), others))
+            row.matches.append((mine, theirs, others))
     for entry_id, points in byes:
         row = row_of(entry_id)
         row.byes += 1
@@ -198,17 +209,38 @@ def _finalize(event: Event, raw: dict[int, Row], entries, penalties, salt: str) 
     for entry_id, points in penalties:
         rows[entry_id].penalty_points += points
         rows[entry_id].points -= points
-    points_of = {pk: row.points for pk, row in rows.items()}
+    points_of = {pk: row.points for pk, row in rows.items()}.__getitem__
+    chain = itertools.chain.from_iterable
     for row in rows.values():
-        if row.opponents:  # each opponent once per round met
-            row.opponents_points = sum(points_of[o] for _rnd, o in {
-                (rnd, o) for rnd, opps in row.opponents for o in opps})
-    sha256 = hashlib.sha256
+        met = row.opponents
+        if not met:
+            continue
+        if len(met) == len({rnd for rnd, _opps in met}):  # one match a round, as in Swiss
+            row.opponents_points = sum(map(points_of, chain(opps for _rnd, opps in met)))
+        else:  # each opponent once per round met
+            row.opponents_points = sum(points_of(o) for _rnd, o in {
+                (rnd, o) for rnd, opps in met for o in opps})
+    drawn = _drawn_of(salt)
     for row in rows.values():
-        row.drawn = sha256(f"{salt}:{row.entry_id}".encode()).hexdigest()
+        row.drawn = drawn(row.entry_id)
     order = event.tie_break_order
     _rank(list(rows.values()), order)
     return sorted(rows.values(), key=lambda r: r.rank)
+
+
+@functools.lru_cache(maxsize=16)
+def _drawn_of(salt: str):
+    """The drawn order's key of each entry under ``salt``: a SHA-256, remembered per entry (an
+    update at 10,000 entries hashed them all again each time)."""
+    keys: dict[int, str] = {}
+    sha256 = hashlib.sha256
+
+    def drawn(entry_id: int) -> str:
+        key = keys.get(entry_id)
+        if key is None:
+            key = keys[entry_id] = sha256(f"{salt}:{entry_id}".encode()).hexdigest()
+        return key
+    return drawn
 
 
 def _drawn_salt(event: Event) -> str:
@@ -219,14 +251,16 @@ def _drawn_salt(event: Event) -> str:
     return f"{event.pk}:{first or ''}"
 
 
-def _key(row: Row, order: list[str]):
-    key = [row.out]
-    for name in order:
-        if name == "drawn":
-            key.append(row.drawn)
-        else:
-            key.append(-getattr(row, name))
-    return tuple(key)
+@functools.lru_cache(maxsize=64)
+def _key_of(order: tuple[str, ...]):
+    """The sort key of a tie-break order: disqualified entries last, then each figure in
+    ``order`` from the highest (the drawn order's hash from the lowest)."""
+    getters = [operator.attrgetter(name) for name in order]
+    drawn = [name == "drawn" for name in order]
+
+    def key(row: Row) -> tuple:
+        return (row.out, *[g(row) if d else -g(row) for g, d in zip(getters, drawn, strict=True)])
+    return key
 
 
 def _rank(rows: list[Row], order: list[str]) -> None:
@@ -234,8 +268,9 @@ def _rank(rows: list[Row], order: list[str]) -> None:
         k = order.index("head_to_head")
         before = order[:k]
         groups: dict[tuple, list[Row]] = {}
+        key = _key_of(tuple(before))
         for r in rows:
-            groups.setdefault(_key(r, before), []).append(r)
+            groups.setdefault(key(r), []).append(r)
         for group in groups.values():
             if len(group) < 2:
                 continue
@@ -243,7 +278,7 @@ def _rank(rows: list[Row], order: list[str]) -> None:
             for r in group:
                 r.head_to_head = sum(mine - theirs for mine, theirs, opps in r.matches
                                      if ids.intersection(opps))
-    rows.sort(key=lambda r: _key(r, order))
+    rows.sort(key=_key_of(tuple(order)))
     for i, r in enumerate(rows):
         r.rank = i + 1
 
@@ -402,24 +437,24 @@ def _one_run_at_a_time(event_id: int) -> None:
     advisory_xact_lock(Advisory.STANDINGS, event_id)
 
 
-def _store(event: Event, rows: list[Row], previous: dict, through: int, *,
-           rebuild: bool) -> None:
+def _store(event: Event, payload: list[list], through: int, *, rebuild: bool) -> None:
     """Write the rows that differ from the stored ones (all of them, ``rebuild``): a
     confirmation moves the points of six entries and the ranks of some, and writing ten
-    thousand unchanged rows cost most of a recomputation (``bench_event``). The changed rows of
-    entries already in the standings are updated in one statement (:func:`_update_rows`)."""
+    thousand unchanged rows cost most of a recomputation (``bench_event``). ``payload``: one
+    list per entry, its id, the :data:`STORED` figures and its previous rank. The changed rows
+    of entries already in the standings are updated in one statement (:func:`_update_rows`)."""
     fields = list(STORED) + ["previous_rank", "through_round"]
     stored = {} if rebuild else {
         row[0]: row[1:] for row in Standing.objects.filter(event=event).order_by()
         .values_list("entry_id", *fields)}
     changed, new = [], []
-    for r in rows:
-        values = (*(getattr(r, k) for k in STORED), previous.get(r.entry_id), through)
-        if r.entry_id not in stored:
-            new.append(Standing(event=event, entry_id=r.entry_id,
+    for entry_id, *values in payload:
+        values = (*values, through)
+        if entry_id not in stored:
+            new.append(Standing(event=event, entry_id=entry_id,
                                 **dict(zip(fields, values, strict=True))))
-        elif stored[r.entry_id] != values:
-            changed.append((r.entry_id, *values))
+        elif stored[entry_id] != values:
+            changed.append((entry_id, *values))
     if changed:
         _update_rows(event, fields, changed)
     Standing.objects.bulk_create(
@@ -460,6 +495,21 @@ def _update_rows(event: Event, fields: list[str], changed: list[tuple]) -> None:
                 [(*values, now, event.pk, entry_id) for entry_id, *values in changed])
 
 
+@contextmanager
+def _collector_paused():
+    """Pause Python's cyclic garbage collector: a recompute at 10,000 entries makes hundreds of
+    thousands of small lists and rows that live until it ends, and the collections they
+    trigger walked the whole heap again and again (a third of an update's time,
+    ``bench_event``). Nothing made here is cyclic garbage; the collector runs again after."""
+    was_on = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_on:
+            gc.enable()
+
+
 def standings_rebuild(*, event_id: int) -> bool:
     """Recompute the standings of ``event_id`` from scratch and rewrite every row
     (``manage.py standings_rebuild``): the check of the cheaper everyday run, which writes
@@ -479,6 +529,13 @@ def standings_recompute(*, event_id: int, force: bool = False, rebuild: bool = F
     is committed, so the results read afterwards include it (READ COMMITTED). A change committed
     during the run may be counted or not; it bumped ``results_version`` past ``covered``, so the
     recomputation it queued will not be skipped."""
+    with _collector_paused():
+        return _recompute(event_id, force=force, rebuild=rebuild)
+
+
+def _recompute(event_id: int, *, force: bool, rebuild: bool) -> bool:
+    """:func:`standings_recompute`, in a function of its own: what it made is freed when it
+    returns, before the garbage collector runs again."""
     with transaction.atomic():
         _one_run_at_a_time(event_id)
         event = Event.objects.get(pk=event_id)
@@ -499,7 +556,7 @@ def standings_recompute(*, event_id: int, force: bool = False, rebuild: bool = F
             rows, previous = _recompute_incremental(event, through)
         payload = [[r.entry_id] + [getattr(r, k) for k in STORED] + [previous.get(r.entry_id)]
                    for r in rows]
-        digest = hashlib.sha256(json.dumps([through, payload]).encode()).hexdigest()
+        digest = hashlib.sha256(orjson.dumps([through, payload])).hexdigest()
         events = Event.objects.filter(pk=event_id)
         if stale_from is not None:  # unless a change came meanwhile (it marked its round)
             events.filter(results_version=covered).update(standings_dirty_from=None)
@@ -507,7 +564,7 @@ def standings_recompute(*, event_id: int, force: bool = False, rebuild: bool = F
             if event.standings_results_version != covered:
                 events.update(standings_results_version=covered)
             return False
-        _store(event, rows, previous, through, rebuild=rebuild)
+        _store(event, payload, through, rebuild=rebuild)
         # only the standings' own fields: results_version may have moved on meanwhile
         events.update(standings_digest=digest, standings_version=F("standings_version") + 1,
                       standings_results_version=covered)
@@ -553,7 +610,7 @@ def _recompute_incremental(event: Event, through: int) -> tuple[list[Row], dict[
     byes = Bye.objects.filter(**later).order_by().values_list("round__number", "entry_id",
                                                               "points")
     by_round: dict[int, tuple[list, list, list]] = {}
-    for kind, items in enumerate((results, seats, byes)):
+    for kind, items in enumerate((_results(results), seats, byes)):
         for item in items:
             by_round.setdefault(item[0], ([], [], []))[kind].append(item[1:])
     table_round = dict(Table.objects.filter(round__event=event, round__number__gt=start)
@@ -562,17 +619,17 @@ def _recompute_incremental(event: Event, through: int) -> tuple[list[Row], dict[
     penalties = list(Penalty.objects.filter(event=event).order_by()
                      .values_list("entry_id", "points"))
     salt = _drawn_salt(event)
-    ranks_key = hashlib.sha256(json.dumps(
-        [salt, event.tie_break_order, sorted(entries), sorted(penalties)]).encode()).hexdigest()
+    ranks_key = hashlib.sha256(orjson.dumps(
+        [salt, event.tie_break_order, sorted(entries), sorted(penalties)])).hexdigest()
     previous: dict[int, int] | None = None
     if base and start == through - 1 and base[3] == ranks_key:
-        previous = dict(json.loads(base[2]))
+        previous = dict(orjson.loads(base[2]))
     for number in range(start + 1, through + 1):
         if number == through and through > 1 and previous is None:
             previous = {r.entry_id: r.rank
                         for r in _finalize(event, raw, entries, penalties, salt)}
             RoundStandings.objects.filter(event=event, round_number=through - 1).update(
-                ranks=json.dumps(list(previous.items())), ranks_key=ranks_key)
+                ranks=orjson.dumps(list(previous.items())).decode(), ranks_key=ranks_key)
         _accumulate(event, raw, *by_round.get(number, ([], [], [])), table_round)
         if number < through:  # over: the next round has results
             RoundStandings.objects.create(event=event, round_number=number,
@@ -580,9 +637,24 @@ def _recompute_incremental(event: Event, through: int) -> tuple[list[Row], dict[
     return _finalize(event, raw, entries, penalties, salt), previous or {}
 
 
+def _results(results) -> list[tuple]:
+    """The rows of ``results`` (a ``values_list`` ending with the ``places`` JSON), read on a
+    cursor with ``places`` parsed by orjson: the ORM's JSON converter parsed a round's 6,664
+    lists one by one in the standard library, a tenth of an update (``bench_event``)."""
+    from django.db import connections
+
+    sql, params = results.query.sql_with_params()
+    with connections[results.db].cursor() as cursor:
+        cursor.execute(sql, params)
+        rows = cursor.fetchall()
+    loads = orjson.loads
+    return [(*row[:-1], loads(row[-1]) if isinstance(row[-1], (str, bytes)) else row[-1])
+            for row in rows]
+
+
 def _raw_to_json(raw: dict[int, Row]) -> str:
-    return json.dumps([[r.entry_id, *(getattr(r, k) for k in RAW)] for r in raw.values()],
-                      separators=(",", ":"))
+    return orjson.dumps([[r.entry_id, *(getattr(r, k) for k in RAW)] for r in raw.values()]
+                        ).decode()
 
 
 def _raw_from_json(text: str) -> dict[int, Row]:
@@ -592,7 +664,7 @@ def _raw_from_json(text: str) -> dict[int, Row]:
                           games_played=games_played, byes=byes, opponents=opponents,
                           matches=matches)
             for entry_id, points, match_points, game_wins, head_count, games_played, byes,
-            opponents, matches in json.loads(text)}
+            opponents, matches in orjson.loads(text)}
 
 
 def standings_snapshot(*, event: Event, through_round: int) -> int:
