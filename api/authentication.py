@@ -10,6 +10,8 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
+from tournaments.sqlrows import Columns, fetch_one
+
 
 class TokenAuthentication(authentication.TokenAuthentication):
     """DRF's token authentication with its one query (the token's user) written once instead of
@@ -18,21 +20,25 @@ class TokenAuthentication(authentication.TokenAuthentication):
     same messages; a deleted token or an inactive user stops working at once (nothing cached)."""
 
     def authenticate_credentials(self, key):
-        users = list(get_user_model().objects.raw(_user_by_token_sql(), [key]))
-        if not users:
+        user_columns, created_column, sql = _user_by_token()
+        row = fetch_one(sql, [key])  # prepared on PostgreSQL (tournaments.sqlrows)
+        if row is None:
             raise exceptions.AuthenticationFailed(_("Invalid token."))
-        user = users[0]
+        user = user_columns.build(row[:len(user_columns)])
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
-        return user, Token(key=key, user=user, created=user.token_created)
+        created = created_column.build(row[len(user_columns):]).created
+        return user, Token(key=key, user=user, created=created)
 
 
 @functools.cache
-def _user_by_token_sql() -> str:
+def _user_by_token() -> tuple[Columns, Columns, str]:
     User = get_user_model()
     q = connection.ops.quote_name
-    columns = ", ".join(f"u.{q(f.column)}" for f in User._meta.concrete_fields)
-    return (f"SELECT {columns}, t.{q(Token._meta.get_field('created').column)} AS token_created "
-            f"FROM {q(User._meta.db_table)} u JOIN {q(Token._meta.db_table)} t "
-            f"ON t.{q(Token._meta.get_field('user').column)} = u.{q(User._meta.pk.column)} "
-            f"WHERE t.{q(Token._meta.get_field('key').column)} = %s")
+    user_columns = Columns(User, "u")
+    created = Columns(Token, "t", only=("created",))
+    return user_columns, created, (
+        f"SELECT {user_columns.sql}, {created.sql} "
+        f"FROM {q(User._meta.db_table)} u JOIN {q(Token._meta.db_table)} t "
+        f"ON t.{q(Token._meta.get_field('user').column)} = u.{q(User._meta.pk.column)} "
+        f"WHERE t.{q(Token._meta.get_field('key').column)} = %s")

@@ -4,11 +4,9 @@
 from __future__ import annotations
 
 import json
-import threading
 
 from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
-from django.utils.functional import cached_property
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
@@ -21,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
+from api.serializers import FieldsOncePerThread
 from api.views import ERRORS, _table, require_table_visible
 from config.ratelimit import client_address
 from live import fastjson, spectate, streams
@@ -38,24 +37,7 @@ class LiveStartSerializer(serializers.Serializer):
                                       help_text="game number; default: the table's next game")
 
 
-class _FieldsOncePerThread:
-    """A serializer whose fields are built once per thread, not per instance: DRF deep-copies
-    every declared field for each serializer it makes, a tenth of a live act's CPU (profiled:
-    docs/BENCHMARKS.md, "Many open streams"). The fields are bound to the
-    thread's first instance; fields that validate plain values (these) read nothing from it
-    but its ``partial`` (never set here)."""
-
-    _per_thread = threading.local()
-
-    @cached_property
-    def fields(self):
-        built = self._per_thread.__dict__
-        if type(self) not in built:
-            built[type(self)] = super().fields
-        return built[type(self)]
-
-
-class LiveActSerializer(_FieldsOncePerThread, serializers.Serializer):
+class LiveActSerializer(FieldsOncePerThread, serializers.Serializer):
     version = serializers.IntegerField(min_value=0, help_text="the state version you acted on")
     act = serializers.CharField(max_length=20)
     cards = serializers.ListField(child=serializers.CharField(max_length=4), required=False,

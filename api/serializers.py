@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+
+from django.utils.functional import cached_property
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
@@ -289,6 +292,37 @@ class ResultSerializer(serializers.ModelSerializer):
         return HistoryStepSerializer(result_history(obj), many=True).data
 
 
+class FieldsOncePerThread:
+    """A serializer whose fields are built once per thread, not per instance: DRF deep-copies
+    every declared field for each serializer it makes, a tenth of a live act's CPU and
+    0.35 ms of a result submission's (profiled: docs/BENCHMARKS.md). The fields are bound to
+    the thread's first instance; fields that validate or show plain values (these) read
+    nothing from it but its ``partial`` (never set here)."""
+
+    _per_thread = threading.local()
+
+    @cached_property
+    def fields(self):
+        built = self._per_thread.__dict__
+        if type(self) not in built:
+            built[type(self)] = super().fields
+        return built[type(self)]
+
+
+class ParsedJSONField(serializers.JSONField):
+    """A JSON value of a body the parser has read already: DRF's ``JSONField`` checks a value
+    by encoding it again (a whole 10 KB record, for nothing: what a JSON parser gives always
+    encodes); this one takes what a parser can give (objects, arrays, strings, numbers,
+    booleans, null) as it is."""
+
+    _PARSED = (dict, list, str, int, float, bool, type(None))
+
+    def to_internal_value(self, data):
+        if isinstance(data, self._PARSED):
+            return data
+        return super().to_internal_value(data)
+
+
 # A body that takes exactly one of the fields ``exactly_one_of`` names (a result sheet or a full
 # record). The schema says so with a ``oneOf`` (api/schema.py, ExactlyOneOfExtension). (A
 # comment, not a docstring: the schema would show a docstring as each body's description.)
@@ -302,13 +336,13 @@ class ExactlyOneOf:
         return data
 
 
-class ResultSubmitSerializer(ExactlyOneOf, serializers.Serializer):
+class ResultSubmitSerializer(FieldsOncePerThread, ExactlyOneOf, serializers.Serializer):
     number = serializers.IntegerField(min_value=1, max_value=99, help_text="game number (局)")
-    sheet = serializers.JSONField(required=False, help_text="a gouji-sheet/1 result sheet")
-    record = serializers.JSONField(required=False, help_text="a gouji-record/1 full record")
+    sheet = ParsedJSONField(required=False, help_text="a gouji-sheet/1 result sheet")
+    record = ParsedJSONField(required=False, help_text="a gouji-record/1 full record")
 
 
-class ResultStateSerializer(serializers.Serializer):
+class ResultStateSerializer(FieldsOncePerThread, serializers.Serializer):
     """A result as it is now, without its versions and history (read them at ``url``): the
     short answer to a confirmation (docs/BENCHMARKS.md, "Result submission")."""
 

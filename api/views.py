@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.db import transaction
 from django.db.models import Q, prefetch_related_objects
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -564,20 +565,21 @@ class TableResultsApi(generics.ListAPIView):
         The same submission twice (same body, or same ``Idempotency-Key``) returns the stored
         result (200) instead of creating another."""
         # the hot path (docs/BENCHMARKS.md, "Result submission"): the table, the user's seat and
-        # role in one read, then the service's locked read and its two inserts
-        found = table_with_viewer(request.user, pk)
-        if found is None or not found[1].can_see(found[0]):
-            raise NotFound("no such table")
-        table, viewer = found
-        _require(viewer.public_seat(table) is not None or viewer.staff,
-                 "only players of this table or the event's referees submit its results")
-        ser = s.ResultSubmitSerializer(data=request.data)
-        ser.is_valid(raise_exception=True)
-        key = (request.headers.get("Idempotency-Key") or "")[:100]
-        result = game_services.result_submit(
-            table=table, number=ser.validated_data["number"],
-            sheet=ser.validated_data.get("sheet"), record=ser.validated_data.get("record"),
-            by=request.user, idempotency_key=key)
+        # role in one read, which locks the table's row too, then the service's read and insert
+        with transaction.atomic():
+            found = table_with_viewer(request.user, pk, lock=True)
+            if found is None or not found[1].can_see(found[0]):
+                raise NotFound("no such table")
+            table, viewer = found
+            _require(viewer.public_seat(table) is not None or viewer.staff,
+                     "only players of this table or the event's referees submit its results")
+            ser = s.ResultSubmitSerializer(data=request.data)
+            ser.is_valid(raise_exception=True)
+            key = (request.headers.get("Idempotency-Key") or "")[:100]
+            result = game_services.result_submit(
+                table=table, number=ser.validated_data["number"],
+                sheet=ser.validated_data.get("sheet"), record=ser.validated_data.get("record"),
+                by=request.user, idempotency_key=key, table_locked=True)
         created = getattr(result, "created", False)
         if created:
             first = result.first_version

@@ -8,6 +8,8 @@ from django.db.models import Q
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
+from tournaments.fields import FastJSONField
+
 
 class GameResult(models.Model):
     """The result of game ``number`` (局) at one table; its current version is what counts."""
@@ -25,9 +27,9 @@ class GameResult(models.Model):
     version = models.PositiveIntegerField(_("current version"), default=1)
     points_a = models.IntegerField(_("points of 联邦 0 (seats 0, 2, 4)"), default=0)
     points_b = models.IntegerField(_("points of 联邦 1 (seats 1, 3, 5)"), default=0)
-    places = models.JSONField(_("places by seat"), default=list)
+    places = FastJSONField(_("places by seat"), default=list)
     void = models.BooleanField(_("void (流局)"), default=False)
-    engine_result = models.JSONField(_("engine result"), default=dict)
+    engine_result = FastJSONField(_("engine result"), default=dict)
     system_recorded = models.BooleanField(_("recorded by the system"), default=False)
     confirmed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                      on_delete=models.SET_NULL, related_name="+",
@@ -66,8 +68,8 @@ class GameResultVersion(models.Model):
                                verbose_name=_("result"))
     version = models.PositiveIntegerField(_("version"))
     kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
-    payload = models.JSONField(_("as submitted"))
-    engine_result = models.JSONField(_("engine result"))
+    payload = FastJSONField(_("as submitted"))
+    engine_result = FastJSONField(_("engine result"))
     points_a = models.IntegerField(_("points of 联邦 0"))
     points_b = models.IntegerField(_("points of 联邦 1"))
     submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,

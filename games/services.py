@@ -15,6 +15,7 @@ import functools
 import hashlib
 import json
 
+import orjson
 from django.db import connection, transaction
 from django.db.models import Subquery
 from django.utils import timezone
@@ -33,7 +34,7 @@ from tournaments.locks import (
 )
 from tournaments.models import Event, Player, Round, Seat, Table
 from tournaments.selectors import seat_of
-from tournaments.sqlrows import Columns
+from tournaments.sqlrows import Columns, insert_with_child, prepared_cursor
 
 MAX_RECORD_ACTIONS = 2000
 
@@ -70,12 +71,15 @@ def submission_digest(*, number: int, sheet=None, record=None) -> str:
         return ""
     body = {"number": number, "sheet": sheet} if sheet is not None else {
         "number": number, "record": record}
-    try:
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                          allow_nan=False)
-    except (TypeError, ValueError):
-        return ""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    try:  # orjson gives the standard library's canonical text (below) for what it takes
+        text = orjson.dumps(body, option=orjson.OPT_SORT_KEYS)
+    except (orjson.JSONEncodeError, TypeError):
+        try:
+            text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                              allow_nan=False).encode("utf-8")
+        except (TypeError, ValueError):
+            return ""
+    return hashlib.sha256(text).hexdigest()
 
 
 #: ``result_validate(previous=…)`` not given: it reads game number-1's stored result itself
@@ -234,7 +238,7 @@ def _submission_context(*, table: Table, number: int, by, idempotency_key: str,
     here = [table.pk, number]
     previous = number - 1 if with_previous else 0  # game 0: no row
     mine = [by_id, idempotency_key, table.pk, number]
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(_submission_context_sql(), [
             *here, *here, *here, table.pk, previous, by_id, idempotency_key, *mine, *mine])
         row = cursor.fetchone()
@@ -302,7 +306,7 @@ def _stored_submission(seen: dict, *, table: Table, number: int, digest: str,
 
 
 def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None,
-                  idempotency_key: str = "") -> GameResult:
+                  idempotency_key: str = "", table_locked: bool = False) -> GameResult:
     """Store the first result of game ``number`` at ``table``.
 
     The same submission twice (the same body, or the same ``idempotency_key`` of the same
@@ -314,17 +318,23 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
     played live gets its result from :func:`result_record_live` when it ends.
 
     Its statements (docs/BENCHMARKS.md; ``tests/api/test_api_result_statements.py`` pins
-    them): the table's row lock, the key's advisory lock (with a key, on PostgreSQL), one read
-    of everything checked (:func:`_submission_context`), and the result's and its version's
-    inserts. The engine checks the body under the table's lock against game number-1 as that
-    read found it, so a correction of that game cannot come in between.
+    them): the table's row lock (``table_locked``: the caller has locked it already in the
+    transaction it is in, as the API reads the table: ``tournaments.selectors.table_with_viewer``
+    with ``lock``), the key's advisory lock (with a key, on PostgreSQL), one read of everything
+    checked (:func:`_submission_context`), and the result's and its version's inserts, in one
+    statement on PostgreSQL. The engine checks the body under the table's lock against game
+    number-1 as that read found it, so a correction of that game cannot come in between.
     """
     if table.round.status == Round.Status.COMMITTED:
         raise ServiceError("not_drawn", _("the round is not drawn yet"))
     idempotency_key = idempotency_key or ""
     digest = submission_digest(number=number, sheet=sheet, record=record)
-    with transaction.atomic():
-        lock_table_row(table.pk)  # the view read the table, its round and its event
+    if table_locked and not transaction.get_connection().in_atomic_block:
+        raise ValueError("table_locked: the caller locks the table in its own transaction")
+    # (in the caller's transaction, no savepoint: two more statements for nothing)
+    with transaction.atomic(savepoint=not table_locked):
+        if not table_locked:
+            lock_table_row(table.pk)  # the view read the table, its round and its event
         if idempotency_key and getattr(by, "pk", None) is not None:
             _lock_key(by.pk, idempotency_key)
         seen = _submission_context(table=table, number=number, by=by,
@@ -381,16 +391,17 @@ def _result_create(*, table: Table, number: int, kind, payload, res: dict, diges
     """Write version 1 of a game's result (under the table's lock); a system-recorded one is
     confirmed at once, so the standings are recomputed on commit."""
     now = timezone.now()
-    result = GameResult.objects.create(
+    result = GameResult(
         table=table, number=number, version=1,
         status=GameResult.Status.CONFIRMED if system else GameResult.Status.SUBMITTED,
         points_a=res["team_points"][0], points_b=res["team_points"][1],
         places=res["places"], void=res["void"], engine_result=res, system_recorded=system,
         confirmed_at=now if system else None)
-    version = GameResultVersion.objects.create(
-        result=result, version=1, kind=kind, payload=payload, engine_result=res,
+    version = GameResultVersion(
+        version=1, kind=kind, payload=payload, engine_result=res,
         points_a=res["team_points"][0], points_b=res["team_points"][1],
         submitted_by=by, idempotency_key=idempotency_key, submission_digest=digest)
+    insert_with_child(result, version, "result")  # one statement on PostgreSQL
     result.first_version = version
     if system:
         _result_counted(result=result, event_id=table.round.event_id)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from django.db import IntegrityError, InterfaceError, OperationalError, ProgrammingError
+from django.db import IntegrityError, InterfaceError, OperationalError, ProgrammingError, connection
 from django.test import RequestFactory
 
 from api import errors
@@ -77,15 +77,21 @@ def test_an_outage_while_submitting_is_a_retryable_503(player, table, monkeypatc
 
 
 def test_an_outage_in_the_middle_of_the_transaction_writes_nothing(player, table, monkeypatch):
-    """The result row is written, then the connection fails before its version: the
-    transaction is rolled back, the client is told to retry; the retry with the same key
-    stores the result once, and a second retry is answered with it (200)."""
-    monkeypatch.setattr(GameResultVersion.objects, "create",
-                        _raise(OperationalError("server closed the connection unexpectedly")))
-    assert_database_unavailable(submit(player, table))
+    """The connection fails as the version is written (on SQLite after the result's row, on
+    PostgreSQL in the statement writing both): the transaction is rolled back, the client is
+    told to retry; the retry with the same key stores the result once, and a second retry is
+    answered with it (200)."""
+    version_table = GameResultVersion._meta.db_table
+
+    def fail_at_the_version(execute, sql, params, many, context):
+        if sql.lstrip().startswith(("INSERT", "WITH")) and version_table in sql:
+            raise OperationalError("server closed the connection unexpectedly")
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(fail_at_the_version):
+        assert_database_unavailable(submit(player, table))
     assert stored() == (0, 0)
 
-    monkeypatch.undo()
     first = submit(player, table)
     assert first.status_code == 201, first.content
     again = submit(player, table)
