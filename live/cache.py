@@ -9,11 +9,10 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from django.db import connection
-
 import engine
 from live import fastjson, queries
 from live.models import LiveGame
+from tournaments.sqlrows import prepared_cursor
 
 
 class GameCache:
@@ -163,7 +162,7 @@ class GameCache:
                 return
             # one statement built once, and the state's JSON text decoded by orjson: the ORM's
             # query and the standard library's decoder took two thirds of this read's CPU
-            with connection.cursor() as cursor:
+            with prepared_cursor() as cursor:  # planned once per connection
                 cursor.execute(queries.row_sql(), [live.pk])
                 row = cursor.fetchone()
             if row is None:

@@ -37,6 +37,7 @@ from tournaments.errors import Conflict, ServiceError
 from tournaments.locks import lock_table
 from tournaments.models import Round, Table
 from tournaments.services import MAX_EXTRA_GAMES
+from tournaments.sqlrows import prepared_cursor
 
 log = logging.getLogger(__name__)
 
@@ -216,7 +217,7 @@ def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user,
     live.updated_at = now
     live.state = game.to_state()  # (a view before the cache has it, inside a transaction)
     when = connection.ops.adapt_datetimefield_value
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:  # planned once per connection, not per act
         cursor.execute(queries.act_update_sql(user is not None), [
             fastjson.db_param(live.state), game.version,
             when(live.turn_deadline), when(now), live_id, version, when(started_at),
@@ -235,7 +236,7 @@ def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user,
 def _unlocked_state(live: LiveGame) -> dict | None:
     """The stored state if the row is still the game ``live`` names at its version."""
     field = LiveGame._meta.get_field("state")
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         cursor.execute(queries.state_sql(), [
             live.pk, connection.ops.adapt_datetimefield_value(live.started_at), live.version,
             LiveGame.Status.RUNNING])
