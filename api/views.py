@@ -30,6 +30,7 @@ from games.selectors import (
 )
 from tournaments import imports, services
 from tournaments.errors import ServiceError
+from tournaments.locks import lock_table_with_viewer
 from tournaments.models import (
     Entry,
     Event,
@@ -48,7 +49,6 @@ from tournaments.selectors import (
     is_referee,
     knockout_matches,
     public_seat_of,
-    table_with_viewer,
 )
 from tournaments.standings import public_standings, standings_etag, standings_heal
 
@@ -567,7 +567,7 @@ class TableResultsApi(generics.ListAPIView):
         # the hot path (docs/BENCHMARKS.md, "Result submission"): the table, the user's seat and
         # role in one read, which locks the table's row too, then the service's read and insert
         with transaction.atomic():
-            found = table_with_viewer(request.user, pk, lock=True)
+            found = lock_table_with_viewer(request.user, pk)
             if found is None or not found[1].can_see(found[0]):
                 raise NotFound("no such table")
             table, viewer = found

@@ -82,6 +82,17 @@ def lock_table_row(table_id: int) -> None:
                            [table_id])
 
 
+def lock_table_with_viewer(user, table_id: int):
+    """:func:`tournaments.selectors.table_with_viewer` with the table's row locked by the same
+    read (``FOR UPDATE OF`` the table only: its round and event are read, not locked): result
+    submission's hot path, which locks the table before it reads anything else
+    (``games.services.result_submit`` with ``table_locked``). Inside ``transaction.atomic()``."""
+    from tournaments.selectors import table_with_viewer_where
+
+    lock = " FOR UPDATE OF T" if connection.features.has_select_for_update_of else ""
+    return table_with_viewer_where(user, 'T."id" = %s' + lock, [table_id])
+
+
 def lock_round_tables(round_id: int) -> None:
     """Lock every table row of one round, in primary-key order (a referee's confirmation of a
     whole round: ``games.services.round_results_confirm``)."""

@@ -12,7 +12,6 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 
-from django.db import connection
 from django.db.models import Prefetch, QuerySet
 
 from tournaments.models import Entry, Event, Player, PlayerLink, Round, Seat, Table, TeamMember
@@ -116,14 +115,11 @@ def _table_with_viewer_sql(where: str) -> str:
         WHERE {where}"""
 
 
-def table_with_viewer(user, pk: int, *, lock: bool = False) -> tuple[Table, Viewer] | None:
+def table_with_viewer(user, pk: int) -> tuple[Table, Viewer] | None:
     """Table ``pk`` with its round and event (not the round's draw data), and what ``user`` is
-    there (:class:`Viewer`), in one query. ``lock`` (inside a transaction): the table's row is
-    locked by the same read (``FOR UPDATE OF`` the table only), as result submission's hot path
-    locks it before it reads anything else (``games.services.result_submit``). ``None`` when
-    there is no such table."""
-    if lock and connection.features.has_select_for_update:
-        return table_with_viewer_where(user, 'T."id" = %s FOR UPDATE OF T', [pk])
+    there (:class:`Viewer`), in one query (result submission's hot path reads it with the table's
+    row lock: ``tournaments.locks.lock_table_with_viewer``). ``None`` when there is no such
+    table."""
     return table_with_viewer_where(user, 'T."id" = %s', [pk])
 
 
