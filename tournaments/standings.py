@@ -48,6 +48,7 @@ from tournaments.models import (
     Standing,
     Table,
 )
+from tournaments.sqlrows import prepared_cursor
 
 logger = logging.getLogger(__name__)
 
@@ -478,7 +479,7 @@ def _update_rows(event: Event, fields: list[str], changed: list[tuple]) -> None:
     computed = connection.ops.quote_name(meta.get_field("computed_at").column)
     now = timezone.now()
     assignments = ", ".join(f"{c} = v.{c}" for c in columns)
-    with connection.cursor() as cursor:
+    with prepared_cursor() as cursor:
         if connection.vendor == "postgresql":
             types = ["text" if f == "drawn" else "integer" for f in fields]
             arrays = ", ".join(f"%s::{t}[]" for t in ["integer", *types])
@@ -486,13 +487,30 @@ def _update_rows(event: Event, fields: list[str], changed: list[tuple]) -> None:
                 f"UPDATE {table} AS s SET {assignments}, {computed} = %s "
                 f"FROM unnest({arrays}) AS v({entry}, {', '.join(columns)}) "
                 f"WHERE s.{event_column} = %s AND s.{entry} = v.{entry}",
-                [now, *(list(column) for column in zip(*changed, strict=True)), event.pk])
+                [now, *(_array_text(column) for column in zip(*changed, strict=True)),
+                 event.pk])
         else:
             sets = ", ".join(f"{c} = %s" for c in columns)
             cursor.executemany(
                 f"UPDATE {table} SET {sets}, {computed} = %s "
                 f"WHERE {event_column} = %s AND {entry} = %s",
                 [(*values, now, event.pk, entry_id) for entry_id, *values in changed])
+
+
+def _array_text(values) -> str | list:
+    """A column of :func:`_update_rows` (integers, ``None`` or hex digests) as one PostgreSQL
+    array literal, which the statement casts: psycopg adapting ~6,000 rows' values one by one
+    took 0.1 s of an update's 0.15 s (PostgreSQL's own update of them: 0.03 s). Anything else
+    is passed as a list, for psycopg to adapt."""
+    parts = []
+    for value in values:
+        if value is None:
+            parts.append("NULL")
+        elif type(value) is int or (type(value) is str and value.isalnum() and value.isascii()):
+            parts.append(str(value))
+        else:
+            return list(values)
+    return "{" + ",".join(parts) + "}"
 
 
 @contextmanager
