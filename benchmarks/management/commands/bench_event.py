@@ -20,6 +20,7 @@ from django.core.management.base import BaseCommand
 from django.db import connection
 
 from benchmarks.event_bench import EventBench
+from benchmarks.servers import vacuum_if_autovacuum_is_off
 from tournaments import services
 
 
@@ -43,6 +44,7 @@ class Command(BaseCommand):
         w(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python "
           f"{platform.python_version()}; database: {connection.vendor} "
           f"{connection.settings_dict.get('NAME')}; {datetime.date.today().isoformat()}")
+        vacuum_if_autovacuum_is_off(w)
         event = services.event_create(
             name="benchmark", slug=f"bench-{int(time.time())}-{rng.randrange(10**6)}",
             rounds_planned=rounds, games_per_match=games)
