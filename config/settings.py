@@ -12,6 +12,7 @@
 - ``DB_POOL_MAX_SIZE`` (a psycopg pool per process), ``DB_CONNECT_TIMEOUT``, ``DB_CONN_MAX_AGE``.
 - ``LIVE_PUBSUB_URL``: Redis that wakes live-play waiters (default: the broker when Redis).
 - ``LIVE_STREAM_DB_THREADS``: the database threads of an ASGI process's streams (default 4).
+- ``LIVE_GAME_CACHE``: the running live games each process keeps in memory (default 2048).
 - ``LIVE_SPECTATOR_WAITERS``, ``LIVE_SPECTATOR_WAITERS_PER_ADDRESS``: spectators' open streams
   and long-polls per process (100), and per client address (4).
 - ``CELERY_VISIBILITY_TIMEOUT``: when Redis redelivers a task whose worker died.
@@ -240,6 +241,10 @@ LIVE_SPECTATOR_WAITERS_PER_ADDRESS = _whole("LIVE_SPECTATOR_WAITERS_PER_ADDRESS"
 # reads the database only when its game moves, in one of LIVE_STREAM_DB_THREADS threads per
 # process (live/aio.py), each with at most one connection: 10,000 streams, 4 connections.
 LIVE_STREAM_DB_THREADS = _whole("LIVE_STREAM_DB_THREADS", 4, minimum=1)
+# LIVE_GAME_CACHE: the live games each process keeps (live.cache, about 40 KB each), and with them
+# who sits where: an act in a game the process does not hold rebuilds it from the database and,
+# without its seats, takes the row lock. At least the running tables an event plays at once.
+LIVE_GAME_CACHE = _whole("LIVE_GAME_CACHE", 2048, minimum=16)
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"

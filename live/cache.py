@@ -9,10 +9,15 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+from django.conf import settings
+
 import engine
 from live import fastjson, queries
 from live.models import LiveGame
 from tournaments.sqlrows import prepared_cursor
+
+#: how many versions back a miss looks for an older copy of the game to catch up from
+CATCH_UP = 512
 
 
 class GameCache:
@@ -27,8 +32,10 @@ class GameCache:
     game to one act alone (it is removed while the act mutates it), and :meth:`view` reads a
     game under the cache's lock, so no view sees a game halfway through an act."""
 
-    def __init__(self, size: int = 256):
-        self.size = size
+    def __init__(self, size: int | None = None):
+        # 256 before: at 1,667 tables (bench_live --streams 10000) games and seats fell out of
+        # it faster than they came back, and most acts took the locked path and a rebuild
+        self.size = size or settings.LIVE_GAME_CACHE
         self._games: OrderedDict[tuple, engine.Game] = OrderedDict()
         # (id, start, version) -> (status, turn_deadline, result id): the row's other fields at
         # that version, so the streams of one table need not read the row once each
@@ -55,10 +62,11 @@ class GameCache:
         else by a full replay."""
         if state is None:
             state = self._state(live)
-        with self._lock:
-            older = [k for k in self._games if k[:2] == (live.pk, live.started_at)
-                     and k[2] < live.version]
-            base = self._games.pop(max(older, key=lambda k: k[2])) if older else None
+        with self._lock:  # the latest older version held (a look-up each, not a scan)
+            base = next((self._games.pop(key) for key in (
+                (live.pk, live.started_at, version)
+                for version in range(live.version - 1, max(-1, live.version - CATCH_UP), -1))
+                if key in self._games), None)
         if base is not None:
             game = _catch_up(base, state)
             if game is not None:

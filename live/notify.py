@@ -379,9 +379,23 @@ class Dispatcher:
 
 
 def _read_versions(ids: list[int]) -> list[tuple[int, int]]:
-    from live.models import LiveGame
+    """The stored versions of the games ``ids``: on PostgreSQL one prepared statement with the
+    ids as one array (the ORM built an ``IN`` of up to 1,667 parameters each time, 8 % of the
+    stream server's CPU with 10,000 streams open)."""
+    from django.db import connection
 
-    return list(LiveGame.objects.filter(pk__in=ids).values_list("pk", "version"))
+    from live.models import LiveGame
+    from tournaments.sqlrows import prepared_cursor
+
+    if connection.vendor != "postgresql":
+        return list(LiveGame.objects.filter(pk__in=ids).values_list("pk", "version"))
+    q, meta = connection.ops.quote_name, LiveGame._meta
+    key, version = q(meta.pk.column), q(meta.get_field("version").column)
+    with prepared_cursor() as cursor:
+        cursor.execute(f"SELECT {key}, {version} FROM {q(meta.db_table)} "
+                       f"WHERE {key} = ANY(%s::bigint[])",
+                       ["{" + ",".join(str(int(i)) for i in ids) + "}"])
+        return cursor.fetchall()
 
 
 def dispatcher() -> Dispatcher:
