@@ -116,6 +116,32 @@ def row_values(row: tuple) -> tuple:
 
 
 @functools.cache
+def facts_sql() -> str:
+    """What an act without the lock needs of a game besides its state (:data:`FACTS`: what
+    never changes in its row, its seats in 托管 and its status) and the seat of one user at its
+    table (:func:`user_seat_sql`). Parameters: the user's id (or NULL), the game's id."""
+    columns = ", ".join(f"lg.{_col(LiveGame, name)}" for name in FACTS)
+    table_id = f"lg.{_col(LiveGame, 'table')}"
+    return (f"SELECT {columns}, {user_seat_sql(table_id)} FROM {_q(LiveGame)} lg "
+            f"WHERE lg.{_col(LiveGame, 'id')} = %s")
+
+
+#: the columns of :func:`facts_sql`, then the user's seat
+FACTS = ("started_at", "table", "number", "move_seconds", "hosted", "status")
+
+
+def facts_values(row: tuple) -> tuple:
+    """A row of :func:`facts_sql` with its start time as the ORM gives it (SQLite stores
+    text)."""
+    started_at, *rest = row
+    field = LiveGame._meta.get_field("started_at")
+    col = field.get_col(LiveGame._meta.db_table)
+    for convert in connection.ops.get_db_converters(col):
+        started_at = convert(started_at, col, connection)
+    return (started_at, *rest)
+
+
+@functools.cache
 def act_update_sql(seated: bool) -> str:
     """The conditional update of an act made without the row lock: it stores the new state,
     version, turn deadline and update time only if the row is still the game named, at the
