@@ -97,7 +97,8 @@ def insert_with_child(parent, child, link: str) -> None:
     ``save(force_insert=True)`` would, one after the other. On PostgreSQL in one statement (an
     ``INSERT`` in a ``WITH``): a result and its first version were two ORM inserts, each a round
     trip and a compiled query, a tenth of a submission (``bench_api``). Both instances get their
-    keys; neither sends signals (as the ORM's inserts send none here: no receivers)."""
+    keys. On PostgreSQL no ``pre_save``/``post_save`` signal is sent: the models given here have
+    no receivers."""
     if connection.vendor != "postgresql":
         parent.save(force_insert=True)
         setattr(child, link, parent)
