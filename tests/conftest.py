@@ -65,6 +65,22 @@ def _fresh_live_caches():
     yield
 
 
+@pytest.fixture(autouse=True)
+def _one_rate_window(monkeypatch):
+    """The rate limits count requests in fixed windows of the clock (config/ratelimit.py): a
+    test that makes a limit's requests and expects the next one refused failed when a window
+    ended between them (a minute's window: about one run in a hundred). In-process the clock
+    the limits read stands still for the test (from its real time); servers the test starts
+    in other processes keep the real clock."""
+    import time
+    from types import SimpleNamespace
+
+    from config import ratelimit
+
+    now = time.time()
+    monkeypatch.setattr(ratelimit, "time", SimpleNamespace(time=lambda: now))
+
+
 @pytest.fixture
 def same_connection_across_requests(monkeypatch):
     """Requests made outside Django's test client (a WSGI call), or a streamed response closed
