@@ -57,6 +57,9 @@ def prepared_cursor():
         return connection.cursor()
     from django.db.backends.postgresql.base import ServerBindingCursor
 
+    # as Django's own cursor() does: a connection that died while idle (a database restart) is
+    # replaced before use, not found dead by the request (tests/faults/test_db_restart.py)
+    connection.close_if_health_check_failed()
     connection.ensure_connection()
     raw = connection.connection
     if raw.prepare_threshold is None:  # Django's default: prepare nothing
