@@ -320,9 +320,9 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
     Its statements (docs/BENCHMARKS.md; ``tests/api/test_api_result_statements.py`` pins
     them): the table's row lock (``table_locked``: the caller has locked it already in the
     transaction it is in, as the API reads the table:
-    ``tournaments.locks.lock_table_with_viewer``), the key's advisory lock (with a key, on PostgreSQL), one read of everything
-    checked (:func:`_submission_context`), and the result's and its version's inserts, in one
-    statement on PostgreSQL. The engine checks the body under the table's lock against game
+    ``tournaments.locks.lock_table_with_viewer``), the key's advisory lock (with a key, on
+    PostgreSQL), one read of everything checked (:func:`_submission_context`), and the
+    result's and its version's inserts, in one statement on PostgreSQL. The engine checks the body under the table's lock against game
     number-1 as that read found it, so a correction of that game cannot come in between.
     """
     if table.round.status == Round.Status.COMMITTED:

@@ -385,7 +385,7 @@ def _read_versions(ids: list[int]) -> list[tuple[int, int]]:
     from django.db import connection
 
     from live.models import LiveGame
-    from tournaments.sqlrows import prepared_cursor
+    from tournaments.sqlrows import array_literal, prepared_cursor
 
     if connection.vendor != "postgresql":
         return list(LiveGame.objects.filter(pk__in=ids).values_list("pk", "version"))
@@ -394,7 +394,7 @@ def _read_versions(ids: list[int]) -> list[tuple[int, int]]:
     with prepared_cursor() as cursor:
         cursor.execute(f"SELECT {key}, {version} FROM {q(meta.db_table)} "
                        f"WHERE {key} = ANY(%s::bigint[])",
-                       ["{" + ",".join(str(int(i)) for i in ids) + "}"])
+                       [array_literal(ids)])
         return cursor.fetchall()
 
 

@@ -108,11 +108,15 @@ def row_values(row: tuple) -> tuple:
     """A row of :func:`row_sql` with its turn deadline as the ORM gives it (a datetime; SQLite
     stores text) and its state still the JSON text (the caller decodes it)."""
     version, status, deadline, result_id, text = row
-    field = LiveGame._meta.get_field("turn_deadline")
-    col = field.get_col(LiveGame._meta.db_table)
+    return version, status, _as_orm_gives("turn_deadline", deadline), result_id, text
+
+
+def _as_orm_gives(name: str, value):
+    """A raw value of ``LiveGame``'s column ``name`` as the ORM gives it (its converters)."""
+    col = LiveGame._meta.get_field(name).get_col(LiveGame._meta.db_table)
     for convert in connection.ops.get_db_converters(col):
-        deadline = convert(deadline, col, connection)
-    return version, status, deadline, result_id, text
+        value = convert(value, col, connection)
+    return value
 
 
 @functools.cache
@@ -134,11 +138,7 @@ def facts_values(row: tuple) -> tuple:
     """A row of :func:`facts_sql` with its start time as the ORM gives it (SQLite stores
     text)."""
     started_at, *rest = row
-    field = LiveGame._meta.get_field("started_at")
-    col = field.get_col(LiveGame._meta.db_table)
-    for convert in connection.ops.get_db_converters(col):
-        started_at = convert(started_at, col, connection)
-    return (started_at, *rest)
+    return (_as_orm_gives("started_at", started_at), *rest)
 
 
 @functools.cache

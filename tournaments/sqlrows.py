@@ -129,3 +129,20 @@ def insert_with_child(parent, child, link: str) -> None:
     setattr(child, link_field.attname, parent_pk)
     for obj in (parent, child):
         obj._state.adding, obj._state.db = False, connection.alias
+
+
+def array_literal(values) -> str | list:
+    """``values`` (integers, ``None`` or ASCII letters and digits, such as hex digests) as one
+    PostgreSQL array literal, for a statement that casts it (``%s::integer[]``): psycopg adapts
+    a list's values one by one, 0.1 s for the ~6,000 rows a standings update rewrites
+    (PostgreSQL's own update of them: 0.03 s). Anything else is given back as a list, for
+    psycopg to adapt."""
+    parts = []
+    for value in values:
+        if value is None:
+            parts.append("NULL")
+        elif type(value) is int or (type(value) is str and value.isalnum() and value.isascii()):
+            parts.append(str(value))
+        else:
+            return list(values)
+    return "{" + ",".join(parts) + "}"

@@ -48,7 +48,7 @@ from tournaments.models import (
     Standing,
     Table,
 )
-from tournaments.sqlrows import prepared_cursor
+from tournaments.sqlrows import array_literal, prepared_cursor
 
 logger = logging.getLogger(__name__)
 
@@ -487,7 +487,7 @@ def _update_rows(event: Event, fields: list[str], changed: list[tuple]) -> None:
                 f"UPDATE {table} AS s SET {assignments}, {computed} = %s "
                 f"FROM unnest({arrays}) AS v({entry}, {', '.join(columns)}) "
                 f"WHERE s.{event_column} = %s AND s.{entry} = v.{entry}",
-                [now, *(_array_text(column) for column in zip(*changed, strict=True)),
+                [now, *(array_literal(column) for column in zip(*changed, strict=True)),
                  event.pk])
         else:
             sets = ", ".join(f"{c} = %s" for c in columns)
@@ -495,22 +495,6 @@ def _update_rows(event: Event, fields: list[str], changed: list[tuple]) -> None:
                 f"UPDATE {table} SET {sets}, {computed} = %s "
                 f"WHERE {event_column} = %s AND {entry} = %s",
                 [(*values, now, event.pk, entry_id) for entry_id, *values in changed])
-
-
-def _array_text(values) -> str | list:
-    """A column of :func:`_update_rows` (integers, ``None`` or hex digests) as one PostgreSQL
-    array literal, which the statement casts: psycopg adapting ~6,000 rows' values one by one
-    took 0.1 s of an update's 0.15 s (PostgreSQL's own update of them: 0.03 s). Anything else
-    is passed as a list, for psycopg to adapt."""
-    parts = []
-    for value in values:
-        if value is None:
-            parts.append("NULL")
-        elif type(value) is int or (type(value) is str and value.isalnum() and value.isascii()):
-            parts.append(str(value))
-        else:
-            return list(values)
-    return "{" + ",".join(parts) + "}"
 
 
 @contextmanager

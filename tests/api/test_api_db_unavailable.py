@@ -76,7 +76,7 @@ def test_an_outage_while_submitting_is_a_retryable_503(player, table, monkeypatc
     assert stored() == (0, 0)
 
 
-def test_an_outage_in_the_middle_of_the_transaction_writes_nothing(player, table, monkeypatch):
+def test_an_outage_in_the_middle_of_the_transaction_writes_nothing(player, table):
     """The connection fails as the version is written (on SQLite after the result's row, on
     PostgreSQL in the statement writing both): the transaction is rolled back, the client is
     told to retry; the retry with the same key stores the result once, and a second retry is
