@@ -56,8 +56,12 @@ def play_with_hosted(lt, live_id, seat, turns=400) -> LiveGame:
         game = live.live_game(row)
         if game.state == "over":
             return row
-        if game.to_act()["seat"] != seat:
+        turn = game.to_act()["seat"]
+        if turn != seat:
             other, action = bot_pick(game, lt.bots)
+            if other == seat:  # the bots would burn (烧牌) with the hosted seat: its player's
+                # own act, which takes the seat back from 托管; the seat to act plays instead
+                other, action = turn, lt.bots[turn].choose(game, turn)
             live.live_act(live_id=live_id, seat=other, action=action, version=row.version)
     raise AssertionError("the game did not end")
 
