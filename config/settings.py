@@ -348,7 +348,9 @@ SPECTACULAR_SETTINGS = {
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if os.environ.get("CACHE_URL"):
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
-                          "LOCATION": os.environ["CACHE_URL"]}}
+                          "LOCATION": os.environ["CACHE_URL"],
+                          # one pool per process, not one per request (config/cache.py)
+                          "OPTIONS": {"pool_class": "config.cache.SharedConnectionPool"}}}
 
 LOGGING = {
     "version": 1,

@@ -71,3 +71,21 @@ def test_pages_carry_a_content_security_policy_without_inline_code(client):
     assert policy["script-src"] == "'self'" and policy["style-src"] == "'self'"
     assert "unsafe-inline" not in response["Content-Security-Policy"]
     assert policy["frame-ancestors"] == "'none'" and policy["object-src"] == "'none'"
+
+
+def test_the_redis_cache_of_every_request_in_a_process_shares_one_connection_pool():
+    # given the shared cache on Redis (nothing is connected: a pool connects when used)
+    code = ("import asyncio, django; django.setup(); from django.core.cache import caches\n"
+            "async def backend():\n"
+            "    return caches['default']\n"
+            "async def requests():\n"  # each task is a context of its own, as an ASGI request
+            "    return await asyncio.gather(*(asyncio.create_task(backend()) for _ in range(5)))\n"
+            "backends = asyncio.run(requests())\n"
+            "pools = {id(b._cache._get_connection_pool(True)) for b in backends}\n"
+            "print(len({id(b) for b in backends}), len(pools))")
+    # when five requests served on one event loop take the cache
+    out = run(code, {"CACHE_URL": "redis://127.0.0.1:6379/14"})
+    # then each has a backend of its own (Django's are per request) but all share one pool: an
+    # open event stream no longer holds a Redis connection of its own (config/cache.py)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split() == ["5", "1"]
