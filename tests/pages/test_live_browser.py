@@ -159,9 +159,11 @@ def wait_version(tab, version: int, timeout: int = WAIT_MS) -> None:
 
 
 def wait_streamed(tab, version: int) -> None:
-    """Until the page's event stream has sent ``version`` (its read of the row is done)."""
-    tab.wait_for_function(f"Number(document.body.dataset.streamed) >= {version}",
-                          timeout=WAIT_MS)
+    """Until the page's event stream has sent ``version`` (its read of the row is done), or the
+    page closed its stream at the game's end: the answer to the act that ended it may come
+    before the stream's last event, which the page then never reads."""
+    tab.wait_for_function(f"Number(document.body.dataset.streamed) >= {version}"
+                          " || document.body.dataset.stream === 'closed'", timeout=WAIT_MS)
 
 
 def foreign_problems(html: str, game: Game, seat: int, held: set = frozenset()) -> list[str]:

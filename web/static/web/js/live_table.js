@@ -373,7 +373,11 @@ function apply(next) {
   if (next.version !== view.version) selected = {};
   view = next;
   render();
-  if (view.status === "finished" && source) { source.close(); source = null; }
+  if (view.status === "finished" && source) {
+    source.close();  // nothing more will come (its last event may not have come yet)
+    source = null;
+    document.body.dataset.stream = "closed";
+  }
 }
 
 /* ---------------------------------------------------------------- talking to the server */
