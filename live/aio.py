@@ -8,21 +8,29 @@ holds at most that many connections for its streams, however many are open: 10,0
 streams hold none while they wait, and 4 threads read for all of them.
 
 Django closes connections at the start and end of each request only in the thread that serves
-it (under ASGI, the thread of sync views); these threads serve no request, so each call first
-drops a connection that is too old or broken (``close_old_connections``, as a request would),
-and with a connection pool gives it back after the read.
+it (under ASGI, the thread of sync views); these threads serve no request. A thread keeps its
+connection from one call to the next while it is busy, and a call that comes after the thread
+was idle for ``IDLE_CHECK`` seconds first drops a connection that is too old or broken
+(``close_old_connections``, as a request would: with a pool, the connection goes back and the
+next one is checked out, and checked, afresh). Giving the connection back to the pool after
+every read, as before, made every read check a connection out again, with psycopg_pool's health
+check — a round trip and a third of the stream server's busy time at 10,000 streams
+(docs/BENCHMARKS.md, "Fourth pass"); a connection that died while the thread was busy fails one
+read, as it would fail a request. So a process holds at most ``LIVE_STREAM_DB_THREADS``
+connections for its streams (kept while they read), however many streams are open.
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TypeVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
-from django.db import close_old_connections, connection
+from django.db import close_old_connections
 
 T = TypeVar("T")
 
@@ -40,14 +48,25 @@ def executor() -> ThreadPoolExecutor:
         return _executor
 
 
+#: seconds a stream database thread may sit idle before its next call checks its connection
+IDLE_CHECK = 1.0
+_thread = threading.local()  # .done: when this stream database thread last finished a call
+
+
 def _call(fn: Callable[..., T], *args, **kwargs) -> T:
-    close_old_connections()
+    _thread.keeps_connection = True
+    if time.monotonic() - getattr(_thread, "done", float("-inf")) > IDLE_CHECK:
+        close_old_connections()
     try:
         return fn(*args, **kwargs)
     finally:
-        if connection.settings_dict.get("OPTIONS", {}).get("pool") and \
-                not connection.in_atomic_block:
-            connection.close()  # back to the pool
+        _thread.done = time.monotonic()
+
+
+def keeps_connection() -> bool:
+    """Whether this thread is a stream database thread, which keeps its connection between
+    reads (:func:`live.streams.release_connection` then leaves it be)."""
+    return getattr(_thread, "keeps_connection", False)
 
 
 async def in_db_thread(fn: Callable[..., T], *args, **kwargs) -> T:

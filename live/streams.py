@@ -38,7 +38,7 @@ from django.db import connection
 from django.utils.translation import gettext as _
 
 from live import fastjson, services
-from live.aio import in_db_thread
+from live.aio import in_db_thread, keeps_connection
 from live.cache import games
 from live.models import LiveGame
 from live.notify import wait_for_version, wait_for_version_async
@@ -56,8 +56,9 @@ def _pooled() -> bool:
 def release_connection() -> None:
     """With a connection pool, give the connection back while waiting (hundreds of waiting
     requests then need no more connections than the pool); without one, each thread keeps its
-    own persistent connection anyway."""
-    if _pooled() and not connection.in_atomic_block:
+    own persistent connection anyway. A stream database thread of an ASGI server keeps its
+    connection (:mod:`live.aio`)."""
+    if _pooled() and not connection.in_atomic_block and not keeps_connection():
         connection.close()
 
 
