@@ -25,6 +25,7 @@ from config.ratelimit import client_address
 from live import fastjson, spectate, streams
 from live import services as live
 from live.aio import in_db_thread, on_event_loop, waiting_view
+from live.cache import GameGone
 from live.models import LiveGame
 from live.queries import live_for_view
 from live.streams import MAX_STREAM, MAX_WAIT
@@ -156,13 +157,19 @@ class WaitThenAnswer(Response):
         super().__init__(status=status.HTTP_200_OK)
         self.view, self.drf_request, self.lg = view, request, lg
         self.since, self.wait, self.address, self.spectator = since, wait, address, spectator
+        self.gone: GameGone | None = None
 
     async def wait_async(self) -> None:
-        await streams.long_poll_async(self.lg, self.since, self.wait, address=self.address,
-                                      spectator=self.spectator)
+        try:
+            await streams.long_poll_async(self.lg, self.since, self.wait,
+                                          address=self.address, spectator=self.spectator)
+        except GameGone as gone:  # deleted while it waited: answered as the sync view would
+            self.gone = gone
 
     def answer(self):
         try:
+            if self.gone is not None:
+                raise self.gone
             resp = self.view.answer(self.drf_request, self.lg)
         except Exception as exc:
             resp = self.view.handle_exception(exc)

@@ -10,14 +10,25 @@ import threading
 from collections import OrderedDict
 
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 
 import engine
 from live import fastjson, queries
 from live.models import LiveGame
+from tournaments.errors import NotFound
 from tournaments.sqlrows import prepared_cursor
 
 #: how many versions back a miss looks for an older copy of the game to catch up from
 CATCH_UP = 512
+
+
+class GameGone(NotFound, LiveGame.DoesNotExist):
+    """The live game was deleted while a request waited on it (its round drawn again, its
+    practice game expired): a 404 for the API's long-poll; a stream just ends (its client
+    finds the 404 when it reconnects) and the spectator page hears there is no game."""
+
+    def __init__(self):
+        super().__init__("not_found", _("this live game no longer exists"))
 
 
 class GameCache:
@@ -174,7 +185,7 @@ class GameCache:
                 cursor.execute(queries.row_sql(), [live.pk])
                 row = cursor.fetchone()
             if row is None:
-                raise LiveGame.DoesNotExist(f"live game {live.pk}")
+                raise GameGone()
             live.version, live.status, live.turn_deadline, live.result_id, text = \
                 queries.row_values(row)
             state = text if isinstance(text, dict) else fastjson.loads(text)

@@ -39,7 +39,7 @@ from django.utils.translation import gettext as _
 
 from live import fastjson, services
 from live.aio import in_db_thread, keeps_connection
-from live.cache import games
+from live.cache import GameGone, games
 from live.models import LiveGame
 from live.notify import wait_for_version, wait_for_version_async
 from tournaments.errors import ServiceError
@@ -263,7 +263,11 @@ def live_events(live: LiveGame, seat: int | None, since: int, seconds: float) ->
         left = deadline - time.monotonic()
         if left <= 0:
             return
-        if not wait_past(live, since, min(left, KEEP_ALIVE)):
+        try:
+            moved = wait_past(live, since, min(left, KEEP_ALIVE))
+        except GameGone:
+            return
+        if not moved:
             yield KEEP_ALIVE_FRAME
 
 
@@ -372,7 +376,10 @@ async def seat_events(live: LiveGame, seat: int | None, since: int,
             frame = None
             yield KEEP_ALIVE_FRAME
             continue
-        frame = await _frame_after(live, moved, since, seat)
+        try:
+            frame = await _frame_after(live, moved, since, seat)
+        except GameGone:
+            return
         if frame is None:  # announced, not stored: no busy loop on it
             await asyncio.sleep(min(KEEP_ALIVE, max(0.0, deadline - time.monotonic())))
             yield KEEP_ALIVE_FRAME

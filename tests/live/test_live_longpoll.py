@@ -139,3 +139,37 @@ def test_odd_long_poll_parameters_do_not_hang_or_fail(started, query):
     assert r.status_code == 200, r.content[:200]
     assert r.json()["version"] == version
     assert time.monotonic() - t0 < 2.0
+
+
+def test_a_game_deleted_while_a_seat_long_polls_is_a_404_not_an_error(started, monkeypatch):
+    lt, live_id = started
+    version = LiveGame.objects.get(pk=live_id).version
+    from live import streams
+
+    def deleted_meanwhile(live_id, since, timeout, read_version):
+        LiveGame.objects.filter(pk=live_id).delete()  # e.g. its round drawn again
+        return since + 1  # as the announcement of a later version would wake it
+
+    monkeypatch.setattr(streams, "wait_for_version", deleted_meanwhile)
+    # when the game goes while the seat's long-poll waits
+    r = lt.clients[0].get(f"{live_url(live_id)}?since={version}&wait=5")
+    # then the answer is the API's 404, naming what happened
+    assert r.status_code == 404, r.content[:300]
+    assert r.json()["error"]["code"] == "not_found"
+    assert "no longer exists" in r.json()["error"]["message"]
+
+
+def test_a_seats_event_stream_ends_when_its_game_is_deleted(started, monkeypatch):
+    lt, live_id = started
+    from live import streams
+
+    def deleted_meanwhile(live_id, since, timeout, read_version):
+        LiveGame.objects.filter(pk=live_id).delete()
+        return since + 1
+
+    monkeypatch.setattr(streams, "wait_for_version", deleted_meanwhile)
+    lg = LiveGame.objects.defer("state").get(pk=live_id)
+    # a stream that has sent the game as it is, then waits
+    frames = list(streams.live_events(lg, 0, lg.version, 30))
+    # ends when the game goes (its client's reconnection then finds the 404), no error
+    assert len(frames) == 1 and frames[0].startswith("retry:")

@@ -368,3 +368,22 @@ def test_an_uploaded_record_has_a_replay_once_confirmed(client, make_event, refe
     assert body["result"]["order"] == game.result()["order"]
     assert _url("replay", event, table=1, game=1) in client.get(
         _url("table", event, table=1)).content.decode()
+
+
+def test_a_game_deleted_while_a_spectator_waits_on_it_answers_no_game_not_an_error(monkeypatch):
+    # given a spectator's long-poll on a running game (its table published, no delay)
+    lt = make_live_table()
+    lg = live.live_start(table=lt.table)
+    from live import streams
+
+    def deleted_meanwhile(live_id, since, timeout, read_version):
+        LiveGame.objects.filter(pk=live_id).delete()  # e.g. its round drawn again
+        return since + 1  # as the announcement of a later version would wake it
+
+    monkeypatch.setattr(streams, "wait_for_version", deleted_meanwhile)
+    url = _url("watch-data", lt.event, table=lt.table.number)
+    # when the game goes while the request waits
+    r = Client().get(url, {"game": lg.number, "since": lg.version, "wait": 5})
+    # then the page hears that there is no game to watch now, as on its first load
+    assert r.status_code == 200, r.content[:300]
+    assert r.json() == {"game": None, "view": None, "delay": 0, "next_in": None, "replay": None}

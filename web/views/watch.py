@@ -34,6 +34,7 @@ from games.selectors import (
     round_tables_with_results,
 )
 from live import spectate, streams
+from live.cache import GameGone
 from live.models import LiveGame
 from tournaments.models import Bye, Entry, Penalty, Player, Round, Seat, Table, Team
 from tournaments.selectors import SEATING_PUBLIC, is_referee
@@ -248,6 +249,11 @@ def watch(request, slug, number, table):
     })
 
 
+def _no_game(delay: int) -> JsonResponse:
+    return JsonResponse({"game": None, "view": None, "delay": delay, "next_in": None,
+                         "replay": None})
+
+
 def watch_data(request, slug, number, table):
     """The spectator page's JSON: ``{"game", "view", "delay", "next_in", "replay"}``. With
     ``game`` and ``since`` (the version the page shows) and no delay, it waits (the public
@@ -256,8 +262,7 @@ def watch_data(request, slug, number, table):
     delay = event.spectator_delay
     live = spectate.watched_game(tbl.pk, delay)
     if live is None:
-        return JsonResponse({"game": None, "view": None, "delay": delay, "next_in": None,
-                             "replay": None})
+        return _no_game(delay)
     try:
         since = int(request.GET.get("since", -1))
         shown = int(request.GET.get("game", 0))
@@ -265,7 +270,11 @@ def watch_data(request, slug, number, table):
     except ValueError:
         since, shown, wait = -1, 0, 0.0
     if delay <= 0 and shown == live.number and since >= 0 and wait > 0:
-        streams.long_poll(live, since, wait, address=client_address(request), spectator=True)
+        try:
+            streams.long_poll(live, since, wait, address=client_address(request),
+                              spectator=True)
+        except GameGone:  # deleted while the page waited: as if there had been none
+            return _no_game(delay)
     data = spectate.spectator_view(live=live, delay=delay)
     view = data["view"]
     replay = None
