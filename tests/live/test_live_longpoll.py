@@ -15,8 +15,16 @@ from django.db import connections
 from rest_framework.test import APIClient
 
 from live import services as live
+from live import streams
 from live.models import LiveGame
-from tests.live.helpers import act_url, bot_pick, live_url, make_live_table, server_game
+from tests.live.helpers import (
+    act_url,
+    bot_pick,
+    deleted_while_waiting,
+    live_url,
+    make_live_table,
+    server_game,
+)
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -144,13 +152,7 @@ def test_odd_long_poll_parameters_do_not_hang_or_fail(started, query):
 def test_a_game_deleted_while_a_seat_long_polls_is_a_404_not_an_error(started, monkeypatch):
     lt, live_id = started
     version = LiveGame.objects.get(pk=live_id).version
-    from live import streams
-
-    def deleted_meanwhile(live_id, since, timeout, read_version):
-        LiveGame.objects.filter(pk=live_id).delete()  # e.g. its round drawn again
-        return since + 1  # as the announcement of a later version would wake it
-
-    monkeypatch.setattr(streams, "wait_for_version", deleted_meanwhile)
+    monkeypatch.setattr(streams, "wait_for_version", deleted_while_waiting)
     # when the game goes while the seat's long-poll waits
     r = lt.clients[0].get(f"{live_url(live_id)}?since={version}&wait=5")
     # then the answer is the API's 404, naming what happened
@@ -161,13 +163,7 @@ def test_a_game_deleted_while_a_seat_long_polls_is_a_404_not_an_error(started, m
 
 def test_a_seats_event_stream_ends_when_its_game_is_deleted(started, monkeypatch):
     lt, live_id = started
-    from live import streams
-
-    def deleted_meanwhile(live_id, since, timeout, read_version):
-        LiveGame.objects.filter(pk=live_id).delete()
-        return since + 1
-
-    monkeypatch.setattr(streams, "wait_for_version", deleted_meanwhile)
+    monkeypatch.setattr(streams, "wait_for_version", deleted_while_waiting)
     lg = LiveGame.objects.defer("state").get(pk=live_id)
     # a stream that has sent the game as it is, then waits
     frames = list(streams.live_events(lg, 0, lg.version, 30))

@@ -22,10 +22,10 @@ from engine.steps import replay_steps
 from games.models import GameResult
 from games.services import result_correct
 from live import services as live
-from live import spectate
+from live import spectate, streams
 from live.models import LiveGame
 from tests.factories import UserFactory
-from tests.live.helpers import bot_pick, make_live_table
+from tests.live.helpers import bot_pick, deleted_while_waiting, make_live_table
 from tests.pages.helpers import draw_round, play_table
 from tournaments import services
 from tournaments.models import Event, Penalty
@@ -374,13 +374,7 @@ def test_a_game_deleted_while_a_spectator_waits_on_it_answers_no_game_not_an_err
     # given a spectator's long-poll on a running game (its table published, no delay)
     lt = make_live_table()
     lg = live.live_start(table=lt.table)
-    from live import streams
-
-    def deleted_meanwhile(live_id, since, timeout, read_version):
-        LiveGame.objects.filter(pk=live_id).delete()  # e.g. its round drawn again
-        return since + 1  # as the announcement of a later version would wake it
-
-    monkeypatch.setattr(streams, "wait_for_version", deleted_meanwhile)
+    monkeypatch.setattr(streams, "wait_for_version", deleted_while_waiting)
     url = _url("watch-data", lt.event, table=lt.table.number)
     # when the game goes while the request waits
     r = Client().get(url, {"game": lg.number, "since": lg.version, "wait": 5})
