@@ -15,8 +15,9 @@ was idle for ``IDLE_CHECK`` seconds first drops a connection that is too old or 
 next one is checked out, and checked, afresh). Giving the connection back to the pool after
 every read, as before, made every read check a connection out again, with psycopg_pool's health
 check — a round trip and a third of the stream server's busy time at 10,000 streams
-(docs/BENCHMARKS.md, "Fourth pass"); a connection that died while the thread was busy fails one
-read, as it would fail a request. So a process holds at most ``LIVE_STREAM_DB_THREADS``
+(docs/BENCHMARKS.md, "Fourth pass"). A call that fails makes the next one check first too: a
+connection that died while the thread was busy (a database restart) fails one read, as it would
+fail a request, and is replaced before the next. So a process holds at most ``LIVE_STREAM_DB_THREADS``
 connections for its streams (kept while they read), however many streams are open.
 """
 
@@ -50,7 +51,7 @@ def executor() -> ThreadPoolExecutor:
 
 #: seconds a stream database thread may sit idle before its next call checks its connection
 IDLE_CHECK = 1.0
-_thread = threading.local()  # .done: when this stream database thread last finished a call
+_thread = threading.local()  # .done: when this stream database thread last finished a call well
 
 
 def _call(fn: Callable[..., T], *args, **kwargs) -> T:
@@ -58,9 +59,12 @@ def _call(fn: Callable[..., T], *args, **kwargs) -> T:
     if time.monotonic() - getattr(_thread, "done", float("-inf")) > IDLE_CHECK:
         close_old_connections()
     try:
-        return fn(*args, **kwargs)
-    finally:
-        _thread.done = time.monotonic()
+        result = fn(*args, **kwargs)
+    except BaseException:
+        _thread.done = float("-inf")  # the next call checks the connection first, at once
+        raise
+    _thread.done = time.monotonic()
+    return result
 
 
 def keeps_connection() -> bool:
