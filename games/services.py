@@ -322,8 +322,9 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
     transaction it is in, as the API reads the table:
     ``tournaments.locks.lock_table_with_viewer``), the key's advisory lock (with a key, on
     PostgreSQL), one read of everything checked (:func:`_submission_context`), and the
-    result's and its version's inserts, in one statement on PostgreSQL. The engine checks the body under the table's lock against game
-    number-1 as that read found it, so a correction of that game cannot come in between.
+    result's and its version's inserts, in one statement on PostgreSQL. The engine checks the
+    body under the table's lock against game number-1 as that read found it, so a correction
+    of that game cannot come in between.
     """
     if table.round.status == Round.Status.COMMITTED:
         raise ServiceError("not_drawn", _("the round is not drawn yet"))

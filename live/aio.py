@@ -17,8 +17,9 @@ every read, as before, made every read check a connection out again, with psycop
 check — a round trip and a third of the stream server's busy time at 10,000 streams
 (docs/BENCHMARKS.md, "Fourth pass"). A call that fails makes the next one check first too: a
 connection that died while the thread was busy (a database restart) fails one read, as it would
-fail a request, and is replaced before the next. So a process holds at most ``LIVE_STREAM_DB_THREADS``
-connections for its streams (kept while they read), however many streams are open.
+fail a request, and is replaced before the next. So a process holds at most
+``LIVE_STREAM_DB_THREADS`` connections for its streams (kept while they read), however many
+streams are open.
 """
 
 from __future__ import annotations
