@@ -115,7 +115,8 @@ function tick() {
 function renderTop() {
   var top = document.getElementById("table-top");
   top.textContent = "";
-  if (view.state !== "play") return;
+  top.hidden = view.state !== "play";  // before play and after the game: no empty felt
+  if (top.hidden) return;
   if (view.top) {
     top.appendChild(el("p", "top-by", fmt("top_by", { seat: seatName(view.top.seat) })));
     top.appendChild(cardsNode(view.top.cards, "top"));
