@@ -6,6 +6,7 @@ views of a game that replay. See :class:`GameCache`.
 
 from __future__ import annotations
 
+import datetime
 import threading
 from collections import OrderedDict
 
@@ -13,13 +14,28 @@ from django.conf import settings
 from django.utils.translation import gettext_lazy as _
 
 import engine
-from live import fastjson, queries
+from live import fastjson, notify, queries
 from live.models import LiveGame
 from tournaments.errors import NotFound
 from tournaments.sqlrows import prepared_cursor
 
 #: how many versions back a miss looks for an older copy of the game to catch up from
 CATCH_UP = 512
+#: how many announced acts a stream server applies in memory at most, rather than read
+ADVANCE = 64
+
+_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+_MICRO = datetime.timedelta(microseconds=1)
+
+
+def micros(moment: datetime.datetime) -> int:
+    """``moment`` (aware) in whole microseconds since the epoch: exact, as the database keeps
+    it; :func:`from_micros` turns it back."""
+    return (moment - _EPOCH) // _MICRO
+
+
+def from_micros(value: int) -> datetime.datetime:
+    return _EPOCH + value * _MICRO
 
 
 class GameGone(NotFound, LiveGame.DoesNotExist):
@@ -155,7 +171,10 @@ class GameCache:
     def row_at(self, live: LiveGame, version: int) -> bool:
         """Set ``live`` to ``version`` from what :meth:`put_row` remembered; whether it could."""
         with self._lock:
-            row = self._rows.get(self._key(live, version))
+            return self._row_at(live, version)
+
+    def _row_at(self, live: LiveGame, version: int) -> bool:
+        row = self._rows.get(self._key(live, version))
         if row is None:
             return False
         live.version = version
@@ -168,6 +187,45 @@ class GameCache:
             return False
         with self._lock:
             return self._key(live, version) in self._games
+
+    def advance(self, live: LiveGame, version: int) -> bool:
+        """Bring ``live`` to ``version`` from memory, moving the game on by the acts of the play
+        that announcements carried here (:func:`live.notify.announced_act`) from the latest
+        version this process holds, instead of reading the row and its whole state: what a
+        stream server does for most acts. Whether it could (else nothing changed but the
+        older copy dropped, and the caller reads). The announced acts are played by the
+        engine, as :func:`_catch_up` plays the recorded ones: a version names one state, so
+        the game at ``version`` is the stored one."""
+        acts = []
+        with self._lock:
+            base = version
+            while self._key(live, base) not in self._games or \
+                    self._key(live, base) not in self._rows:
+                act = notify.announced_act(live.pk, base)
+                if act is None or len(acts) == ADVANCE or act["t"] != micros(live.started_at):
+                    return False
+                acts.append(act)
+                base -= 1
+            if not acts:
+                return self._row_at(live, version)
+            if self._rows[self._key(live, base)][0] != LiveGame.Status.RUNNING:
+                return False
+            game = self._games.pop(self._key(live, base))  # this thread's alone while it acts
+        try:
+            for act in reversed(acts):
+                if game.state != "play":
+                    return False
+                game.act(act["seat"], {k: v for k, v in act.items() if k not in ("d", "t")})
+        except (engine.IllegalAction, KeyError, TypeError, ValueError):
+            return False
+        if game.version != version or game.state != "play":
+            return False
+        key = self._key(live, version)
+        with self._lock:
+            self._bound(self._games, key, game, self.size)
+            self._bound(self._rows, key, (LiveGame.Status.RUNNING,
+                                          from_micros(acts[0]["d"]), None), self.size)
+            return self._row_at(live, version)
 
     def reach(self, live: LiveGame, version: int) -> None:
         """Bring ``live`` (its row read without the state) to ``version`` or later for a view:

@@ -11,7 +11,12 @@ announced with :func:`announce` and waiters block in :func:`wait_for_version`:
   condition. If Redis is unreachable, or none is configured, waiters fall back to reading the
   game's version (one indexed integer) every ``FALLBACK_POLL`` seconds.
 
-Announcements carry only ``(id, version)``: nothing hidden ever goes through Redis.
+Announcements carry ``(id, version)`` and, for an act of the play made without the row lock,
+that act (:func:`announce`'s ``act``: the seat, its cards or its pass, the turn's new deadline),
+so that a stream server holding the game one version back moves it on in memory instead of
+reading the row and its whole state (:meth:`live.cache.GameCache.advance`). An act of the play
+is what every seat and spectator sees at once; nothing hidden ever goes through Redis (no hand,
+no pre-play act: tributes and 买3 are never carried).
 
 Async waiters (the streams an ASGI server serves, config/asgi.py) wait in
 :func:`wait_for_version_async` on their event loop's :class:`Dispatcher`: one Redis connection
@@ -26,10 +31,13 @@ import logging
 import threading
 import time
 import weakref
+from collections import OrderedDict
 
 from django.conf import settings
 from django.core.signals import request_finished, request_started
 from django.db import transaction
+
+from live import fastjson
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +54,9 @@ _listener_ok = threading.Event()
 _subscribed_at = float("-inf")  # when Redis confirmed the subscription (time.monotonic())
 _client = None
 _dispatchers: dict[int, Dispatcher] = {}  # id(event loop) -> its dispatcher (async waiters)
+#: (live game id, version) -> the act of the play that made that version, as announced
+_acts: OrderedDict[tuple[int, int], dict] = OrderedDict()
+ACTS_KEPT = 8192  # about the last 15 s of acts at 556 a second
 
 
 def _redis_url() -> str | None:
@@ -67,16 +78,52 @@ def _wake(events) -> None:
         event.set()
 
 
-def _announcement(msg: dict) -> tuple[int, int] | None:
-    """The (game, version) a pub/sub message announces, or ``None`` for one that is malformed."""
+def _message(version: int, act: dict | None) -> bytes:
+    """A pub/sub message's data: the version, then the act of the play as JSON if any."""
+    if act is None:
+        return str(version).encode()
+    return b"%d %s" % (version, fastjson.dumps(act).encode())
+
+
+def _announcement(msg: dict) -> tuple[int, int, dict | None] | None:
+    """The (game, version, act or ``None``) a pub/sub message announces, or ``None`` for one
+    that is malformed (an act that does not parse is dropped: the version still wakes)."""
     try:
-        return int(msg["channel"].rsplit(b":", 1)[1]), int(msg["data"])
+        live_id = int(msg["channel"].rsplit(b":", 1)[1])
+        version, _sep, act = bytes(msg["data"]).partition(b" ")
+        version = int(version)
     except (KeyError, ValueError, IndexError, TypeError, AttributeError):
         return None
+    try:
+        act = fastjson.loads(act) if act else None
+    except ValueError:
+        act = None
+    return live_id, version, act if _public_act(act) else None
 
 
-def _seen(live_id: int, version: int) -> None:
+def _public_act(act) -> bool:
+    """Whether ``act`` is an act of the play as the engine records it: a seat and a play
+    (its cards) or a pass, nothing else (a malformed message must not reach the engine)."""
+    return (isinstance(act, dict) and set(act) <= {"seat", "act", "cards", "auto", "d", "t"}
+            and isinstance(act.get("seat"), int) and isinstance(act.get("act"), str)
+            and isinstance(act.get("d"), int) and isinstance(act.get("t"), int))
+
+
+def announced_act(live_id: int, version: int) -> dict | None:
+    """The act of the play that made ``version`` of the game, if an announcement carried it
+    to this process lately: the engine's recorded action, ``d``, the next turn's deadline, and
+    ``t``, the game's start time (a reused id is another game), in microseconds since the
+    epoch (UTC)."""
     with _lock:
+        return _acts.get((live_id, version))
+
+
+def _seen(live_id: int, version: int, act: dict | None = None) -> None:
+    with _lock:
+        if act is not None:
+            _acts[(live_id, version)] = act
+            if len(_acts) > ACTS_KEPT:
+                _acts.popitem(last=False)
         if version > _latest.get(live_id, -1):
             _latest[live_id] = version
             if len(_latest) > 20_000:  # finished games: forget the oldest half
@@ -93,16 +140,18 @@ def latest(live_id: int) -> int:
         return _latest.get(live_id, -1)
 
 
-def announce(live_id: int, version: int) -> None:
+def announce(live_id: int, version: int, act: dict | None = None) -> None:
     """Tell every waiter (here and in other processes) that the game is at ``version``, once
     the current transaction commits, and, inside a request, once its answer is sent
-    (:func:`_after_response`)."""
+    (:func:`_after_response`). ``act``: the act of the play that made this version, as the
+    engine recorded it, with ``d`` and ``t`` (:func:`announced_act`); only an
+    act every seat sees may be given."""
 
     def send():
-        _seen(live_id, version)
+        _seen(live_id, version, act)
         if _redis_url():
             try:
-                _redis().publish(f"{CHANNEL_PREFIX}{live_id}", str(version))
+                _redis().publish(f"{CHANNEL_PREFIX}{live_id}", _message(version, act))
             except Exception as exc:  # waiters elsewhere fall back to polling
                 log.warning("live pub/sub publish failed: %s", type(exc).__name__)
 
@@ -240,6 +289,7 @@ def forget() -> None:
     """Forget the versions announced so far (tests, where ids are reused after a rollback)."""
     with _lock:
         _latest.clear()
+        _acts.clear()
 
 
 class Dispatcher:

@@ -29,7 +29,7 @@ from engine.game import RESULT_KEYS
 from games.models import GameResult
 from games.services import _check_game_number, result_record_live
 from live import fastjson, queries
-from live.cache import games
+from live.cache import games, micros
 from live.locks import lock_live
 from live.models import LiveGame
 from live.notify import announce
@@ -231,8 +231,20 @@ def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user,
     live.version = game.version
     live.user_seat = seat if user is not None else None
     transaction.on_commit(lambda: (games.put(live, game), games.put_row(live)))
-    announce(live.pk, live.version)
+    announce(live.pk, live.version, _carried(live, game))
     return live
+
+
+def _carried(live: LiveGame, game: engine.Game) -> dict | None:
+    """What the announcement of the act ``game`` has just made carries to the stream servers,
+    which then move their copy of the game on without reading it
+    (:meth:`live.cache.GameCache.advance`): an act of the play, as the record keeps it — the
+    seat and the cards it played, or its pass, which every seat and spectator sees — with the
+    next turn's deadline (``d``) and the game's start (``t``). ``None`` for a pre-play act (a
+    tribute, 买3: hidden cards) and for the act that ends the game (the row changes more)."""
+    if game.state != "play" or not game.actions:
+        return None
+    return dict(game.actions[-1], d=micros(live.turn_deadline), t=micros(live.started_at))
 
 
 def _learn(live_id: int, user) -> bool:
@@ -317,12 +329,12 @@ def _act_store(live: LiveGame, game: engine.Game, *, seat: int, auto: bool) -> N
     """Store the act ``game`` has made in ``live``'s row (locked): the new state and version, 托管
     ended for a seat whose player acted, the next turn's deadline, or, when the act ends the
     game, the finished status and the table's result (:func:`games.services.result_record_live`)
-    in the same transaction. The game is cached, and the new version announced, on commit."""
+    in the same transaction. The game is cached, and the new version announced (with the act
+    of the play: :func:`_carried`), on commit."""
     live.state = game.to_state()
     live.version = game.version
     # cached once the new state is stored; a rolled-back act leaves nothing behind
     transaction.on_commit(lambda: (games.put(live, game), games.put_row(live)))
-    announce(live.pk, live.version)
     changed = ["state", "version", "status", "turn_deadline", "updated_at", "hosted"]
     if not auto and live.hosted >> seat & 1:
         live.hosted &= ~(1 << seat)  # its player is back: 托管 ends
@@ -332,10 +344,12 @@ def _act_store(live: LiveGame, game: engine.Game, *, seat: int, auto: bool) -> N
         live.result = result_record_live(table_id=live.table_id, number=live.number,
                                          record=game.record())
         live.save(update_fields=changed + ["result"])
+        announce(live.pk, live.version)
         return
     hosted_turn = _hosted_turn(live, game)
     live.turn_deadline = _deadline(live, hosted_turn)
     live.save(update_fields=changed)
+    announce(live.pk, live.version, _carried(live, game))
     if hosted_turn:
         _arm_timer(live)  # the timer waits for another deadline: this turn's comes first
 

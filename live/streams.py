@@ -304,8 +304,8 @@ def _memory_frame(live: LiveGame, version: int, since: int, seat: int | None
                   ) -> tuple[bool, str | None]:
     """:func:`_reach_frame` from this process's memory only, for the event loop:
     ``(True, frame or None)`` when memory sufficed, ``(False, None)`` when a read is due."""
-    if not games.row_at(live, version):
-        return False, None
+    if not games.row_at(live, version) and not games.advance(live, version):
+        return False, None  # (not held, nor to be moved on by the acts announced: a read)
     if live.version <= since:
         return True, None
     key = frames.key(live, seat)
@@ -352,7 +352,8 @@ async def wait_past_async(live: LiveGame, since: int, timeout: float) -> bool:
     moved = await wait_for_version_async(live.pk, since, timeout)
     if moved is None:
         return False
-    await in_db_thread(games.reach, live, moved)
+    if not games.row_at(live, moved) and not games.advance(live, moved):
+        await in_db_thread(games.reach, live, moved)
     return True
 
 
