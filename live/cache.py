@@ -23,6 +23,8 @@ from tournaments.sqlrows import prepared_cursor
 CATCH_UP = 512
 #: how many announced acts a stream server applies in memory at most, rather than read
 ADVANCE = 64
+#: what an announced act carries besides the act (live.services._carried)
+ROW_KEYS = ("d", "t", "h")
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 _MICRO = datetime.timedelta(microseconds=1)
@@ -64,8 +66,8 @@ class GameCache:
         # it faster than they came back, and most acts took the locked path and a rebuild
         self.size = size or settings.LIVE_GAME_CACHE
         self._games: OrderedDict[tuple, engine.Game] = OrderedDict()
-        # (id, start, version) -> (status, turn_deadline, result id): the row's other fields at
-        # that version, so the streams of one table need not read the row once each
+        # (id, start, version) -> (status, turn_deadline, result id, hosted): the row's other
+        # fields at that version, so the streams of one table need not read the row once each
         self._rows: OrderedDict[tuple, tuple] = OrderedDict()
         # id -> (start time, table id, game number, move seconds): what never changes in a row
         self._facts: OrderedDict[int, tuple] = OrderedDict()
@@ -163,10 +165,10 @@ class GameCache:
             return reader(game)
 
     def put_row(self, live: LiveGame) -> None:
-        """Remember ``live``'s status, turn deadline and result at its version."""
+        """Remember ``live``'s status, turn deadline, result and seats in 托管 at its version."""
         with self._lock:
             self._bound(self._rows, self._key(live, live.version),
-                        (live.status, live.turn_deadline, live.result_id), self.size)
+                        (live.status, live.turn_deadline, live.result_id, live.hosted), self.size)
 
     def row_at(self, live: LiveGame, version: int) -> bool:
         """Set ``live`` to ``version`` from what :meth:`put_row` remembered; whether it could."""
@@ -178,7 +180,7 @@ class GameCache:
         if row is None:
             return False
         live.version = version
-        live.status, live.turn_deadline, live.result_id = row
+        live.status, live.turn_deadline, live.result_id, live.hosted = row
         return True
 
     def _has(self, live: LiveGame, version: int) -> bool:
@@ -215,7 +217,7 @@ class GameCache:
             for act in reversed(acts):
                 if game.state != "play":
                     return False
-                game.act(act["seat"], {k: v for k, v in act.items() if k not in ("d", "t")})
+                game.act(act["seat"], {k: v for k, v in act.items() if k not in ROW_KEYS})
         except (engine.IllegalAction, KeyError, TypeError, ValueError):
             return False
         if game.version != version or game.state != "play":
@@ -223,8 +225,8 @@ class GameCache:
         key = self._key(live, version)
         with self._lock:
             self._bound(self._games, key, game, self.size)
-            self._bound(self._rows, key, (LiveGame.Status.RUNNING,
-                                          from_micros(acts[0]["d"]), None), self.size)
+            self._bound(self._rows, key, (LiveGame.Status.RUNNING, from_micros(acts[0]["d"]),
+                                          None, acts[0]["h"]), self.size)
             return self._row_at(live, version)
 
     def reach(self, live: LiveGame, version: int) -> None:
@@ -244,7 +246,7 @@ class GameCache:
                 row = cursor.fetchone()
             if row is None:
                 raise GameGone()
-            live.version, live.status, live.turn_deadline, live.result_id, text = \
+            live.version, live.status, live.turn_deadline, live.result_id, live.hosted, text = \
                 queries.row_values(row)
             state = text if isinstance(text, dict) else fastjson.loads(text)
             self.put_row(live)

@@ -104,16 +104,17 @@ def _announcement(msg: dict) -> tuple[int, int, dict | None] | None:
 def _public_act(act) -> bool:
     """Whether ``act`` is an act of the play as the engine records it: a seat and a play
     (its cards) or a pass, nothing else (a malformed message must not reach the engine)."""
-    return (isinstance(act, dict) and set(act) <= {"seat", "act", "cards", "auto", "d", "t"}
+    return (isinstance(act, dict)
+            and set(act) <= {"seat", "act", "cards", "auto", "d", "t", "h"}
             and isinstance(act.get("seat"), int) and isinstance(act.get("act"), str)
-            and isinstance(act.get("d"), int) and isinstance(act.get("t"), int))
+            and all(isinstance(act.get(k), int) for k in ("d", "t", "h")))
 
 
 def announced_act(live_id: int, version: int) -> dict | None:
     """The act of the play that made ``version`` of the game, if an announcement carried it
     to this process lately: the engine's recorded action, ``d``, the next turn's deadline, and
     ``t``, the game's start time (a reused id is another game), in microseconds since the
-    epoch (UTC)."""
+    epoch (UTC), and ``h``, the seats in 托管 (bits)."""
     with _lock:
         return _acts.get((live_id, version))
 
@@ -144,7 +145,7 @@ def announce(live_id: int, version: int, act: dict | None = None) -> None:
     """Tell every waiter (here and in other processes) that the game is at ``version``, once
     the current transaction commits, and, inside a request, once its answer is sent
     (:func:`_after_response`). ``act``: the act of the play that made this version, as the
-    engine recorded it, with ``d`` and ``t`` (:func:`announced_act`); only an
+    engine recorded it, with ``d``, ``t`` and ``h`` (:func:`announced_act`); only an
     act every seat sees may be given."""
 
     def send():

@@ -97,18 +97,18 @@ def state_sql() -> str:
 
 @functools.cache
 def row_sql() -> str:
-    """A live game's version, status, turn deadline, result id and state (its JSON text: see
-    :func:`row_values`). Parameter: the id."""
+    """A live game's version, status, turn deadline, result id, seats in 托管 and state (its
+    JSON text: see :func:`row_values`). Parameter: the id."""
     columns = ", ".join(_col(LiveGame, name) for name in (
-        "version", "status", "turn_deadline", "result", "state"))
+        "version", "status", "turn_deadline", "result", "hosted", "state"))
     return f"SELECT {columns} FROM {_q(LiveGame)} WHERE {_col(LiveGame, 'id')} = %s"
 
 
 def row_values(row: tuple) -> tuple:
     """A row of :func:`row_sql` with its turn deadline as the ORM gives it (a datetime; SQLite
     stores text) and its state still the JSON text (the caller decodes it)."""
-    version, status, deadline, result_id, text = row
-    return version, status, _as_orm_gives("turn_deadline", deadline), result_id, text
+    version, status, deadline, result_id, hosted, text = row
+    return version, status, _as_orm_gives("turn_deadline", deadline), result_id, hosted, text
 
 
 def _as_orm_gives(name: str, value):

@@ -240,11 +240,13 @@ def _carried(live: LiveGame, game: engine.Game) -> dict | None:
     which then move their copy of the game on without reading it
     (:meth:`live.cache.GameCache.advance`): an act of the play, as the record keeps it — the
     seat and the cards it played, or its pass, which every seat and spectator sees — with the
-    next turn's deadline (``d``) and the game's start (``t``). ``None`` for a pre-play act (a
-    tribute, 买3: hidden cards) and for the act that ends the game (the row changes more)."""
+    next turn's deadline (``d``), the game's start (``t``) and its seats in 托管 (``h``, bits).
+    ``None`` for a pre-play act (a tribute, 买3: hidden cards) and for the act that ends the
+    game (the row changes more)."""
     if game.state != "play" or not game.actions:
         return None
-    return dict(game.actions[-1], d=micros(live.turn_deadline), t=micros(live.started_at))
+    return dict(game.actions[-1], d=micros(live.turn_deadline), t=micros(live.started_at),
+                h=live.hosted)
 
 
 def _learn(live_id: int, user) -> bool:

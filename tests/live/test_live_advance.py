@@ -7,6 +7,7 @@ under a reused id, a forged or malformed act) falls back to the read."""
 from __future__ import annotations
 
 import contextlib
+import json
 
 import pytest
 from django.db import connection
@@ -126,9 +127,9 @@ def test_an_announcement_carries_nothing_but_an_act_of_the_play(live_table, monk
         carried += 1
         # the act as the record keeps it (what every seat saw played), the deadline, the start
         index = len(stored.actions) - (stored.version - version) - 1
-        record = {k: v for k, v in act.items() if k not in ("d", "t")}
+        record = {k: v for k, v in act.items() if k not in ("d", "t", "h")}
         assert record == stored.actions[index] and set(record) <= {"seat", "act", "cards"}
-        assert act["t"] == micros(lg.started_at)
+        assert act["t"] == micros(lg.started_at) and act["h"] == 0
     assert carried > 20
 
 
@@ -191,7 +192,8 @@ def test_an_announced_act_that_does_not_add_up_is_not_applied(live_table, spoil)
 
 
 @pytest.mark.parametrize("data", [b"12 {not json", b'12 {"seat": 1}', b'12 ["x"]',
-                                  b'12 {"seat": 1, "act": "pass", "d": 1, "t": 2, "hand": []}'])
+                                  b'12 {"seat": 1, "act": "pass", "d": 1, "t": 2, "h": 0, "hand": []}',
+                                  b'12 {"seat": 1, "act": "pass", "d": 1, "t": 2}'])
 def test_a_malformed_act_in_a_message_is_dropped_and_the_version_still_wakes(data):
     assert notify._announcement({"channel": b"gouji:live:7", "data": data}) == (7, 12, None)
 
@@ -199,7 +201,7 @@ def test_a_malformed_act_in_a_message_is_dropped_and_the_version_still_wakes(dat
 def test_a_message_with_only_a_version_is_read_as_before():
     assert notify._announcement({"channel": b"gouji:live:7", "data": b"12"}) == (7, 12, None)
     assert notify._announcement({"channel": b"gouji:live:7", "data": b"x"}) is None
-    act = {"seat": 2, "act": "pass", "d": 5, "t": 6}
+    act = {"seat": 2, "act": "pass", "d": 5, "t": 6, "h": 0}
     assert notify._announcement({"channel": b"gouji:live:7",
                                  "data": notify._message(12, act)}) == (7, 12, act)
 
@@ -221,9 +223,36 @@ def test_a_bot_act_for_a_seat_in_tuoguan_is_followed_from_its_announcement(live_
     with stream_server(server), CaptureQueriesContext(connection) as queries:
         known, frame = streams._memory_frame(row, lg.version, since, None)
     assert known and len(queries) == 0
-    row.hosted = lg.hosted  # (the stream's row keeps the 托管 seats it opened with)
     with stream_server(server):
         streams.frames.clear()
         assert streams._memory_frame(row, lg.version, since, None)[1] == \
             _read_frames(lg, lg.version)[None]
         assert seat in server.read_cached(row, lambda g: g.auto_seats)
+
+
+@pytest.mark.parametrize("path", ["from the announced act", "from a read"])
+def test_a_stream_shows_a_seat_put_in_tuoguan_after_it_opened_at_the_next_version(
+        live_table, path):
+    """The seats in 托管 (``hosted_seats``) are the row's at each version, in memory or read:
+    a stream opened before a referee switched a seat into 托管 shows it from the next act on
+    (before, a stream kept the 托管 seats it opened with for as long as it lived)."""
+    lg = _playing(live_table)
+    server = GameCache()
+    row = _row(lg)
+    with stream_server(server):
+        streams._reach_frame(row, lg.version, lg.version - 1, 2)
+    game = live.live_game(LiveGame.objects.get(pk=lg.pk))
+    away = (game.to_act()["seat"] + 3) % 6  # not the seat to act: its turn is not the next
+    live.live_host(live_id=lg.pk, on=True, seat=away, referee=True)
+    since = lg.version
+    lg = _act(live_table, lg)
+    if path == "from a read":
+        with notify._lock:
+            notify._acts.clear()
+    with stream_server(server):
+        known, frame = streams._memory_frame(row, lg.version, since, 2)
+        assert known == (path == "from the announced act")
+        if not known:
+            frame = streams._reach_frame(row, lg.version, since, 2)
+    assert json.loads(frame.split("data: ", 1)[1])["hosted_seats"] == [away]
+    assert frame == _read_frames(lg, lg.version)[2]
