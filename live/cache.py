@@ -231,13 +231,14 @@ class GameCache:
 
     def reach(self, live: LiveGame, version: int) -> None:
         """Bring ``live`` (its row read without the state) to ``version`` or later for a view:
-        from what this process remembers of that version, else with one read of the row and
-        its state, after which the game is cached for the table's other streams here. The
-        streams of one game woken together wait for one reader instead of each reading."""
-        if self._has(live, version):
+        from what this process remembers of that version or the acts announced since
+        (:meth:`advance`), else with one read of the row and its state, after which the game is
+        cached for the table's other streams here. The streams of one game woken together wait
+        for one reader instead of each reading."""
+        if self._has(live, version) or self.advance(live, version):
             return
         with self._readers[live.pk % len(self._readers)]:
-            if self._has(live, version):
+            if self._has(live, version) or self.advance(live, version):
                 return
             # one statement built once, and the state's JSON text decoded by orjson: the ORM's
             # query and the standard library's decoder took two thirds of this read's CPU

@@ -256,3 +256,21 @@ def test_a_stream_shows_a_seat_put_in_tuoguan_after_it_opened_at_the_next_versio
             frame = streams._reach_frame(row, lg.version, since, 2)
     assert json.loads(frame.split("data: ", 1)[1])["hosted_seats"] == [away]
     assert frame == _read_frames(lg, lg.version)[2]
+
+
+def test_a_waiting_request_in_a_sync_server_follows_the_announced_act_unread_too(live_table):
+    """The long-poll and the event stream of a gunicorn worker (``reach``) take the same
+    path as the stream server's event loop: no read when the announcement carried the act."""
+    lg = _playing(live_table)
+    server = GameCache()
+    row = _row(lg)
+    with stream_server(server):
+        streams._reach_frame(row, lg.version, lg.version - 1, 5)
+    since = lg.version
+    lg = _act(live_table, lg)
+    with stream_server(server), CaptureQueriesContext(connection) as queries:
+        assert streams.wait_past(row, since, 1.0)
+        frame = streams._reach_frame(row, lg.version, since, 5)
+    # (without pub/sub, the waiter reads the stored version: one integer, never the state)
+    assert row.version == lg.version and all('"state"' not in q["sql"] for q in queries)
+    assert frame == _read_frames(lg, lg.version)[5]
