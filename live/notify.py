@@ -11,10 +11,10 @@ announced with :func:`announce` and waiters block in :func:`wait_for_version`:
   condition. If Redis is unreachable, or none is configured, waiters fall back to reading the
   game's version (one indexed integer) every ``FALLBACK_POLL`` seconds.
 
-Announcements carry ``(id, version)`` and, for an act of the play made without the row lock,
-that act (:func:`announce`'s ``act``: the seat, its cards or its pass, the turn's new deadline),
-so that a stream server holding the game one version back moves it on in memory instead of
-reading the row and its whole state (:meth:`live.cache.GameCache.advance`). An act of the play
+Announcements carry ``(id, version)`` and, for an act of the play, that act (:func:`announce`'s
+``act``: the seat, its cards or its pass, the next turn's deadline, the seats in 托管), so that
+a stream server holding the game one version back moves it on in memory instead of reading
+the row and its whole state (:meth:`live.cache.GameCache.advance`). An act of the play
 is what every seat and spectator sees at once; nothing hidden ever goes through Redis (no hand,
 no pre-play act: tributes and 买3 are never carried).
 

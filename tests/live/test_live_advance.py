@@ -191,9 +191,10 @@ def test_an_announced_act_that_does_not_add_up_is_not_applied(live_table, spoil)
     assert frame == _read_frames(lg, lg.version)[1]
 
 
-@pytest.mark.parametrize("data", [b"12 {not json", b'12 {"seat": 1}', b'12 ["x"]',
-                                  b'12 {"seat": 1, "act": "pass", "d": 1, "t": 2, "h": 0, "hand": []}',
-                                  b'12 {"seat": 1, "act": "pass", "d": 1, "t": 2}'])
+@pytest.mark.parametrize("data", [
+    b"12 {not json", b'12 {"seat": 1}', b'12 ["x"]',
+    b'12 {"seat": 1, "act": "pass", "d": 1, "t": 2, "h": 0, "hand": []}',  # more than an act
+    b'12 {"seat": 1, "act": "pass", "d": 1, "t": 2}'])  # no 托管 seats
 def test_a_malformed_act_in_a_message_is_dropped_and_the_version_still_wakes(data):
     assert notify._announcement({"channel": b"gouji:live:7", "data": data}) == (7, 12, None)
 
