@@ -287,10 +287,14 @@ def wait_for_version(live_id: int, since: int, timeout: float, read_version) -> 
 
 
 def forget() -> None:
-    """Forget the versions announced so far (tests, where ids are reused after a rollback)."""
+    """Forget the versions and acts announced so far (tests, where ids are reused after a
+    rollback), and what this thread holds back for a response never closed: a view that
+    raised in Django's test client sends no ``request_finished``, and the thread's later
+    announcements outside any request would wait for the next one."""
     with _lock:
         _latest.clear()
         _acts.clear()
+    _request.pending = None
 
 
 class Dispatcher:
