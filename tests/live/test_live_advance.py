@@ -71,6 +71,17 @@ def _playing(lt):
     return lg
 
 
+def _followed(lt, seat):
+    """A game in play (:func:`_playing`), and a stream server that has read it once for a
+    stream of ``seat``: ``(the game's row, the server's cache, the stream's row)``."""
+    lg = _playing(lt)
+    server = GameCache()
+    row = _row(lg)
+    with stream_server(server):
+        streams._reach_frame(row, lg.version, lg.version - 1, seat)
+    return lg, server, row
+
+
 def test_a_whole_game_is_followed_from_the_announced_acts_as_a_read_would_render_it(
         live_table):
     lg, game = warm_game(live_table)
@@ -134,11 +145,7 @@ def test_an_announcement_carries_nothing_but_an_act_of_the_play(live_table, monk
 
 
 def test_a_gap_in_the_announced_acts_makes_the_stream_read(live_table):
-    lg = _playing(live_table)
-    server = GameCache()
-    row = _row(lg)
-    with stream_server(server):
-        streams._reach_frame(row, lg.version, lg.version - 1, 0)
+    lg, server, row = _followed(live_table, 0)
     since = lg.version
     lg = _act(live_table, lg)
     lg = _act(live_table, lg)
@@ -152,11 +159,7 @@ def test_a_gap_in_the_announced_acts_makes_the_stream_read(live_table):
 
 
 def test_two_acts_announced_are_both_applied_in_order(live_table):
-    lg = _playing(live_table)
-    server = GameCache()
-    row = _row(lg)
-    with stream_server(server):
-        streams._reach_frame(row, lg.version, lg.version - 1, 3)
+    lg, server, row = _followed(live_table, 3)
     since = lg.version
     for _ in range(2):
         lg = _act(live_table, lg)
@@ -168,11 +171,7 @@ def test_two_acts_announced_are_both_applied_in_order(live_table):
 
 @pytest.mark.parametrize("spoil", ["another game", "forged seat", "forged cards"])
 def test_an_announced_act_that_does_not_add_up_is_not_applied(live_table, spoil):
-    lg = _playing(live_table)
-    server = GameCache()
-    row = _row(lg)
-    with stream_server(server):
-        streams._reach_frame(row, lg.version, lg.version - 1, 1)
+    lg, server, row = _followed(live_table, 1)
     since = lg.version
     lg = _act(live_table, lg)
     key = (lg.pk, lg.version)
@@ -210,11 +209,7 @@ def test_a_message_with_only_a_version_is_read_as_before():
 def test_a_bot_act_for_a_seat_in_tuoguan_is_followed_from_its_announcement(live_table):
     """托管: the bot's act (marked ``auto``, under the lock, a hosted turn's deadline) is
     carried too, and the stream's copy marks the seat as the stored game does."""
-    lg = _playing(live_table)
-    server = GameCache()
-    row = _row(lg)
-    with stream_server(server):
-        streams._reach_frame(row, lg.version, lg.version - 1, None)
+    lg, server, row = _followed(live_table, None)
     game = live.live_game(LiveGame.objects.get(pk=lg.pk))
     seat, act = bot_pick(game, live_table.bots)
     live.live_host(live_id=lg.pk, on=True, seat=seat, referee=True)
@@ -237,11 +232,7 @@ def test_a_stream_shows_a_seat_put_in_tuoguan_after_it_opened_at_the_next_versio
     """The seats in 托管 (``hosted_seats``) are the row's at each version, in memory or read:
     a stream opened before a referee switched a seat into 托管 shows it from the next act on
     (before, a stream kept the 托管 seats it opened with for as long as it lived)."""
-    lg = _playing(live_table)
-    server = GameCache()
-    row = _row(lg)
-    with stream_server(server):
-        streams._reach_frame(row, lg.version, lg.version - 1, 2)
+    lg, server, row = _followed(live_table, 2)
     game = live.live_game(LiveGame.objects.get(pk=lg.pk))
     away = (game.to_act()["seat"] + 3) % 6  # not the seat to act: its turn is not the next
     live.live_host(live_id=lg.pk, on=True, seat=away, referee=True)
@@ -262,11 +253,7 @@ def test_a_stream_shows_a_seat_put_in_tuoguan_after_it_opened_at_the_next_versio
 def test_a_waiting_request_in_a_sync_server_follows_the_announced_act_unread_too(live_table):
     """The long-poll and the event stream of a gunicorn worker (``reach``) take the same
     path as the stream server's event loop: no read when the announcement carried the act."""
-    lg = _playing(live_table)
-    server = GameCache()
-    row = _row(lg)
-    with stream_server(server):
-        streams._reach_frame(row, lg.version, lg.version - 1, 5)
+    lg, server, row = _followed(live_table, 5)
     since = lg.version
     lg = _act(live_table, lg)
     with stream_server(server), CaptureQueriesContext(connection) as queries:
