@@ -16,7 +16,8 @@ Announcements carry ``(id, version)`` and, for an act of the play, that act (:fu
 a stream server holding the game one version back moves it on in memory instead of reading
 the row and its whole state (:meth:`live.cache.GameCache.advance`). An act of the play
 is what every seat and spectator sees at once; nothing hidden ever goes through Redis (no hand,
-no pre-play act: tributes and 买3 are never carried).
+no pre-play act: tributes and 买3 are never carried). A carried act is signed with a key derived
+from ``SECRET_KEY``: one not signed so is dropped (its version still wakes), and read instead.
 
 Async waiters (the streams an ASGI server serves, config/asgi.py) wait in
 :func:`wait_for_version_async` on their event loop's :class:`Dispatcher`: one Redis connection
@@ -27,6 +28,9 @@ read now and then are read in one query for all of them.
 from __future__ import annotations
 
 import asyncio
+import functools
+import hashlib
+import hmac
 import logging
 import threading
 import time
@@ -78,26 +82,46 @@ def _wake(events) -> None:
         event.set()
 
 
-def _message(version: int, act: dict | None) -> bytes:
-    """A pub/sub message's data: the version, then the act of the play as JSON if any."""
+@functools.cache
+def _signing_key() -> bytes:
+    """The key that signs the acts announcements carry, derived from ``SECRET_KEY``."""
+    return hashlib.sha256(b"gouji.live.notify.act:" + settings.SECRET_KEY.encode()).digest()
+
+
+def _signature(live_id: int, body: bytes) -> bytes:
+    return hmac.new(_signing_key(), b"%d %s" % (live_id, body), hashlib.sha256).hexdigest()[
+        :32].encode()
+
+
+def _message(live_id: int, version: int, act: dict | None) -> bytes:
+    """A pub/sub message's data: the version, then, if any, the act of the play as JSON and
+    its signature: the stream servers play a carried act on their copy of the game, so one
+    written into Redis by anyone without the app's secret must not be taken (a false position
+    on every stream until the next read)."""
     if act is None:
         return str(version).encode()
-    return b"%d %s" % (version, fastjson.dumps(act).encode())
+    body = b"%d %s" % (version, fastjson.dumps(act).encode())
+    return b"%s %s" % (body, _signature(live_id, body))
 
 
 def _announcement(msg: dict) -> tuple[int, int, dict | None] | None:
     """The (game, version, act or ``None``) a pub/sub message announces, or ``None`` for one
-    that is malformed (an act that does not parse is dropped: the version still wakes)."""
+    that is malformed (an act that does not parse, or is not signed with this app's key, is
+    dropped: the version still wakes)."""
     try:
         live_id = int(msg["channel"].rsplit(b":", 1)[1])
-        version, _sep, act = bytes(msg["data"]).partition(b" ")
+        data = bytes(msg["data"])
+        version, _sep, act = data.partition(b" ")
         version = int(version)
     except (KeyError, ValueError, IndexError, TypeError, AttributeError):
         return None
+    body, _sep, signature = data.rpartition(b" ")
+    if not act or not hmac.compare_digest(signature, _signature(live_id, body)):
+        return live_id, version, None
     try:
-        act = fastjson.loads(act) if act else None
+        act = fastjson.loads(act.rpartition(b" ")[0])
     except ValueError:
-        act = None
+        return live_id, version, None
     return live_id, version, act if _public_act(act) else None
 
 
@@ -152,7 +176,7 @@ def announce(live_id: int, version: int, act: dict | None = None) -> None:
         _seen(live_id, version, act)
         if _redis_url():
             try:
-                _redis().publish(f"{CHANNEL_PREFIX}{live_id}", _message(version, act))
+                _redis().publish(f"{CHANNEL_PREFIX}{live_id}", _message(live_id, version, act))
             except Exception as exc:  # waiters elsewhere fall back to polling
                 log.warning("live pub/sub publish failed: %s", type(exc).__name__)
 

@@ -190,20 +190,45 @@ def test_an_announced_act_that_does_not_add_up_is_not_applied(live_table, spoil)
     assert frame == _read_frames(lg, lg.version)[1]
 
 
-@pytest.mark.parametrize("data", [
+def _signed(live_id: int, body: bytes) -> bytes:
+    """``body`` as this app's announcements send it: signed with its key."""
+    return b"%s %s" % (body, notify._signature(live_id, body))
+
+
+@pytest.mark.parametrize("body", [
     b"12 {not json", b'12 {"seat": 1}', b'12 ["x"]',
     b'12 {"seat": 1, "act": "pass", "d": 1, "t": 2, "h": 0, "hand": []}',  # more than an act
     b'12 {"seat": 1, "act": "pass", "d": 1, "t": 2}'])  # no 托管 seats
-def test_a_malformed_act_in_a_message_is_dropped_and_the_version_still_wakes(data):
-    assert notify._announcement({"channel": b"gouji:live:7", "data": data}) == (7, 12, None)
+def test_a_malformed_act_in_a_message_is_dropped_and_the_version_still_wakes(body):
+    assert notify._announcement({"channel": b"gouji:live:7",
+                                 "data": _signed(7, body)}) == (7, 12, None)
+
+
+def test_an_act_not_signed_with_the_apps_key_is_dropped_and_the_version_still_wakes(settings):
+    act = {"seat": 2, "act": "pass", "d": 5, "t": 6, "h": 0}
+    good = notify._message(7, 12, act)
+    assert notify._announcement({"channel": b"gouji:live:7", "data": good}) == (7, 12, act)
+    body = good.rpartition(b" ")[0]
+    forged = [body,  # unsigned
+              body + b" " + b"0" * 32,  # a made-up signature
+              _signed(8, body),  # signed for another game's channel
+              body.replace(b'"pass"', b'"play"') + b" " + good.rpartition(b" ")[2]]  # altered
+    ours = settings.SECRET_KEY
+    notify._signing_key.cache_clear()
+    settings.SECRET_KEY = "another app's secret, of fifty characters or more, for the test"
+    try:
+        forged.append(notify._message(7, 12, act))  # signed with another app's key
+    finally:
+        settings.SECRET_KEY = ours
+        notify._signing_key.cache_clear()
+    for data in forged:
+        assert notify._announcement({"channel": b"gouji:live:7", "data": data}) == \
+            (7, 12, None), data
 
 
 def test_a_message_with_only_a_version_is_read_as_before():
     assert notify._announcement({"channel": b"gouji:live:7", "data": b"12"}) == (7, 12, None)
     assert notify._announcement({"channel": b"gouji:live:7", "data": b"x"}) is None
-    act = {"seat": 2, "act": "pass", "d": 5, "t": 6, "h": 0}
-    assert notify._announcement({"channel": b"gouji:live:7",
-                                 "data": notify._message(12, act)}) == (7, 12, act)
 
 
 def test_a_bot_act_for_a_seat_in_tuoguan_is_followed_from_its_announcement(live_table):
