@@ -83,6 +83,10 @@ def loadavg() -> str:
         return "unknown"
 
 
+#: the secret every server this process starts shares (``DJANGO_SECRET_KEY``, unless set)
+RUN_SECRET_KEY = secrets.token_urlsafe(50)
+
+
 class Server:
     """An app server on a free port of 127.0.0.1, throttles raised (:class:`Gunicorn`,
     :class:`Uvicorn`)."""
@@ -97,7 +101,10 @@ class Server:
         self.env = dict(os.environ)
         self.env.update({name: HIGH_RATE for name in THROTTLE_ENV})
         self.env.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-        self.env.setdefault("DJANGO_SECRET_KEY", secrets.token_urlsafe(50))  # (config/serving.py)
+        # one secret for every server of the run, as in production: the API's announcements
+        # sign the acts they carry, and a stream server with another key would drop them all
+        # and read every game instead (config/serving.py refuses the development key)
+        self.env.setdefault("DJANGO_SECRET_KEY", RUN_SECRET_KEY)
         self.env.setdefault("LOG_LEVEL", "ERROR")  # not one warning line per 4xx
         self.env["DATABASE_URL"] = database_url()
         self.env.update(env or {})
