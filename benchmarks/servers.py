@@ -283,6 +283,7 @@ class CeleryWorker:
     def start(self) -> CeleryWorker:
         env = dict(os.environ, DATABASE_URL=database_url(), CELERY_BROKER_URL=self.broker,
                    CACHE_URL=self.cache_url, LOG_LEVEL="WARNING")
+        env.setdefault("DJANGO_SECRET_KEY", RUN_SECRET_KEY)  # its 托管 acts are signed too
         log = tempfile.NamedTemporaryFile(prefix="celery-", suffix=".log", delete=False)
         self.log_path = log.name
         self.proc = subprocess.Popen(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.conf import settings
 
-from benchmarks.servers import Gunicorn, Uvicorn
+import benchmarks.servers as servers
+from benchmarks.servers import CeleryWorker, Gunicorn, Uvicorn
 
 
 def test_every_server_of_a_run_shares_one_secret_key(monkeypatch):
@@ -16,6 +17,18 @@ def test_every_server_of_a_run_shares_one_secret_key(monkeypatch):
     key = api.env["DJANGO_SECRET_KEY"]
     assert key == streams.env["DJANGO_SECRET_KEY"] != settings.DEVELOPMENT_SECRET_KEY
     assert len(key) >= 50
+    started = {}
+    monkeypatch.setattr(servers.subprocess, "Popen",  # the worker's command, not run
+                        lambda *args, env, **kw: started.update(env) or _NotRun())
+    CeleryWorker("redis://127.0.0.1:6379/12", "redis://127.0.0.1:6379/13").start()
+    assert started["DJANGO_SECRET_KEY"] == key  # its 托管 acts are signed with it too
     monkeypatch.setenv("DJANGO_SECRET_KEY", "the operator's own key, kept as it is given")
     assert Uvicorn(workers=1).env["DJANGO_SECRET_KEY"] == \
         "the operator's own key, kept as it is given"
+
+
+class _NotRun:
+    pid = 0
+
+    def poll(self):
+        return None
