@@ -23,8 +23,6 @@ from tournaments.sqlrows import prepared_cursor
 CATCH_UP = 512
 #: how many announced acts a stream server applies in memory at most, rather than read
 ADVANCE = 64
-#: what an announced act carries besides the act (live.services._carried)
-ROW_KEYS = ("d", "t", "h")
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 _MICRO = datetime.timedelta(microseconds=1)
@@ -199,12 +197,13 @@ class GameCache:
         engine, as :func:`_catch_up` plays the recorded ones: a version names one state, so
         the game at ``version`` is the stored one."""
         acts = []
+        started = micros(live.started_at)
         with self._lock:
             base = version
             while self._key(live, base) not in self._games or \
                     self._key(live, base) not in self._rows:
                 act = notify.announced_act(live.pk, base)
-                if act is None or len(acts) == ADVANCE or act["t"] != micros(live.started_at):
+                if act is None or len(acts) == ADVANCE or act["t"] != started:
                     return False
                 acts.append(act)
                 base -= 1
@@ -213,14 +212,12 @@ class GameCache:
             if self._rows[self._key(live, base)][0] != LiveGame.Status.RUNNING:
                 return False
             game = self._games.pop(self._key(live, base))  # this thread's alone while it acts
-        try:
-            for act in reversed(acts):
-                if game.state != "play":
-                    return False
-                game.act(act["seat"], {k: v for k, v in act.items() if k not in ROW_KEYS})
-        except (engine.IllegalAction, KeyError, TypeError, ValueError):
+        if game.state != "play":
             return False
-        if game.version != version or game.state != "play":
+        played = [{k: v for k, v in act.items() if k not in notify.ROW_KEYS}
+                  for act in reversed(acts)]
+        # (the engine refuses any act once the game is over: it may end only at the last)
+        if not _played(game, played) or game.version != version or game.state != "play":
             return False
         key = self._key(live, version)
         with self._lock:
@@ -275,13 +272,21 @@ def _catch_up(game: engine.Game, state: dict) -> engine.Game | None:
             len(rec["pre"]) != len(game.pre_events) or done > len(actions) or \
             state.get("version") != game.version + len(actions) - done:
         return None
-    try:
-        for action in actions[done:]:
-            game.act(action["seat"], action)
-    except (engine.IllegalAction, KeyError, TypeError):
+    if not _played(game, actions[done:]):
         return None
     game.auto_seats = set(state.get("auto_seats", []))
     return game if game.version == state["version"] else None
+
+
+def _played(game: engine.Game, actions) -> bool:
+    """Whether ``game`` took every one of ``actions`` (acts of the play as the record keeps
+    them, in order); when not, it is left part way, and the caller drops it."""
+    try:
+        for action in actions:
+            game.act(action["seat"], action)
+    except (engine.IllegalAction, KeyError, TypeError, ValueError):
+        return False
+    return True
 
 
 games = GameCache()

@@ -61,6 +61,8 @@ _dispatchers: dict[int, Dispatcher] = {}  # id(event loop) -> its dispatcher (as
 #: (live game id, version) -> the act of the play that made that version, as announced
 _acts: OrderedDict[tuple[int, int], dict] = OrderedDict()
 ACTS_KEPT = 8192  # about the last 15 s of acts at 556 a second
+#: what a carried act holds besides the act: the next deadline, the game's start, 托管 seats
+ROW_KEYS = ("d", "t", "h")
 
 
 def _redis_url() -> str | None:
@@ -129,9 +131,9 @@ def _public_act(act) -> bool:
     """Whether ``act`` is an act of the play as the engine records it: a seat and a play
     (its cards) or a pass, nothing else (a malformed message must not reach the engine)."""
     return (isinstance(act, dict)
-            and set(act) <= {"seat", "act", "cards", "auto", "d", "t", "h"}
+            and set(act) <= {"seat", "act", "cards", "auto", *ROW_KEYS}
             and isinstance(act.get("seat"), int) and isinstance(act.get("act"), str)
-            and all(isinstance(act.get(k), int) for k in ("d", "t", "h")))
+            and all(isinstance(act.get(k), int) for k in ROW_KEYS))
 
 
 def announced_act(live_id: int, version: int) -> dict | None:
