@@ -151,11 +151,16 @@ def _seen(live_id: int, version: int, act: dict | None = None) -> None:
             _acts[(live_id, version)] = act
             if len(_acts) > ACTS_KEPT:
                 _acts.popitem(last=False)
-        if version > _latest.get(live_id, -1):
-            _latest[live_id] = version
-            if len(_latest) > 20_000:  # finished games: forget the oldest half
-                for key in list(_latest)[:10_000]:
-                    del _latest[key]
+        if version <= _latest.get(live_id, -1):
+            # nothing any waiter waits for: the echo of this process's own announcement, a
+            # safety read of an unchanged version. Waking the game's waiters for it made each
+            # re-arm its wait (a future and a timer): with 10,000 streams, a safety read every
+            # SAFETY_READ seconds woke all of them, and every act woke its table's twice
+            return
+        _latest[live_id] = version
+        if len(_latest) > 20_000:  # finished games: forget the oldest half
+            for key in list(_latest)[:10_000]:
+                del _latest[key]
         _wake(_waiters.get(live_id, ()))
     for dispatcher in list(_dispatchers.values()):
         dispatcher.notify(live_id)

@@ -125,3 +125,32 @@ def test_thousands_of_waiters_share_one_subscription(settings, reads):
     assert got == [6] * 1800
     assert subscriptions == 1  # one Redis connection for all of them
     assert left == 0
+
+
+def test_a_version_already_known_wakes_no_waiter(settings, reads, monkeypatch):
+    """Only a newer version wakes a game's waiters: the echo through Redis of an act this
+    process announced, or a safety read that finds the version unchanged, wakes none (each
+    woken waiter re-arms its wait; at 10,000 streams, every safety read woke them all). The
+    act such an announcement carries is kept all the same."""
+    settings.LIVE_PUBSUB_URL = None
+    woken = []
+
+    async def scenario():
+        hub = notify.dispatcher()
+        wake = hub._wake
+        monkeypatch.setattr(hub, "_wake", lambda live_id: (woken.append(live_id),
+                                                           wake(live_id)))
+        notify._seen(7301, 5)
+        tasks = await _waiters({7301: 5}, per_game=6, timeout=5.0)
+        await _until(lambda: hub.waiting() == 6)
+        notify._seen(7301, 5, {"seat": 1, "act": "pass", "d": 0, "t": 0, "h": 0})  # an echo
+        notify._seen(7301, 4)  # an older one, late
+        await asyncio.sleep(0.05)
+        before = list(woken)
+        notify._seen(7301, 6)
+        return before, await asyncio.gather(*tasks[7301])
+
+    before, got = async_to_sync(scenario)()
+    assert before == []
+    assert got == [6] * 6 and woken == [7301]
+    assert notify.announced_act(7301, 5)["act"] == "pass"
