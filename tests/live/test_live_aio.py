@@ -39,3 +39,32 @@ def test_after_a_failed_read_the_next_call_checks_the_connection_first(checks):
     aio._call(lambda: None)  # at once, while the thread is still busy
     assert len(checks) == 2
     assert aio.keeps_connection()
+
+
+def test_a_call_runs_in_a_stream_database_thread_in_the_callers_context(checks):
+    """:func:`live.aio.in_db_thread` runs the call in one of the stream database threads, with
+    the caller's context (the language a request activated), and hands back its value or its
+    exception."""
+    import threading
+
+    from asgiref.sync import async_to_sync
+    from django.utils import translation
+
+    def where():
+        return threading.current_thread().name, translation.get_language()
+
+    def fails():
+        raise OperationalError("gone")
+
+    async def scenario():
+        translation.activate("zh-hans")
+        try:
+            got = await aio.in_db_thread(where)
+            with pytest.raises(OperationalError):
+                await aio.in_db_thread(fails)
+            return got
+        finally:
+            translation.deactivate()
+
+    name, language = async_to_sync(scenario)()
+    assert name.startswith("live-db") and language == "zh-hans"
