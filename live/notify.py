@@ -106,10 +106,11 @@ def _message(live_id: int, version: int, act: dict | None) -> bytes:
     return b"%s %s" % (body, _signature(live_id, body))
 
 
-def _announcement(msg: dict) -> tuple[int, int, dict | None] | None:
+def _announcement(msg: dict, wanted=None) -> tuple[int, int, dict | None] | None:
     """The (game, version, act or ``None``) a pub/sub message announces, or ``None`` for one
     that is malformed (an act that does not parse, or is not signed with this app's key, is
-    dropped: the version still wakes)."""
+    dropped: the version still wakes). ``wanted(game, version)``: whether its act is worth
+    checking and parsing here (:func:`_wanted`); when not, it is left out."""
     try:
         live_id = int(msg["channel"].rsplit(b":", 1)[1])
         data = bytes(msg["data"])
@@ -117,6 +118,8 @@ def _announcement(msg: dict) -> tuple[int, int, dict | None] | None:
         version = int(version)
     except (KeyError, ValueError, IndexError, TypeError, AttributeError):
         return None
+    if act and wanted is not None and not wanted(live_id, version):
+        return live_id, version, None
     body, _sep, signature = data.rpartition(b" ")
     if not act or not hmac.compare_digest(signature, _signature(live_id, body)):
         return live_id, version, None
@@ -125,6 +128,19 @@ def _announcement(msg: dict) -> tuple[int, int, dict | None] | None:
     except ValueError:
         return live_id, version, None
     return live_id, version, act if _public_act(act) else None
+
+
+def _wanted(live_id: int, version: int) -> bool:
+    """Whether an act announced for ``version`` of the game can serve this process: a newer
+    version than it knows (not the echo of its own act) of a game that someone here waits on
+    (a process that serves other games' streams hears every game's acts: checking each one's
+    signature and parsing it was most of what it did with them)."""
+    with _lock:
+        if version <= _latest.get(live_id, -1):
+            return False
+        if live_id in _waiters:
+            return True
+    return any(live_id in hub._waiters for hub in list(_dispatchers.values()))
 
 
 def _public_act(act) -> bool:
@@ -241,7 +257,7 @@ def _listen() -> None:
                     continue
                 if kind != "pmessage":
                     continue
-                announced = _announcement(msg)
+                announced = _announcement(msg, _wanted)
                 if announced is not None:
                     _seen(*announced)
         except Exception as exc:
@@ -415,7 +431,7 @@ class Dispatcher:
                             continue
                         if kind != "pmessage":
                             continue
-                        announced = _announcement(msg)
+                        announced = _announcement(msg, _wanted)
                         if announced is not None:
                             _seen(*announced)
             except asyncio.CancelledError:

@@ -226,6 +226,26 @@ def test_an_act_not_signed_with_the_apps_key_is_dropped_and_the_version_still_wa
             (7, 12, None), data
 
 
+def test_a_listener_takes_an_act_only_for_a_newer_version_of_a_game_waited_on_here():
+    """The act a message carries is checked and parsed only when it can serve this process
+    (:func:`live.notify._wanted`): not for a game nobody here waits on (another process serves
+    its streams), nor for a version already known (the echo of this process's own act)."""
+    import threading
+
+    act = {"seat": 2, "act": "pass", "d": 5, "t": 6, "h": 0}
+    message = {"channel": b"gouji:live:7", "data": notify._message(7, 12, act)}
+    assert notify._announcement(message, notify._wanted) == (7, 12, None)  # nobody waits
+    with notify._lock:
+        notify._waiters[7] = {threading.Event()}
+    try:
+        assert notify._announcement(message, notify._wanted) == (7, 12, act)
+        notify._seen(7, 12)
+        assert notify._announcement(message, notify._wanted) == (7, 12, None)  # known
+    finally:
+        with notify._lock:
+            del notify._waiters[7]
+
+
 def test_a_message_with_only_a_version_is_read_as_before():
     assert notify._announcement({"channel": b"gouji:live:7", "data": b"12"}) == (7, 12, None)
     assert notify._announcement({"channel": b"gouji:live:7", "data": b"x"}) is None
