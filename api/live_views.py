@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-from django.http import StreamingHttpResponse
 from django.shortcuts import get_object_or_404
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
@@ -21,6 +20,7 @@ from rest_framework.views import APIView
 
 from api.serializers import FieldsOncePerThread
 from api.views import ERRORS, _table, require_table_visible
+from config.eventstream import EventStreamResponse
 from config.ratelimit import client_address
 from live import fastjson, spectate, streams
 from live import services as live
@@ -297,10 +297,7 @@ class LiveEventsApi(APIView):
         opener = streams.open_events_async if on_event_loop(request) else streams.open_events
         events = opener(lg, lg.user_seat, since, seconds, address=client_address(request),
                         spectator=_spectator(request, lg))
-        resp = StreamingHttpResponse(events, content_type="text/event-stream")
-        resp["Cache-Control"] = "no-store"
-        resp["X-Accel-Buffering"] = "no"  # no proxy buffering
-        return resp
+        return EventStreamResponse(events)
 
 
 # ----------------------------------------------------------------------------- ASGI

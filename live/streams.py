@@ -152,14 +152,14 @@ class _SlotHeld:
     """An event stream that gives its spectator slot back when it ends or is closed (the WSGI
     server closes a response's iterator however the client left; Django registers ``close``)."""
 
-    def __init__(self, events: Iterator[str], give_back: Callable[[], None]):
+    def __init__(self, events: Iterator[bytes], give_back: Callable[[], None]):
         self._events = events
         self._give_back = give_back
 
     def __iter__(self):
         return self
 
-    def __next__(self) -> str:
+    def __next__(self) -> bytes:
         try:
             return next(self._events)
         except BaseException:
@@ -174,7 +174,7 @@ class _SlotHeld:
 
 
 def open_events(live: LiveGame, seat: int | None, since: int, seconds: float, *,
-                address: str = "", spectator: bool = False) -> Iterator[str]:
+                address: str = "", spectator: bool = False) -> Iterator[bytes]:
     """The server-sent events of :func:`live_events`; a ``spectator``'s stream holds a slot of
     :data:`spectators` until it ends, and none free raises :class:`SpectatorsBusy`."""
     events = live_events(live, seat, since, seconds)
@@ -200,7 +200,7 @@ class _Frames:
 
     def __init__(self, size: int = 2048):
         self.size = size
-        self._frames: OrderedDict[tuple, str] = OrderedDict()
+        self._frames: OrderedDict[tuple, bytes] = OrderedDict()
         self._lock = threading.Lock()
 
     @staticmethod
@@ -208,11 +208,11 @@ class _Frames:
         return (live.pk, live.started_at, live.version, live.status, live.turn_deadline,
                 live.result_id, live.hosted, seat)
 
-    def get(self, key: tuple) -> str | None:
+    def get(self, key: tuple) -> bytes | None:
         with self._lock:
             return self._frames.get(key)
 
-    def put(self, key: tuple, frame: str) -> None:
+    def put(self, key: tuple, frame: bytes) -> None:
         with self._lock:
             self._frames[key] = frame
             while len(self._frames) > self.size:
@@ -226,11 +226,12 @@ class _Frames:
 frames = _Frames()
 
 
-def _frame_of(live: LiveGame, view: dict) -> str:
-    return f"id: {live.version}\nevent: view\ndata: {fastjson.dumps(view)}\n\n"
+def _frame_of(live: LiveGame, view: dict) -> bytes:
+    """A ``view`` event, encoded once (the streams that show it share it, and send it as is)."""
+    return b"id: %d\nevent: view\ndata: %s\n\n" % (live.version, fastjson.dumps_bytes(view))
 
 
-def _view_frame(live: LiveGame, seat: int | None) -> str:
+def _view_frame(live: LiveGame, seat: int | None) -> bytes:
     """The ``view`` event of ``live`` at its version for ``seat`` (what GET answers)."""
     key = frames.key(live, seat)
     frame = frames.get(key)
@@ -241,14 +242,14 @@ def _view_frame(live: LiveGame, seat: int | None) -> str:
     return frame
 
 
-def _opening(live: LiveGame) -> str:
-    return f"retry: 1000\n: {live.pk}\n\n"
+def _opening(live: LiveGame) -> bytes:
+    return b"retry: 1000\n: %d\n\n" % live.pk
 
 
-KEEP_ALIVE_FRAME = ": keep-alive\n\n"
+KEEP_ALIVE_FRAME = b": keep-alive\n\n"
 
 
-def live_events(live: LiveGame, seat: int | None, since: int, seconds: float) -> Iterator[str]:
+def live_events(live: LiveGame, seat: int | None, since: int, seconds: float) -> Iterator[bytes]:
     """The server-sent events of one seat's (or the public) view: one ``view`` event per new
     version (``id:`` is the version), comment lines while nothing happens; ends when the game
     is over or after ``seconds`` (capped at :data:`MAX_STREAM`)."""
@@ -293,7 +294,7 @@ def live_events(live: LiveGame, seat: int | None, since: int, seconds: float) ->
 # however the stream ends. ``seat_events`` is the bare async generator (no slot), and
 # ``long_poll_async`` the long-poll's wait.
 
-def _reach_frame(live: LiveGame, version: int, since: int, seat: int | None) -> str | None:
+def _reach_frame(live: LiveGame, version: int, since: int, seat: int | None) -> bytes | None:
     """Bring ``live`` to ``version`` (or later) and its frame; ``None`` if its stored version
     is not past ``since`` after all (an announcement of a reused id, after a restore)."""
     games.reach(live, version)
@@ -301,7 +302,7 @@ def _reach_frame(live: LiveGame, version: int, since: int, seat: int | None) -> 
 
 
 def _memory_frame(live: LiveGame, version: int, since: int, seat: int | None
-                  ) -> tuple[bool, str | None]:
+                  ) -> tuple[bool, bytes | None]:
     """:func:`_reach_frame` from this process's memory only, for the event loop:
     ``(True, frame or None)`` when memory sufficed, ``(False, None)`` when a read is due."""
     if not games.row_at(live, version) and not games.advance(live, version):
@@ -325,7 +326,7 @@ _reads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 async def _frame_after(live: LiveGame, version: int, since: int, seat: int | None
-                       ) -> str | None:
+                       ) -> bytes | None:
     """:func:`_reach_frame` for a stream: from memory if this process has the game at
     ``version`` (no thread hop), else after the one read of it under way or started here."""
     known, frame = _memory_frame(live, version, since, seat)
@@ -358,7 +359,7 @@ async def wait_past_async(live: LiveGame, since: int, timeout: float) -> bool:
 
 
 async def seat_events(live: LiveGame, seat: int | None, since: int,
-                      seconds: float) -> AsyncIterator[str]:
+                      seconds: float) -> AsyncIterator[bytes]:
     """:func:`live_events` as an async generator: the same frames, the same rules."""
     deadline = time.monotonic() + _stream_seconds(seconds)
     yield _opening(live)
@@ -391,7 +392,7 @@ class _AsyncSlotHeld:
     failed or cancelled (the client left while it waited), closed by the response, or dropped
     unstarted (garbage-collected)."""
 
-    def __init__(self, events: AsyncIterator[str], give_back: Callable[[], None]):
+    def __init__(self, events: AsyncIterator[bytes], give_back: Callable[[], None]):
         self._events = events
         self._give_back = give_back
         weakref.finalize(self, give_back)
@@ -399,7 +400,7 @@ class _AsyncSlotHeld:
     def __aiter__(self):
         return self
 
-    async def __anext__(self) -> str:
+    async def __anext__(self) -> bytes:
         try:
             return await self._events.__anext__()
         except BaseException:
@@ -417,7 +418,7 @@ class _AsyncSlotHeld:
 
 
 def open_events_async(live: LiveGame, seat: int | None, since: int, seconds: float, *,
-                      address: str = "", spectator: bool = False) -> AsyncIterator[str]:
+                      address: str = "", spectator: bool = False) -> AsyncIterator[bytes]:
     """:func:`open_events` for an ASGI view: an async iterator of the frames of
     :func:`seat_events`; a ``spectator``'s stream holds a slot of :data:`spectators` until it
     ends, and none free raises :class:`SpectatorsBusy` (before anything is sent)."""

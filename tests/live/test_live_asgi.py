@@ -325,3 +325,22 @@ def test_the_live_table_pages_stream_runs_on_the_event_loop_with_its_seats_cards
     assert [v["id"] for v in views] == [first, *versions]  # resumed after Last-Event-ID
     assert {v["data"]["seat"] for v in views} == {watcher}
     assert hidden_card_problems(views[-1]["data"], watcher, server_game(live_id)) == []
+
+
+def test_an_event_stream_hands_its_frames_to_the_server_as_they_are():
+    """config.eventstream.EventStreamResponse: an async stream's frames (bytes, rendered once
+    and shared) go to Django's ASGI sender without being wrapped or encoded per part; a sync
+    stream (WSGI) is Django's, encoded as ever; both are never stored or buffered."""
+    from config.eventstream import EventStreamResponse
+
+    async def frames():
+        yield b"retry: 1000\n: 1\n\n"
+        yield b"id: 2\nevent: view\ndata: {}\n\n"
+
+    agen = frames()
+    response = EventStreamResponse(agen)
+    assert aiter(response) is agen
+    assert response["Content-Type"] == "text/event-stream"
+    assert response["Cache-Control"] == "no-store" and response["X-Accel-Buffering"] == "no"
+    sync = EventStreamResponse(iter([b"a\n\n", b"b\n\n"]))
+    assert b"".join(sync) == b"a\n\nb\n\n"

@@ -57,7 +57,7 @@ def test_a_frame_is_rendered_once_per_view_and_never_given_to_another_seat(live_
     assert len(set(frames.values())) == 7
     stored = live.live_game(LiveGame.objects.get(pk=lg.pk))
     for seat in (None, 0, 1, 2, 3, 4, 5):
-        data = json.loads(frames[seat].split("data: ", 1)[1])
+        data = json.loads(frames[seat].split(b"data: ", 1)[1])
         assert data == json.loads(JSONRenderer().render(live.live_view(live=_row(lg),
                                                                        seat=seat)))
         assert data["version"] == lg.version
@@ -65,7 +65,7 @@ def test_a_frame_is_rendered_once_per_view_and_never_given_to_another_seat(live_
     # 托管 switched on changes the view without a new version: a new frame, not the cached one
     live.live_host(live_id=lg.pk, on=True, seat=2, referee=True)
     hosted = streams._view_frame(_row(lg), None)
-    assert hosted != frames[None] and json.loads(hosted.split("data: ", 1)[1])[
+    assert hosted != frames[None] and json.loads(hosted.split(b"data: ", 1)[1])[
         "hosted_seats"] == [2]
 
 

@@ -168,4 +168,4 @@ def test_a_seats_event_stream_ends_when_its_game_is_deleted(started, monkeypatch
     # a stream that has sent the game as it is, then waits
     frames = list(streams.live_events(lg, 0, lg.version, 30))
     # ends when the game goes (its client's reconnection then finds the 404), no error
-    assert len(frames) == 1 and frames[0].startswith("retry:")
+    assert len(frames) == 1 and frames[0].startswith(b"retry:")

@@ -11,10 +11,10 @@ at their own table) and what the seat sees is :func:`live.services.live_view`'s.
 
 from __future__ import annotations
 
-from django.http import StreamingHttpResponse
 from django.urls import path
 from django.views.decorators.http import require_GET
 
+from config.eventstream import EventStreamResponse
 from live import streams
 from live.aio import on_event_loop, waiting_view
 from live.streams import MAX_STREAM
@@ -37,10 +37,7 @@ def live_events(request, holder: Holder, live_id: int):
     seconds = _number(request.GET.get("seconds"), MAX_STREAM)
     opener = streams.open_events_async if on_event_loop(request) else streams.open_events
     events = opener(lg, lg.user_seat, since, seconds)
-    response = StreamingHttpResponse(events, content_type="text/event-stream")
-    response["Cache-Control"] = "no-store"
-    response["X-Accel-Buffering"] = "no"  # no proxy buffering
-    return response
+    return EventStreamResponse(events)
 
 
 def asgi_urls() -> list:
