@@ -1,8 +1,12 @@
-"""Token authentication (``Authorization: Token …``) for every API request."""
+"""Token authentication (``Authorization: Token …``) for every API request, and for the act's
+short path on the ASGI server (api/fast_act.py), the same rule checked inside the act's own
+update (:func:`token_holds_sql`)."""
 
 from __future__ import annotations
 
 import functools
+import threading
+from collections import OrderedDict
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -28,6 +32,7 @@ class TokenAuthentication(authentication.TokenAuthentication):
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
         created = created_column.build(row[len(user_columns):]).created
+        token_users.put(key, user)  # (a player's stream opens before their first act)
         return user, Token(key=key, user=user, created=created)
 
 
@@ -42,3 +47,51 @@ def _user_by_token() -> tuple[Columns, Columns, str]:
         f"FROM {q(User._meta.db_table)} u JOIN {q(Token._meta.db_table)} t "
         f"ON t.{q(Token._meta.get_field('user').column)} = u.{q(User._meta.pk.column)} "
         f"WHERE t.{q(Token._meta.get_field('key').column)} = %s")
+
+
+@functools.cache
+def token_holds_sql() -> str:
+    """A condition that holds when the token (the first parameter) is still the key of the
+    active user (the second: the user's id) — what :meth:`TokenAuthentication.
+    authenticate_credentials` checks — for a statement that must do nothing otherwise."""
+    User = get_user_model()
+    q = connection.ops.quote_name
+    return (f"EXISTS (SELECT 1 FROM {q(Token._meta.db_table)} t JOIN "
+            f"{q(User._meta.db_table)} u ON u.{q(User._meta.pk.column)} = "
+            f"t.{q(Token._meta.get_field('user').column)} "
+            f"WHERE t.{q(Token._meta.get_field('key').column)} = %s "
+            f"AND u.{q(User._meta.pk.column)} = %s "
+            f"AND u.{q(User._meta.get_field('is_active').column)})")
+
+
+class TokenUsers:
+    """The users of the tokens this process has authenticated lately (any request), for a write
+    that checks the token again in its own statement (:func:`token_holds_sql`): a token
+    deleted, or its user deactivated, since it was remembered makes that statement do nothing,
+    and the request then goes to the view, whose authentication refuses it (401) — at once, as
+    without this. Nothing else trusts what is remembered here."""
+
+    def __init__(self, size: int = 65_536):
+        self.size = size
+        self._users: OrderedDict[str, object] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str):
+        with self._lock:
+            user = self._users.get(key)
+            if user is not None:
+                self._users.move_to_end(key)
+            return user
+
+    def put(self, key: str, user) -> None:
+        with self._lock:
+            self._users[key] = user
+            while len(self._users) > self.size:
+                self._users.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._users.clear()
+
+
+token_users = TokenUsers()

@@ -25,7 +25,7 @@ from config.ratelimit import client_address
 from live import fastjson, spectate, streams
 from live import services as live
 from live.aio import in_db_thread, on_event_loop, waiting_view
-from live.cache import GameGone
+from live.cache import GameGone, games
 from live.models import LiveGame
 from live.queries import live_for_view
 from live.streams import MAX_STREAM, MAX_WAIT
@@ -62,9 +62,13 @@ class LiveHostSerializer(serializers.Serializer):
 
 def _live(request, pk) -> LiveGame:
     """The live game, 404 for whoever may not see its table, with the seat the user has at it
-    (``user_seat``)."""
+    (``user_seat``). A seat is remembered for the player's acts in this process (their update
+    checks it again): a player opens the game's stream before acting, so the first act need
+    not read it."""
     lg = get_object_or_404(live_for_view(pk, request.user))
     require_table_visible(request, lg.table)
+    if lg.user_seat is not None:
+        games.remember(lg, request.user)
     return lg
 
 

@@ -39,6 +39,14 @@ class ScopedRateThrottle(AtomicWindowMixin, throttling.ScopedRateThrottle):
         return super().allow_request(request, view)
 
 
+def allow_for_view(request, view) -> bool:
+    """DRF's ``check_throttles`` of ``view`` for ``request``, a Django request whose ``user``
+    is set, outside DRF's dispatch (api/fast_act.py): every throttle of the view counts it, as
+    DRF counts it; whether all let it through."""
+    allowed = [throttle.allow_request(request, view) for throttle in view.get_throttles()]
+    return all(allowed)
+
+
 class LoginAddressThrottle(AtomicWindowMixin, throttling.SimpleRateThrottle):
     """Token logins from one client address, whoever they name."""
 

@@ -4,9 +4,11 @@ long-polls, where an open stream is a coroutine on the event loop, not a thread.
 Every request is resolved with config/asgi_urls.py: the stream (``GET /api/v1/live/<id>/events/``)
 and the long-poll (``GET /api/v1/live/<id>/``) are async views there (api/live_views.py, on
 live/streams.py's async API); everything else is the same Django app as under WSGI, its sync
-views run in Django's one thread for sync code. The README's production layout sends only
-``GET /api/v1/live/`` here and the rest (acts included) to gunicorn (docs/BENCHMARKS.md, "Many
-open streams", says why).
+views run in Django's one thread for sync code. An act (``POST /api/v1/live/<id>/act/``)
+takes its short path (api/fast_act.py: the common act stored and answered without Django's
+middleware and DRF's dispatch) or, for anything else, the DRF view. The README's production
+layout sends ``/api/v1/live/<id>/…`` here, a game's requests to one process (docs/BENCHMARKS.md,
+"Many open streams", says why), and the rest to gunicorn.
 """
 
 import os
@@ -42,6 +44,8 @@ class Handler(ASGIHandler):
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and \
                 WAITING.match(scope["path"]):
             await self.handle(scope, receive, send)
+        elif settings.LIVE_ACT_SHORT_PATH and fast_act.handles(scope) is not None:
+            await fast_act.serve(scope, receive, send, super().__call__)
         else:
             await super().__call__(scope, receive, send)
 
@@ -51,6 +55,10 @@ class Handler(ASGIHandler):
 
 
 django.setup(set_prefix=False)
+from django.conf import settings  # noqa: E402 (the apps are loaded now)
+
+from api import fast_act  # noqa: E402
+
 refuse_the_development_key()
 application = Handler()
 freeze_what_loading_made(URLCONF)

@@ -34,6 +34,19 @@ def client_address(request) -> str:
     return request.META.get("REMOTE_ADDR", "")
 
 
+#: set in an ASGI request's scope by a path that has counted the request against the view's
+#: throttles already and then hands it to the view (api/fast_act.py): the view's throttles let
+#: it through without counting it twice (a client cannot set a key of the scope)
+COUNTED = "gouji.counted"
+
+
+def counted_already(request) -> bool:
+    """Whether ``request`` (Django's, or DRF's around it) was counted before it reached the
+    view (:data:`COUNTED`)."""
+    scope = getattr(getattr(request, "_request", request), "scope", None)
+    return bool(scope and scope.get(COUNTED))
+
+
 class AtomicWindowMixin:
     """``allow_request`` on fixed windows of the rate's duration, counted atomically."""
 
@@ -41,7 +54,7 @@ class AtomicWindowMixin:
         return client_address(request)
 
     def allow_request(self, request, view):
-        if self.rate is None:
+        if self.rate is None or counted_already(request):
             return True
         key = self.get_cache_key(request, view)
         if key is None:

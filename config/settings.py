@@ -13,6 +13,7 @@
 - ``LIVE_PUBSUB_URL``: Redis that wakes live-play waiters (default: the broker when Redis).
 - ``LIVE_STREAM_DB_THREADS``: the database threads of an ASGI process's streams (default 4).
 - ``LIVE_GAME_CACHE``: the running live games each process keeps in memory (default 2048).
+- ``LIVE_ACT_SHORT_PATH``: 0 sends every act the ASGI server gets through the DRF view.
 - ``LIVE_SPECTATOR_WAITERS``, ``LIVE_SPECTATOR_WAITERS_PER_ADDRESS``: spectators' open streams
   and long-polls per process (100), and per client address (4).
 - ``CELERY_VISIBILITY_TIMEOUT``: when Redis redelivers a task whose worker died.
@@ -231,6 +232,9 @@ LIVE_PUBSUB_URL = os.environ.get("LIVE_PUBSUB_URL") or (
 # row lock (live/services.py, _act_unlocked); LIVE_FAST_PATH=0 takes the lock for every act
 # (``manage.py bench_live --no-fast-path`` measures the difference).
 LIVE_FAST_PATH = os.environ.get("LIVE_FAST_PATH", "1") != "0"
+# The ASGI server answers the common act itself (api/fast_act.py), without Django's middleware
+# and DRF's dispatch; LIVE_ACT_SHORT_PATH=0 sends every act through the DRF view.
+LIVE_ACT_SHORT_PATH = os.environ.get("LIVE_ACT_SHORT_PATH", "1") != "0"
 # Spectators' waiting requests (event streams and long-polls of anyone neither seated at the table
 # nor its referee) per process, in all and per client address: each holds a stream worker's
 # thread, so keep LIVE_SPECTATOR_WAITERS well below the stream workers' --threads; seated

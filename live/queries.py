@@ -142,13 +142,14 @@ def facts_values(row: tuple) -> tuple:
 
 
 @functools.cache
-def act_update_sql(seated: bool) -> str:
+def act_update_sql(seated: bool, also: str | None = None) -> str:
     """The conditional update of an act made without the row lock: it stores the new state,
     version, turn deadline and update time only if the row is still the game named, at the
     version acted on, running, with no seat in 托管 (the locked path knows whose turn is
     hosted), and, ``seated``, if the user still sits at the seat acting at a table open to its
     players. Parameters: state, version, deadline, now, id, version, start time, the running
-    status and, ``seated``, the user's id, the seat and :func:`seating_public_params`."""
+    status and, ``seated``, the user's id, the seat and :func:`seating_public_params`, then
+    those of ``also``, one more condition (SQL) the caller adds."""
     lg = _q(LiveGame)
     sql = (f"UPDATE {lg} SET {_col(LiveGame, 'state')} = %s, {_col(LiveGame, 'version')} = %s, "
            f"{_col(LiveGame, 'turn_deadline')} = %s, {_col(LiveGame, 'updated_at')} = %s "
@@ -158,4 +159,6 @@ def act_update_sql(seated: bool) -> str:
     if seated:
         table_id = f"{lg}.{_col(LiveGame, 'table')}"
         sql += (f" AND {user_seat_sql(table_id)} = %s AND {seating_public_sql(table_id)}")
+    if also:
+        sql += f" AND {also}"
     return sql

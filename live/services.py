@@ -147,11 +147,9 @@ def live_act(*, live_id: int, action: dict, version: int, seat: int | None = Non
     without the lock, as one conditional update (:func:`_act_unlocked`, unless
     ``settings.LIVE_FAST_PATH`` is off); every refusal, and the act that ends the game, take
     the locked path."""
-    if not isinstance(action, dict):
-        raise ServiceError("bad_format", _("an act must be an object"))
+    act = _act_of(action)
     if seat is None and user is None:
         raise ValueError("live_act needs the seat or the user acting")
-    act = {k: v for k, v in action.items() if k not in ("version", "seat")}
     ending = None
     if settings.LIVE_FAST_PATH:
         unlocked = _act_unlocked(live_id, act, version, seat, user, auto)
@@ -171,8 +169,31 @@ def live_act(*, live_id: int, action: dict, version: int, seat: int | None = Non
     return live
 
 
-def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user, auto: bool
-                  ) -> LiveGame | tuple | None:
+def _act_of(action) -> dict:
+    """The act in ``action`` (what a client sent, without the version and seat it names)."""
+    if not isinstance(action, dict):
+        raise ServiceError("bad_format", _("an act must be an object"))
+    return {k: v for k, v in action.items() if k not in ("version", "seat")}
+
+
+def live_act_unlocked(*, live_id: int, user, action: dict, version: int,
+                      seat: int | None = None, also: tuple[str, list] | None = None
+                      ) -> LiveGame | None:
+    """:func:`live_act`'s common case alone, for the ASGI server's short path of an act
+    (api/fast_act.py): ``user``'s act stored by the conditional update, without the lock
+    (:func:`_act_unlocked`), or ``None`` when that did not happen — nothing has changed, and
+    :func:`live_act` decides (it refuses with the right code, or stores under the lock: a
+    refusal, the act that ends the game, a game with a seat in 托管). ``also``: one more
+    condition the update must meet, as SQL and its parameters (the caller's token still
+    valid: :func:`api.authentication.token_holds_sql`)."""
+    if not settings.LIVE_FAST_PATH or not isinstance(action, dict):
+        return None
+    done = _act_unlocked(live_id, _act_of(action), version, seat, user, auto=False, also=also)
+    return done if isinstance(done, LiveGame) else None
+
+
+def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user, auto: bool,
+                  also: tuple[str, list] | None = None) -> LiveGame | tuple | None:
     """The common act, without a lock: the game at ``version`` from the cache (or from one read
     of the row and its state, when another process made the last act), the engine's check, and
     one ``UPDATE`` that stores it only if, at that instant, the row is still at ``version``,
@@ -220,11 +241,12 @@ def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user,
     live.state = game.to_state()  # (a view before the cache has it, inside a transaction)
     when = connection.ops.adapt_datetimefield_value
     with prepared_cursor() as cursor:  # planned once per connection, not per act
-        cursor.execute(queries.act_update_sql(user is not None), [
+        cursor.execute(queries.act_update_sql(user is not None, also and also[0]), [
             fastjson.db_param(live.state), game.version,
             when(live.turn_deadline), when(now), live_id, version, when(started_at),
             LiveGame.Status.RUNNING,
-            *([user.pk, seat, *queries.seating_public_params()] if user is not None else [])])
+            *([user.pk, seat, *queries.seating_public_params()] if user is not None else []),
+            *(also[1] if also else [])])
         stored = cursor.rowcount == 1
     if not stored:
         return None  # moved on, finished, or reseated meanwhile: the game is dropped

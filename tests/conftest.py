@@ -50,15 +50,18 @@ def _fresh_live_caches():
     """Live games are cached per process by id and version (live.cache.GameCache), and
     announced versions remembered (live.notify), and 托管 timers armed once per game and
     version (a key in the cache); a test that rolls back may reuse an id, so each test starts
-    with all of them empty."""
+    with all of them empty (and the tokens the act's short path remembers: users' ids are
+    reused too)."""
     from django.core.cache import cache
 
+    from api.authentication import token_users
     from live import notify
     from live.cache import games
     from live.streams import frames
 
     games.clear()
     frames.clear()
+    token_users.clear()
     notify.forget()
     if type(cache).__name__ == "LocMemCache":  # (a shared CACHE_URL is not the tests' to clear)
         cache.clear()

@@ -1,0 +1,220 @@
+"""The act's short path on the ASGI server: ``POST /api/v1/live/<id>/act/`` answered without
+Django's middleware and DRF's dispatch around the view, when the act is the common one.
+
+An act is a few microseconds of the engine's work and one conditional ``UPDATE``; through
+gunicorn, Django's middleware and DRF it cost about 2 ms of CPU (py-spy of ``bench_live
+--streams 10000``, docs/BENCHMARKS.md): two cores could not carry 1,667 tables' acts. Here,
+:func:`serve` (called by config/asgi.py) reads the request and, in a stream database thread
+(:mod:`live.aio`), makes the same checks with the same code — the host against
+``ALLOWED_HOSTS``, HTTPS when the site requires it, the token (:class:`api.authentication.
+TokenAuthentication`), the view's throttles, counted once (:func:`api.throttling.
+allow_for_view`), the body (:class:`api.parsers.StrictJSONParser`, then
+:class:`api.live_views.LiveActSerializer`) — and stores the act with
+:func:`live.services.live_act_unlocked`. The answer is the view's: the seat's view as
+:class:`api.live_views.FastJSONRenderer` renders it, with the headers DRF and the middleware
+give it (:func:`_headers`; ``tests/api/test_fast_act.py`` holds every header to theirs).
+
+Anything else is handed, untouched (its body replayed), to Django's handler, and the DRF view
+(:class:`api.live_views.LiveActApi`) answers as it always has, errors included: no token or a
+session, a token that fails, a throttle that refuses, a body the parser or the serializer
+refuses, another answer format asked for (``Accept``, ``?format``), and every act the
+conditional update does not store (a stale version, an illegal act, another seat's, the act
+that ends the game, a game with a seat in 托管). Nothing has changed then, so the view starts
+afresh; the throttles it runs know the request was counted here (:data:`config.ratelimit.
+COUNTED`). Served here, an act's process is the one that holds its game's streams when the
+proxy sends a game's requests to one process (the README's production layout): they render
+the new version from memory.
+"""
+
+from __future__ import annotations
+
+import functools
+import io
+import logging
+import re
+from collections.abc import Awaitable, Callable
+
+from django.conf import settings
+from django.core.exceptions import DisallowedHost
+from django.core.handlers.asgi import ASGIRequest
+from django.core.signals import setting_changed
+from django.dispatch import receiver
+from django.http import HttpRequest, HttpResponse
+from django.middleware.clickjacking import XFrameOptionsMiddleware
+from django.middleware.locale import LocaleMiddleware
+from django.middleware.security import SecurityMiddleware
+from django.utils import translation
+from rest_framework.exceptions import APIException
+
+from api.authentication import TokenAuthentication, token_holds_sql, token_users
+from api.live_views import FastJSONRenderer, LiveActApi, LiveActSerializer
+from api.parsers import StrictJSONParser
+from api.throttling import allow_for_view
+from config.ratelimit import COUNTED
+from live import services as live
+from live.aio import in_db_thread
+
+log = logging.getLogger(__name__)
+
+#: the path served here, with the live game's id
+PATH = re.compile(r"^/api/v1/live/(\d+)/act/$")
+#: a larger body is not an act (at most 54 cards): Django's handler reads it
+MAX_BODY = 16 * 1024
+#: the Accept headers DRF answers with the JSON renderer, compact (no ``indent``)
+_JSON_ACCEPTS = {b"", b"*/*", b"application/json"}
+_CHECKED = {b"accept", b"content-type", b"authorization", b"content-length"}
+_JSON_TYPES = {b"application/json", b"application/json; charset=utf-8",
+               b"application/json;charset=utf-8"}
+
+_view = LiveActApi()
+_renderer = FastJSONRenderer()
+#: the middleware that adds headers to the view's answer (each reads its settings when built)
+_HEADER_MIDDLEWARE = (LocaleMiddleware, XFrameOptionsMiddleware, SecurityMiddleware)
+
+Receive = Callable[[], Awaitable[dict]]
+Send = Callable[[dict], Awaitable[None]]
+
+
+def handles(scope: dict) -> int | None:
+    """The live game's id if ``scope`` is a request this path may take: a POST of an act with
+    no query string (``?format`` asks for another renderer), JSON in and out, a token, and the
+    body's length given."""
+    if scope["type"] != "http" or scope["method"] != "POST" or scope.get("query_string"):
+        return None
+    match = PATH.match(scope["path"])
+    if match is None:
+        return None
+    headers = {}
+    for key, value in scope["headers"]:
+        if key in headers and key in _CHECKED:
+            return None  # (Django joins repeated headers: the view decides)
+        headers[key] = value
+    if headers.get(b"accept", b"").strip().lower() not in _JSON_ACCEPTS or \
+            headers.get(b"content-type", b"").strip().lower() not in _JSON_TYPES or \
+            not headers.get(b"authorization", b"")[:6].lower() == b"token " or \
+            not headers.get(b"content-length", b"").isdigit():
+        return None  # (without a Content-Length, DRF reads no body: a chunked one is refused)
+    return int(match.group(1))
+
+
+async def serve(scope: dict, receive: Receive, send: Send,
+                hand_over: Callable[[dict, Receive, Send], Awaitable[None]]) -> None:
+    """Answer the act in ``scope`` (:func:`handles` gave its game) here, or call ``hand_over``
+    (Django's handler) with the request as it came."""
+    chunks, size, more = [], 0, True
+    while more and size <= MAX_BODY:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            return  # the client left before its act arrived: nothing to do
+        chunks.append(message.get("body", b""))
+        size += len(chunks[-1])
+        more = message.get("more_body", False)
+    body = b"".join(chunks)
+    answer = None
+    if not more and len(body) == int(dict(scope["headers"])[b"content-length"]):
+        try:
+            answer = await in_db_thread(_act, scope, body, int(PATH.match(scope["path"])[1]))
+        except Exception:  # nothing stored (see _act): the view answers, or fails, as ever
+            log.exception("the act's short path failed; handing the act to the view")
+    if answer is None:
+        await hand_over(scope, _replayed(body, more, receive), send)
+        return
+    content, headers = answer
+    await send({"type": "http.response.start", "status": 200, "headers": headers})
+    await send({"type": "http.response.body", "body": content})
+
+
+def _replayed(body: bytes, more: bool, receive: Receive) -> Receive:
+    """``receive`` with the body read so far given back first."""
+    given = False
+
+    async def again() -> dict:
+        nonlocal given
+        if given:
+            return await receive()
+        given = True
+        return {"type": "http.request", "body": body, "more_body": more}
+
+    return again
+
+
+def _act(scope: dict, body: bytes, live_id: int) -> tuple[bytes, list] | None:
+    """In a stream database thread: the act stored and its answer (the body and the headers),
+    or ``None`` with nothing changed. An exception escapes only before the act is stored (from
+    the checks, or the database refusing the update); once it is, only the answer is left to
+    render, from memory — and were that to fail, the view would find the version moved on and
+    answer 409, never store the act twice."""
+    request = ASGIRequest(scope, io.BytesIO(body))
+    try:
+        request.get_host()  # ALLOWED_HOSTS
+    except DisallowedHost:
+        return None
+    if settings.SECURE_SSL_REDIRECT and not request.is_secure():
+        return None
+    key = _token(request)
+    user = token_users.get(key) if key else None
+    if user is None:  # (not seen lately: authenticated as the view would, and remembered)
+        try:
+            authenticated = TokenAuthentication().authenticate(request)
+        except APIException:
+            return None
+        if authenticated is None:
+            return None
+        user = authenticated[0]  # (and remembered)
+    request.user = user
+    try:
+        data = StrictJSONParser().parse(io.BytesIO(body), "application/json",
+                                        {"encoding": request.encoding or settings.DEFAULT_CHARSET})
+    except APIException:
+        return None
+    serializer = LiveActSerializer(data=data)
+    if not serializer.is_valid():
+        return None
+    if not allow_for_view(request, _view):
+        return None  # the view refuses it (counted again: it is past the limit already)
+    scope[COUNTED] = True  # from here on, the view lets it through its throttles uncounted
+    action = dict(serializer.validated_data)
+    version, seat = action.pop("version"), action.pop("seat", None)
+    with translation.override(translation.get_language_from_request(request)):
+        lg = live.live_act_unlocked(live_id=live_id, user=user, action=action,
+                                    version=version, seat=seat,
+                                    also=(token_holds_sql(), [key, user.pk]))
+        if lg is None:
+            return None
+        content = _renderer.render(live.live_view(live=lg, seat=lg.user_seat))
+        return content, _headers(request, content)
+
+
+def _token(request) -> str | None:
+    """The key of ``Authorization: Token <key>``, as DRF's authentication reads it."""
+    words = request.META.get("HTTP_AUTHORIZATION", "").split()
+    if len(words) != 2 or words[0].lower() != TokenAuthentication.keyword.lower():
+        return None
+    return words[1]
+
+
+def _headers(request, content: bytes) -> list[tuple[bytes, bytes]]:
+    """The headers :class:`LiveActApi`'s answer gets from DRF (``Allow``, ``Vary: Accept``)
+    and from the middleware (the language, HTTPS and framing): made by their own code for each
+    language and scheme once (:func:`_fixed_headers`), with the body's length."""
+    return [(b"content-length", str(len(content)).encode()),
+            *_fixed_headers(translation.get_language(), request.is_secure())]
+
+
+@functools.cache
+def _fixed_headers(language: str, secure: bool) -> tuple[tuple[bytes, bytes], ...]:
+    request = HttpRequest()
+    request.is_secure = lambda: secure
+    with translation.override(language):
+        response = HttpResponse(content_type=_renderer.media_type)
+        for key, value in _view.default_response_headers.items():
+            response[key] = value
+        for middleware in _HEADER_MIDDLEWARE:
+            response = middleware(lambda request: None).process_response(request, response)
+    return tuple((key.lower().encode("latin-1"), value.encode("latin-1"))
+                 for key, value in response.items() if key.lower() != "content-length")
+
+
+@receiver(setting_changed)
+def _settings_changed(**kwargs) -> None:
+    _fixed_headers.cache_clear()  # (tests change the middleware's settings)

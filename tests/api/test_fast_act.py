@@ -1,0 +1,272 @@
+"""The act's short path on the ASGI server (api/fast_act.py), through config/asgi.py's
+application as uvicorn calls it: the common act is answered there as the DRF view answers it
+(the same status, body and headers, in either language and over HTTPS), every other act is
+handed to the view, which answers as it always has, each is counted once by the throttles,
+and a whole game played through it ends with its result stored and its record replaying."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from asgiref.sync import async_to_sync
+from asgiref.testing import ApplicationCommunicator
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+from rest_framework.throttling import SimpleRateThrottle
+
+import engine
+from api import fast_act
+from api.live_views import LiveActApi
+from games.models import GameResult
+from live import notify
+from live import services as live
+from live.models import LiveGame
+from tests.live.helpers import bot_pick, make_live_table, server_game
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture(autouse=True)
+def asgi_urls(settings):
+    settings.ROOT_URLCONF = "config.asgi_urls"
+    settings.LIVE_PUBSUB_URL = None
+
+
+@pytest.fixture
+def game():
+    """A live game started at a table whose six players have API tokens: (table, id, keys)."""
+    lt = make_live_table(client_cls=APIClient)
+    keys = [Token.objects.get_or_create(user=u)[0].key for u in lt.users]
+    return lt, live.live_start(table=lt.table).pk, keys
+
+
+@pytest.fixture
+def viewed(monkeypatch):
+    """The acts the DRF view answered (the others took the short path)."""
+    calls = []
+    dispatch = LiveActApi.dispatch
+
+    def counted(self, request, *args, **kwargs):
+        calls.append(kwargs["pk"])
+        return dispatch(self, request, *args, **kwargs)
+
+    monkeypatch.setattr(LiveActApi, "dispatch", counted)
+    return calls
+
+
+def asgi(path: str, body: bytes, headers: dict[str, str], *, method: str = "POST",
+         scheme: str = "http", query: bytes = b"") -> tuple[int, dict[str, str], bytes]:
+    """One request to config/asgi.py's application, built now (Django loads the middleware
+    with the settings of the moment): (status, headers, body)."""
+    from config.asgi import Handler
+
+    application = Handler()
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": method, "scheme": scheme, "path": path, "raw_path": path.encode(),
+             "query_string": query, "root_path": "",
+             "headers": [(b"host", b"testserver"),
+                         *((k.lower().encode(), v.encode()) for k, v in headers.items())],
+             "client": ("127.0.0.1", 50000), "server": ("testserver", 80)}
+
+    async def go():
+        comm = ApplicationCommunicator(application, scope)
+        await comm.send_input({"type": "http.request", "body": body})
+        start = await comm.receive_output(15)
+        content = b""
+        while True:
+            message = await comm.receive_output(15)
+            content += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        await comm.wait(5)
+        return (start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]},
+                content)
+
+    return async_to_sync(go)()
+
+
+def act(live_id: int, key: str | None, payload, *, raw: bytes | None = None, **headers):
+    body = raw if raw is not None else json.dumps(payload).encode()
+    sent = {"Content-Type": "application/json", "Content-Length": str(len(body)), **headers}
+    if key is not None:
+        sent["Authorization"] = f"Token {key}"
+    return asgi(f"/api/v1/live/{live_id}/act/", body, sent)
+
+
+def next_act(lt, live_id: int) -> tuple[int, dict]:
+    game = server_game(live_id)
+    seat, action = bot_pick(game, lt.bots)
+    return seat, {"version": game.version, **action}
+
+
+@pytest.mark.parametrize("variant", ["plain", "zh-hans", "https"])
+def test_the_short_path_answers_a_common_act_as_the_view_does(game, viewed, settings, variant):
+    lt, live_id, keys = game
+    extra, scheme = {}, "http"
+    if variant == "zh-hans":
+        extra["Accept-Language"] = "zh-hans"
+    if variant == "https":  # behind the TLS proxy: HSTS on every answer
+        settings.TRUSTED_PROXY_COUNT = 1
+        settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+        settings.SECURE_SSL_REDIRECT = True
+        settings.SECURE_HSTS_SECONDS = 3600
+        extra["X-Forwarded-Proto"] = scheme = "https"
+    answers = []
+    for short in (True, False):
+        settings.LIVE_ACT_SHORT_PATH = short
+        seat, payload = next_act(lt, live_id)
+        status, headers, body = act(live_id, keys[seat], payload, **extra)
+        assert status == 200, body
+        view = json.loads(body)
+        assert view["version"] == payload["version"] + 1 and view["seat"] == seat
+        # the seat's view as GET gives it now
+        got = lt.clients[seat].get(f"/api/v1/live/{live_id}/", secure=scheme == "https",
+                                   HTTP_ACCEPT_LANGUAGE=extra.get("Accept-Language", "en"))
+        assert got.json() == view
+        assert int(headers["content-length"]) == len(body)
+        answers.append(headers)
+    assert viewed == [live_id]  # the second act only
+    short, through_view = ({k: v for k, v in h.items() if k != "content-length"}
+                           for h in answers)
+    assert short == through_view
+    assert short["content-language"] == ("zh-hans" if variant == "zh-hans" else "en")
+    assert ("strict-transport-security" in short) == (variant == "https")
+
+
+def test_every_other_act_is_answered_by_the_view_and_changes_nothing(game, viewed):
+    lt, live_id, keys = game
+    seat, payload = next_act(lt, live_id)
+    assert act(live_id, keys[seat], payload)[0] == 200  # (a version before this one exists)
+    viewed.clear()
+    seat, payload = next_act(lt, live_id)
+    other = (seat + 1) % 6
+    version = payload["version"]
+    cases = {
+        "stale version": (act(live_id, keys[seat], {**payload, "version": version - 1}),
+                          409, "stale_version"),
+        "not its turn": (act(live_id, keys[other], payload), 422, "not_your_turn"),
+        "another seat named": (act(live_id, keys[other], {**payload, "seat": seat}),
+                               403, "not_your_seat"),
+        "no token": (act(live_id, None, payload), 401, "not_authenticated"),
+        "a wrong token": (act(live_id, "0" * 40, payload), 401, "authentication_failed"),
+        "not JSON": (act(live_id, keys[seat], None, raw=b"{version"), 400,
+                     "bad_request_body"),
+        "a bad version": (act(live_id, keys[seat], {**payload, "version": "x"}),
+                          400, "invalid"),
+        "no such game": (act(live_id + 999, keys[seat], payload), 404, "not_found"),
+    }
+    for name, ((status, _headers, body), want_status, want_code) in cases.items():
+        assert (status, json.loads(body)["error"]["code"]) == (want_status, want_code), \
+            (name, body)
+    assert len(viewed) == len(cases)
+    assert server_game(live_id).version == version  # nothing changed
+    # the act itself, answered by the short path
+    status, _headers, body = act(live_id, keys[seat], payload)
+    assert status == 200 and json.loads(body)["version"] == version + 1
+    assert len(viewed) == len(cases)
+
+
+def test_another_answer_format_is_the_views(game, viewed):
+    """``?format`` or an Accept header that asks for more than compact JSON: the view's
+    renderers answer (the short path renders compact JSON only)."""
+    lt, live_id, keys = game
+    seat, payload = next_act(lt, live_id)
+    status, headers, _body = act(live_id, keys[seat], payload,
+                                 Accept="application/json; indent=2")
+    assert status == 200 and viewed == [live_id]
+    seat, payload = next_act(lt, live_id)
+    body = json.dumps(payload).encode()
+    status, headers, body = asgi(f"/api/v1/live/{live_id}/act/", body,
+                                 {"Authorization": f"Token {keys[seat]}",
+                                  "Content-Type": "application/json",
+                                  "Content-Length": str(len(body))}, query=b"format=json")
+    assert status == 200 and viewed == [live_id, live_id]
+
+
+def test_an_act_is_counted_once_by_the_throttles_whichever_path_answers_it(game, monkeypatch):
+    """With 3 acts a minute: an act answered by the short path, then two the view refuses
+    after the short path counted them (the same act again: stale), then the fourth, refused by
+    the throttle. Were a handed-over act counted twice, the third would be."""
+    lt, live_id, keys = game
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES",
+                        {**SimpleRateThrottle.THROTTLE_RATES, "live": "3/min"})
+    seat, payload = next_act(lt, live_id)
+    answers = [act(live_id, keys[seat], payload) for _ in range(4)]
+    assert [status for status, _h, _b in answers] == [200, 409, 409, 429]
+    status, headers, body = answers[-1]
+    assert json.loads(body)["error"]["code"] == "throttled" and int(headers["retry-after"]) > 0
+    # another seat's count is its own
+    seat2, payload2 = next_act(lt, live_id)
+    assert seat2 != seat and act(live_id, keys[seat2], payload2)[0] == 200
+
+
+@pytest.mark.parametrize("how", ["token deleted", "user deactivated"])
+def test_a_remembered_token_stops_acting_at_once(game, viewed, how):
+    """The short path remembers a token's user; the act's own update checks the token again,
+    so a token deleted or a user deactivated since is refused by the view (401) at once."""
+    lt, live_id, keys = game
+    acted = set()
+    seat, payload = next_act(lt, live_id)
+    while seat not in acted:  # until the seat to act is one whose token was remembered
+        assert act(live_id, keys[seat], payload)[0] == 200
+        acted.add(seat)
+        seat, payload = next_act(lt, live_id)
+    assert viewed == []
+    if how == "token deleted":
+        Token.objects.filter(key=keys[seat]).delete()
+    else:
+        type(lt.users[seat]).objects.filter(pk=lt.users[seat].pk).update(is_active=False)
+    status, _headers, body = act(live_id, keys[seat], payload)  # a legal act, in its turn
+    assert status == 401, body
+    assert viewed == [live_id]
+    assert server_game(live_id).version == payload["version"]  # nothing changed
+
+
+def test_a_whole_game_played_through_it_ends_with_its_result_stored(game, viewed):
+    """Every act of a game sent to the ASGI application: the short path stores all but the
+    last (the view stores the act that ends the game with its result, under the lock), and
+    the stored record replays to the stored result. Each act is announced once."""
+    lt, live_id, keys = game
+    announced = []
+    seen = notify._seen
+    notify._seen = lambda *args: (announced.append(args[:2]), seen(*args))
+    try:
+        acts = 0
+        while LiveGame.objects.get(pk=live_id).status == LiveGame.Status.RUNNING:
+            seat, payload = next_act(lt, live_id)
+            status, _headers, body = act(live_id, keys[seat], payload)
+            assert status == 200, body
+            acts += 1
+            assert acts < 2000
+    finally:
+        notify._seen = seen
+    assert viewed == [live_id]  # the last act alone
+    lg = LiveGame.objects.get(pk=live_id)
+    result = GameResult.objects.get(pk=lg.result_id)
+    record = result.versions.get(version=result.version).payload
+    assert engine.replay(record, first_game=True) == result.engine_result
+    versions = [version for game_id, version in announced if game_id == live_id]
+    assert len(versions) == acts and versions == sorted(set(versions))
+    assert versions[-1] == lg.version
+
+
+def test_only_the_act_path_is_taken_by_it():
+    """What the short path looks at: a POST of JSON with a token to an act's URL, no query."""
+    base = {"type": "http", "method": "POST", "path": "/api/v1/live/12/act/",
+            "query_string": b"", "headers": [(b"content-length", b"30"),
+                                             (b"content-type", b"application/json"),
+                                             (b"authorization", b"Token abc")]}
+    assert fast_act.handles(base) == 12
+    assert fast_act.handles({**base, "method": "GET"}) is None
+    assert fast_act.handles({**base, "path": "/api/v1/live/12/host/"}) is None
+    assert fast_act.handles({**base, "query_string": b"format=api"}) is None
+    assert fast_act.handles({**base, "headers": base["headers"][:2]}) is None  # a session
+    assert fast_act.handles({**base, "headers": base["headers"][1:]}) is None  # chunked
+    assert fast_act.handles({**base, "headers": [*base["headers"],
+                                                 (b"accept", b"text/html")]}) is None
+    assert fast_act.handles({**base, "headers": [*base["headers"],
+                                                 (b"accept", b"*/*")]}) == 12
+    assert fast_act.handles({**base, "headers": [*base["headers"],
+                                                 (b"content-type", b"text/plain")]}) is None
