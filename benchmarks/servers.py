@@ -213,6 +213,33 @@ class Uvicorn(Server):
                 f"{self.log_path}")
 
 
+class Shards:
+    """Several :class:`Uvicorn` servers on their own ports, each serving the games whose id
+    picks it (``id % len(servers)``: :meth:`port_of`), as the README's proxy routes a game's
+    streams and acts to one process (nginx ``hash``), so that the process that stores a
+    game's act holds its streams and renders their frames from memory."""
+
+    def __init__(self, servers: list[Uvicorn]):
+        self.servers = servers
+        self.ports = [server.port for server in servers]
+        self.port = self.ports[0]
+        self.workers = sum(server.workers for server in servers)
+
+    def port_of(self, live_id: int) -> int:
+        return self.ports[live_id % len(self.ports)]
+
+    def pids(self) -> list[int]:
+        return [pid for server in self.servers for pid in server.pids()]
+
+    def describe(self) -> str:
+        if len(self.servers) == 1:
+            return self.servers[0].describe()
+        return (f"{len(self.servers)} uvicorn processes (a game's streams and acts on the one "
+                f"its id picks), pids " + ", ".join(str(s.proc.pid) for s in self.servers) +
+                f" on ports {', '.join(map(str, self.ports))}; logs " +
+                " ".join(s.log_path for s in self.servers))
+
+
 def children(pid: int) -> list[int]:
     """The child processes of ``pid`` (Linux /proc)."""
     try:

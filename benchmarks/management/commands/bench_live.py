@@ -59,6 +59,7 @@ from benchmarks.servers import (
     LOCAL_HOSTS,
     CeleryWorker,
     Gunicorn,
+    Shards,
     Uvicorn,
     ensure_database,
     neighbour_db,
@@ -265,6 +266,10 @@ class Command(BaseCommand):
         parser.add_argument("--act-server", choices=["gunicorn", "uvicorn"], default="gunicorn",
                             help="with --streams: acts on the API gunicorn (default, as the "
                                  "README's proxy routes them) or on the uvicorn server too")
+        parser.add_argument("--shards", type=int, default=1,
+                            help="with --streams: uvicorn processes, each on its own port; a "
+                                 "game's streams and acts go to the one its id picks (id mod "
+                                 "shards), as the README's proxy routes them")
         parser.add_argument("--stream-db-threads", type=int, default=4,
                             help="with --streams: LIVE_STREAM_DB_THREADS of the uvicorn server")
         parser.add_argument("--connect-at-once", type=int, default=200,
@@ -288,7 +293,7 @@ class Command(BaseCommand):
             for name in ("tables", "seconds", "layout", "api_workers", "api_threads", "workers",
                          "threads",
                          "pool", "pubsub", "broker", "think", "wait", "transport", "clients", "seed",
-                         "access_log", "streams", "move_every", "act_server",
+                         "access_log", "streams", "move_every", "act_server", "shards",
                          "stream_db_threads", "connect_at_once", "act_connections"):
                 if opts[name] is not None:
                     argv += [f"--{name.replace('_', '-')}", str(opts[name])]
@@ -649,7 +654,8 @@ class Command(BaseCommand):
                     time.sleep(0.5)
 
     # ------------------------------------------------------------------ many open streams
-    def run_streams(self, *, streams, tables, move_every, act_server, workers, stream_db_threads,
+    def run_streams(self, *, streams, tables, move_every, act_server, shards, workers,
+                    stream_db_threads,
                     connect_at_once, act_connections, api_workers, api_threads, pool, pubsub,
                     broker, seconds, seed, **opts):
         """``--streams N``: N seat streams open on uvicorn while the tables play (see
@@ -683,8 +689,9 @@ class Command(BaseCommand):
                 worker = CeleryWorker(broker, env["CACHE_URL"]).start()
                 self.started.append(worker)
                 out(worker.describe())
-            uvicorn = Uvicorn(workers=workers, env=env)
-            self.started.append(uvicorn.start())
+            uvicorn = Shards([Uvicorn(workers=workers, env=env) for _ in range(shards)])
+            for server in uvicorn.servers:
+                self.started.append(server.start())
             api = uvicorn
             if act_server == "gunicorn":
                 api = Gunicorn(workers=api_workers, threads=api_threads, env=env)
@@ -757,8 +764,8 @@ class Command(BaseCommand):
         ctx = multiprocessing.get_context("fork")
         messages = ctx.Queue()
         proc = ctx.Process(target=_stream_client, daemon=True, kwargs=dict(
-            messages=messages, games=games, streams=streams, stream_port=uvicorn.port,
-            act_port=api.port, move_every=move_every, seconds=seconds,
+            messages=messages, games=games, streams=streams, stream_ports=uvicorn.ports,
+            act_ports=api.ports if api is uvicorn else [api.port], move_every=move_every, seconds=seconds,
             connect_at_once=connect_at_once, act_connections=act_connections, seed=seed))
         proc.start()
         samples = {}
@@ -936,7 +943,7 @@ def _repo_root():
     return settings.BASE_DIR
 
 
-def _stream_client(*, messages, games, streams, stream_port, act_port, move_every, seconds,
+def _stream_client(*, messages, games, streams, stream_ports, act_ports, move_every, seconds,
                    connect_at_once, act_connections, seed):
     """The client process of ``--streams``: every stream, every table's acts, on one event
     loop (uvloop when installed); reports through ``messages``."""
@@ -980,7 +987,7 @@ def _stream_client(*, messages, games, streams, stream_port, act_port, move_ever
 
         marker = loop.create_task(milestones())
         figures = await streamclient.run(
-            stream_port=stream_port, act_port=act_port, seats=seats, tables=tables,
+            stream_ports=stream_ports, act_ports=act_ports, seats=seats, tables=tables,
             move_every=move_every, seconds=seconds, connect_at_once=connect_at_once,
             act_connections=act_connections, resync=resync, seed=seed, say=say,
             figures=streamclient_figures)
