@@ -118,12 +118,12 @@ def test_a_whole_game_is_followed_from_the_announced_acts_as_a_read_would_render
 def test_an_announcement_carries_nothing_but_an_act_of_the_play(live_table, monkeypatch):
     sent = []
 
-    class FakeRedis:
+    class FakePublisher:
         def publish(self, channel, data):
             sent.append((channel.encode(), data))
 
     monkeypatch.setattr(notify, "_redis_url", lambda: "redis://fake")
-    monkeypatch.setattr(notify, "_redis", lambda: FakeRedis())
+    monkeypatch.setattr(notify, "_publisher", FakePublisher())
     lg, _game = warm_game(live_table)
     while lg.status == LiveGame.Status.RUNNING:
         lg = _act(live_table, lg)

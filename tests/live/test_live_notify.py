@@ -147,3 +147,65 @@ def test_outside_a_request_an_announcement_goes_out_at_once(no_pubsub):
         live_notify.announce(9100, 4)
         assert live_notify._latest.get(9100, -1) < 4  # not before the commit
     assert live_notify._latest[9100] == 4
+
+
+@pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
+def test_the_publisher_delivers_every_announcement_in_order_without_waiting_for_replies(settings):
+    """live.notify.Publisher writes each PUBLISH and reads the replies later, UNREAD at a time:
+    more announcements than that reach a subscriber, in order, and a broken connection fails
+    the publish written into it, the next one opening another connection."""
+    import redis
+
+    settings.LIVE_PUBSUB_URL = url = "redis://127.0.0.1:6379/13"
+    subscriber = redis.Redis.from_url(url).pubsub(ignore_subscribe_messages=True)
+    subscriber.subscribe("gouji:test:publisher")
+    publisher = live_notify.Publisher()
+    count = publisher.UNREAD * 2 + 5
+    try:
+        for n in range(count):
+            publisher.publish("gouji:test:publisher", b"%d" % n)
+        assert publisher._unread == 5  # (the others' replies read already)
+        publisher.flush()
+        assert publisher._unread == 0
+        heard = []
+        deadline = time.monotonic() + 5
+        while len(heard) < count and time.monotonic() < deadline:
+            message = subscriber.get_message(timeout=0.5)
+            if message:
+                heard.append(int(message["data"]))
+        assert heard == list(range(count))
+        # the server drops the publisher's connection: the publish written into it fails, then
+        # the next one connects again and is heard
+        publisher._connection.send_command("CLIENT", "ID")
+        redis.Redis.from_url(url).client_kill_filter(_id=publisher._connection.read_response())
+        failures = 0
+        for _ in range(3):
+            try:
+                publisher.publish("gouji:test:publisher", b"again")
+                publisher.flush()
+            except redis.RedisError:
+                failures += 1
+        assert failures == 1  # (the publish written into the closed connection)
+        message = subscriber.get_message(timeout=2)
+        assert message and message["data"] == b"again"
+    finally:
+        publisher.close()
+        subscriber.close()
+
+
+def test_a_forked_publisher_opens_its_own_connection_and_leaves_the_parents_open(monkeypatch):
+    class Connection:
+        closed = False
+
+        def disconnect(self):
+            self.closed = True
+
+    publisher = live_notify.Publisher()
+    parents = publisher._connection = Connection()
+    publisher._pid, publisher._url = -1, "redis://127.0.0.1:1/0"  # another process's
+    monkeypatch.setattr(live_notify, "_redis_url", lambda: "redis://127.0.0.1:1/0")
+    import redis
+
+    with pytest.raises(redis.ConnectionError):  # (nothing listens on port 1)
+        publisher.publish("gouji:test:fork", b"1")
+    assert not parents.closed and publisher._connection is None
