@@ -11,6 +11,7 @@ layout sends ``/api/v1/live/<id>/…`` here, a game's requests to one process (d
 "Many open streams", says why), and the rest to gunicorn.
 """
 
+import gc
 import os
 import re
 
@@ -22,6 +23,15 @@ from config.serving import freeze_what_loading_made, refuse_the_development_key
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 URLCONF = "config.asgi_urls"
+
+#: the cyclic garbage collector's thresholds in this server (``gc.set_threshold``). Under
+#: Python's default, (700, 10, 10), a young collection every 700 allocations moved what lives
+#: a fraction of a second (an act's views and frames, a stream's wake-up) into the old
+#: generation, and each time that grew by a quarter the collector walked the whole heap: with
+#: 10,000 open streams, 0.8-0.9 s with the event loop stopped, every few seconds in each
+#: process, a sixth of a core in all (gc callbacks, ``bench_live --streams 10000``,
+#: docs/BENCHMARKS.md "Sixth pass"). At 100,000 they die young.
+GC_THRESHOLDS = (100_000, 50, 10)
 
 
 #: the waiting requests: the event stream and the long-poll of a live game, and the live table
@@ -62,3 +72,4 @@ from api import fast_act  # noqa: E402
 refuse_the_development_key()
 application = Handler()
 freeze_what_loading_made(URLCONF)
+gc.set_threshold(*GC_THRESHOLDS)
