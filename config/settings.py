@@ -11,7 +11,8 @@
   beside ``manage.py``; set it when the service is installed as a package).
 - ``DB_POOL_MAX_SIZE`` (a psycopg pool per process), ``DB_CONNECT_TIMEOUT``, ``DB_CONN_MAX_AGE``.
 - ``LIVE_PUBSUB_URL``: Redis that wakes live-play waiters (default: the broker when Redis).
-- ``LIVE_STREAM_DB_THREADS``: the database threads of an ASGI process's streams (default 4).
+- ``LIVE_STREAM_DB_THREADS``: the database threads of an ASGI process's streams and acts
+  (default 2).
 - ``LIVE_GAME_CACHE``: the running live games each process keeps in memory (default 2048).
 - ``LIVE_ACT_SHORT_PATH``: 0 sends every act the ASGI server gets through the DRF view.
 - ``LIVE_SPECTATOR_WAITERS``, ``LIVE_SPECTATOR_WAITERS_PER_ADDRESS``: spectators' open streams
@@ -243,8 +244,11 @@ LIVE_SPECTATOR_WAITERS = _whole("LIVE_SPECTATOR_WAITERS", 100)
 LIVE_SPECTATOR_WAITERS_PER_ADDRESS = _whole("LIVE_SPECTATOR_WAITERS_PER_ADDRESS", 4)
 # Under ASGI (config/asgi.py) an open stream is not a thread: it waits on the event loop and
 # reads the database only when its game moves, in one of LIVE_STREAM_DB_THREADS threads per
-# process (live/aio.py), each with at most one connection: 10,000 streams, 4 connections.
-LIVE_STREAM_DB_THREADS = _whole("LIVE_STREAM_DB_THREADS", 4, minimum=1)
+# process (live/aio.py), each with at most one connection: 10,000 streams, 2 connections. The
+# acts the process serves (api/fast_act.py) are stored in them too: with 4, the threads and the
+# event loop fought for the GIL, and at 556 acts/s on two processes the act p99 was 0.6 s
+# against 60-66 ms with 2 (docs/BENCHMARKS.md, "Sixth pass").
+LIVE_STREAM_DB_THREADS = _whole("LIVE_STREAM_DB_THREADS", 2, minimum=1)
 # LIVE_GAME_CACHE: the live games each process keeps (live.cache, about 40 KB each), and with them
 # who sits where: an act in a game the process does not hold rebuilds it from the database and,
 # without its seats, takes the row lock. At least the running tables an event plays at once.

@@ -263,15 +263,16 @@ class Command(BaseCommand):
                                  "above on gunicorn")
         parser.add_argument("--move-every", type=float, default=3.0,
                             help="with --streams: seconds between two acts of a table")
-        parser.add_argument("--act-server", choices=["gunicorn", "uvicorn"], default="gunicorn",
-                            help="with --streams: acts on the API gunicorn (default, as the "
-                                 "README's proxy routes them) or on the uvicorn server too")
-        parser.add_argument("--shards", type=int, default=1,
-                            help="with --streams: uvicorn processes, each on its own port; a "
-                                 "game's streams and acts go to the one its id picks (id mod "
-                                 "shards), as the README's proxy routes them")
-        parser.add_argument("--stream-db-threads", type=int, default=4,
-                            help="with --streams: LIVE_STREAM_DB_THREADS of the uvicorn server")
+        parser.add_argument("--act-server", choices=["gunicorn", "uvicorn"], default="uvicorn",
+                            help="with --streams: acts on the uvicorn servers (default, as the "
+                                 "README's proxy routes them) or on the API gunicorn")
+        parser.add_argument("--shards", type=int, default=os.cpu_count() or 1,
+                            help="with --streams: uvicorn processes (default: one per core, as "
+                                 "the README's layout), each on its own port; a game's streams "
+                                 "and acts go to the one its id picks (id mod shards), as the "
+                                 "README's proxy routes them")
+        parser.add_argument("--stream-db-threads", type=int, default=2,
+                            help="with --streams: LIVE_STREAM_DB_THREADS of the uvicorn servers")
         parser.add_argument("--connect-at-once", type=int, default=200,
                             help="with --streams: streams connecting at the same time")
         parser.add_argument("--act-connections", type=int, default=64,
@@ -714,7 +715,7 @@ class Command(BaseCommand):
                     self.stderr.write(tail)
         self.report_streams(figures, samples, idle=idle, streams=streams, tables=len(games),
                             move_every=move_every, act_server=act_server, pool=pool,
-                            db_threads=stream_db_threads, workers=workers)
+                            db_threads=stream_db_threads, workers=uvicorn.workers)
 
     def start_games_at_once(self, seated, api_port: int, seed: int, at_once: int = 8):
         """Seat 0 of every table starts its game over the API, ``at_once`` at a time; the
@@ -836,7 +837,8 @@ class Command(BaseCommand):
                for name in ("uvicorn", "api", "client", "postgres") if end.get(name)}
         out("cores used while playing: " + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()))
         per_stream = (opened["uvicorn"]["rss_mb"] - idle["rss_mb"]) * 1024 / max(1, streams)
-        out(f"uvicorn ({workers} worker{'s' if workers > 1 else ''}): idle {idle['rss_mb']:.0f} "
+        out(f"uvicorn ({workers} process{'es' if workers > 1 else ''} in all): idle "
+            f"{idle['rss_mb']:.0f} "
             f"MB; {streams} streams open {opened['uvicorn']['rss_mb']:.0f} MB "
             f"({per_stream:.1f} KB a stream), {opened['uvicorn']['fds']} descriptors, "
             f"{opened['uvicorn']['threads']} threads; at the end "
@@ -846,10 +848,10 @@ class Command(BaseCommand):
                               if opened.get("api") else ""))
         mid = samples.get("midway", end)
         out(f"database connections of uvicorn: {opened['uvicorn_db']} with every stream open, "
-            f"{mid['uvicorn_db']} midway through play (pool {pool}, {db_threads} stream "
-            f"database threads); all to PostgreSQL on this host: {mid['db_connections']}")
-        out(f"Redis connections of uvicorn: {mid['uvicorn_redis']} (one pub/sub subscription "
-            f"for all its streams" + ("; the others publish its acts' announcements)"
+            f"{mid['uvicorn_db']} midway through play (each process: pool {pool}, {db_threads} "
+            f"stream database threads); all to PostgreSQL on this host: {mid['db_connections']}")
+        out(f"Redis connections of uvicorn: {mid['uvicorn_redis']} (each process: one pub/sub "
+            f"subscription for all its streams" + ("; the others publish its acts' announcements)"
                                       if act_server == "uvicorn" else ")"))
         p99 = percentile(sorted(figures["act_ms"]), 99) if figures["act_ms"] else float("nan")
         out(f"goal act p99 < 100 ms with {streams} open streams: "
