@@ -15,7 +15,7 @@ import hashlib
 
 from rest_framework import throttling
 
-from config.ratelimit import AtomicWindowMixin
+from config.ratelimit import AtomicWindowMixin, count_requests
 
 
 class AnonRateThrottle(AtomicWindowMixin, throttling.AnonRateThrottle):
@@ -29,22 +29,27 @@ class UserRateThrottle(AtomicWindowMixin, throttling.UserRateThrottle):
 class ScopedRateThrottle(AtomicWindowMixin, throttling.ScopedRateThrottle):
     """A view's ``throttle_scope`` (writes, results, engine, live), per user or address."""
 
-    def allow_request(self, request, view):
-        # (DRF's class finds the view's scope and its rate here, before counting)
+    def counter_for(self, request, view):
+        # (DRF's class finds the view's scope and its rate in allow_request, before counting)
         self.scope = getattr(view, self.scope_attr, None)
         if not self.scope:
-            return True
+            return None
         self.rate = self.get_rate()
         self.num_requests, self.duration = self.parse_rate(self.rate)
-        return super().allow_request(request, view)
+        return super().counter_for(request, view)
 
 
 def allow_for_view(request, view) -> bool:
     """DRF's ``check_throttles`` of ``view`` for ``request``, a Django request whose ``user``
     is set, outside DRF's dispatch (api/fast_act.py): every throttle of the view counts it, as
-    DRF counts it; whether all let it through."""
-    allowed = [throttle.allow_request(request, view) for throttle in view.get_throttles()]
-    return all(allowed)
+    DRF counts it, all in one round trip to a Redis cache; whether all let it through."""
+    throttles = view.get_throttles()
+    if not all(isinstance(throttle, AtomicWindowMixin) for throttle in throttles):
+        return all([throttle.allow_request(request, view) for throttle in throttles])
+    counted = [(throttle, counter) for throttle in throttles
+               if (counter := throttle.counter_for(request, view)) is not None]
+    counts = count_requests([counter for _throttle, counter in counted])
+    return all(n <= throttle.num_requests for (throttle, _c), n in zip(counted, counts, strict=True))
 
 
 class LoginAddressThrottle(AtomicWindowMixin, throttling.SimpleRateThrottle):

@@ -54,29 +54,43 @@ class AtomicWindowMixin:
         return client_address(request)
 
     def allow_request(self, request, view):
-        if self.rate is None or counted_already(request):
-            return True
-        key = self.get_cache_key(request, view)
-        if key is None:
-            return True
-        return self.take(key)
+        counter = self.counter_for(request, view)
+        return counter is None or count_request(*counter) <= self.num_requests
 
-    def take(self, key: str) -> bool:
-        """Count one request under ``key`` in the current window; False past the limit."""
+    def counter_for(self, request, view) -> tuple[str, int] | None:
+        """The counter of the current window that ``request`` counts on, with its timeout
+        (:meth:`counter`); ``None`` when this throttle does not count it (no rate, no key, or
+        counted before it reached the view)."""
+        if self.rate is None or counted_already(request):
+            return None
+        key = self.get_cache_key(request, view)
+        return None if key is None else self.counter(key)
+
+    def counter(self, key: str) -> tuple[str, int]:
+        """The counter of ``key`` in the current window, and its timeout."""
         now = time.time()
         window = int(now // self.duration)
         self.wait_seconds = (window + 1) * self.duration - now
-        return count_request(f"{key}:{window}", self.duration + 1) <= self.num_requests
+        return f"{key}:{window}", self.duration + 1
+
+    def take(self, key: str) -> bool:
+        """Count one request under ``key`` in the current window; False past the limit."""
+        return count_request(*self.counter(key)) <= self.num_requests
 
     def wait(self):
         return self.wait_seconds
 
 
-#: Redis: count one request and give a new counter its expiry, in one atomic round trip
+#: Redis: count one request on each counter and give a new counter its expiry, in one atomic
+#: round trip
 _COUNT_SCRIPT = """
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return n"""
+local counts = {}
+for i, key in ipairs(KEYS) do
+  local n = redis.call('INCR', key)
+  if n == 1 then redis.call('EXPIRE', key, ARGV[i]) end
+  counts[i] = n
+end
+return counts"""
 _scripts: dict = {}
 
 
@@ -86,16 +100,31 @@ def count_request(counter: str, timeout: int) -> int:
     asks whether the key exists first) were three for most requests, three per throttle, six
     for every authenticated API request (``bench_live``'s acts, py-spy). Elsewhere the cache's
     atomic ``add`` and ``incr``."""
+    return count_requests([(counter, timeout)])[0]
+
+
+def count_requests(counters: list[tuple[str, int]]) -> list[int]:
+    """:func:`count_request` on each (counter, timeout) of ``counters``: their new values. On
+    Redis one round trip for all of them (the writes of Django's Redis cache all go to its
+    first server): a live act's throttles, two round trips, each waited for in a thread that
+    then had to win the GIL back from the event loop (``bench_live --streams``)."""
     from django.core.cache.backends.redis import RedisCache
 
+    if not counters:
+        return []
     backend = caches[DEFAULT_CACHE_ALIAS]
     if isinstance(backend, RedisCache):
-        key = backend.make_and_validate_key(counter)
-        client = backend._cache.get_client(key, write=True)
+        keys = [backend.make_and_validate_key(counter) for counter, _timeout in counters]
+        client = backend._cache.get_client(keys[0], write=True)
         script = _scripts.get("count")
         if script is None:  # (the script's digest; each call runs it on the client given)
             script = _scripts["count"] = client.register_script(_COUNT_SCRIPT)
-        return int(script(keys=[key], args=[timeout], client=client))
+        return [int(n) for n in script(keys=keys, args=[t for _c, t in counters],
+                                       client=client)]
+    return [_count_in_cache(counter, timeout) for counter, timeout in counters]
+
+
+def _count_in_cache(counter: str, timeout: int) -> int:
     # add() creates the counter only if it is absent, incr() raises if it has gone (a window
     # that just expired): both are single atomic operations on locmem and the other caches.
     if cache.add(counter, 1, timeout=timeout):

@@ -185,16 +185,45 @@ def test_another_answer_format_is_the_views(game, viewed):
     assert status == 200 and viewed == [live_id, live_id]
 
 
-def test_an_act_is_counted_once_by_the_throttles_whichever_path_answers_it(game, monkeypatch):
+def _redis_up() -> bool:
+    from tests.live.test_live_notify import redis_up
+
+    return redis_up()
+
+
+@pytest.fixture(params=["memory", "redis"])
+def throttle_cache(request, settings):
+    """The throttles' counters in each process's memory, or in Redis (``CACHE_URL``)."""
+    if request.param == "redis":
+        if not _redis_up():
+            pytest.skip("needs Redis on 127.0.0.1:6379")
+        import uuid
+
+        settings.CACHES = {"default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": "redis://127.0.0.1:6379/7", "KEY_PREFIX": uuid.uuid4().hex}}
+    return request.param
+
+
+def test_an_act_is_counted_once_by_the_throttles_whichever_path_answers_it(
+        game, monkeypatch, throttle_cache):
     """With 3 acts a minute: an act answered by the short path, then two the view refuses
     after the short path counted them (the same act again: stale), then the fourth, refused by
-    the throttle. Were a handed-over act counted twice, the third would be."""
+    the throttle. Were a handed-over act counted twice, the third would be. The short path
+    counts all the view's throttles in one call (one round trip to Redis)."""
+    import api.throttling
+
     lt, live_id, keys = game
     monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES",
                         {**SimpleRateThrottle.THROTTLE_RATES, "live": "3/min"})
+    calls = []
+    count_requests = api.throttling.count_requests
+    monkeypatch.setattr(api.throttling, "count_requests",
+                        lambda counters: calls.append(len(counters)) or count_requests(counters))
     seat, payload = next_act(lt, live_id)
     answers = [act(live_id, keys[seat], payload) for _ in range(4)]
     assert [status for status, _h, _b in answers] == [200, 409, 409, 429]
+    assert calls == [2, 2, 2, 2]  # (the user's and the live scope's counters, together)
     status, headers, body = answers[-1]
     assert json.loads(body)["error"]["code"] == "throttled" and int(headers["retry-after"]) > 0
     # another seat's count is its own
