@@ -5,8 +5,6 @@ update (:func:`token_holds_sql`)."""
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict
 
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -14,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
 from rest_framework.authtoken.models import Token
 
+from live.cache import Recent
 from tournaments.sqlrows import Columns, fetch_one
 
 
@@ -64,34 +63,9 @@ def token_holds_sql() -> str:
             f"AND u.{q(User._meta.get_field('is_active').column)})")
 
 
-class TokenUsers:
-    """The users of the tokens this process has authenticated lately (any request), for a write
-    that checks the token again in its own statement (:func:`token_holds_sql`): a token
-    deleted, or its user deactivated, since it was remembered makes that statement do nothing,
-    and the request then goes to the view, whose authentication refuses it (401) — at once, as
-    without this. Nothing else trusts what is remembered here."""
-
-    def __init__(self, size: int = 65_536):
-        self.size = size
-        self._users: OrderedDict[str, object] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: str):
-        with self._lock:
-            user = self._users.get(key)
-            if user is not None:
-                self._users.move_to_end(key)
-            return user
-
-    def put(self, key: str, user) -> None:
-        with self._lock:
-            self._users[key] = user
-            while len(self._users) > self.size:
-                self._users.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._users.clear()
-
-
-token_users = TokenUsers()
+#: The users of the tokens this process has authenticated lately (any request), by key, for a
+#: write that checks the token again in its own statement (:func:`token_holds_sql`): a token
+#: deleted, or its user deactivated, since it was remembered makes that statement do nothing,
+#: and the request then goes to the view, whose authentication refuses it (401) — at once, as
+#: without this. Nothing else trusts what is remembered here.
+token_users = Recent(65_536)

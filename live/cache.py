@@ -47,6 +47,33 @@ class GameGone(NotFound, LiveGame.DoesNotExist):
         super().__init__("not_found", _("this live game no longer exists"))
 
 
+class Recent:
+    """At most ``size`` values by key, the least recently used dropped first; safe across
+    threads. A process's small caches: the frames its streams share
+    (:data:`live.streams.frames`), the users of the tokens it authenticated
+    (:data:`api.authentication.token_users`)."""
+
+    def __init__(self, size: int):
+        self.size = size
+        self._items: OrderedDict = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key, value) -> None:
+        with self._lock:
+            GameCache._bound(self._items, key, value, self.size)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
 class GameCache:
     """This process's live games by ``(live game id, start time, state version)``.
 

@@ -30,7 +30,7 @@ import asyncio
 import threading
 import time
 import weakref
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 
 from django.conf import settings
@@ -39,7 +39,7 @@ from django.utils.translation import gettext as _
 
 from live import fastjson, services
 from live.aio import in_db_thread, keeps_connection
-from live.cache import GameGone, games
+from live.cache import GameGone, Recent, games
 from live.models import LiveGame
 from live.notify import wait_for_version, wait_for_version_async
 from tournaments.errors import ServiceError
@@ -191,39 +191,20 @@ def _stream_seconds(seconds: float) -> float:
     return min(MAX_STREAM, max(0.0, seconds)) if seconds == seconds else MAX_STREAM
 
 
-class _Frames:
+class _Frames(Recent):
     """The ``view`` frames this process rendered lately, by game, version, the row's other
     fields the view shows, and seat: the streams that show one view (a seat's several tabs,
     every spectator's public view) share one rendering. A frame is a function of its key
     (the game at a state version is one state: :class:`live.cache.GameCache`), so a cached one
     is what rendering again would give."""
 
-    def __init__(self, size: int = 2048):
-        self.size = size
-        self._frames: OrderedDict[tuple, bytes] = OrderedDict()
-        self._lock = threading.Lock()
-
     @staticmethod
     def key(live: LiveGame, seat: int | None) -> tuple:
         return (live.pk, live.started_at, live.version, live.status, live.turn_deadline,
                 live.result_id, live.hosted, seat)
 
-    def get(self, key: tuple) -> bytes | None:
-        with self._lock:
-            return self._frames.get(key)
 
-    def put(self, key: tuple, frame: bytes) -> None:
-        with self._lock:
-            self._frames[key] = frame
-            while len(self._frames) > self.size:
-                self._frames.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._frames.clear()
-
-
-frames = _Frames()
+frames = _Frames(2048)
 
 
 def _frame_of(live: LiveGame, view: dict) -> bytes:
