@@ -28,6 +28,7 @@ read now and then are read in one query for all of them.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import hashlib
 import hmac
@@ -102,24 +103,26 @@ class Publisher:
         self._unread = 0
 
     def publish(self, channel: str, data: bytes) -> None:
-        with self._lock:
-            try:
-                connection = self._connected()
-                connection.send_packed_command(connection.pack_command("PUBLISH", channel, data),
-                                               check_health=False)
-                self._unread += 1
-                if self._unread >= self.UNREAD:
-                    self._read_replies()
-            except BaseException:
-                self._drop()
-                raise
+        with self._dropped_on_failure():
+            connection = self._connected()
+            connection.send_packed_command(connection.pack_command("PUBLISH", channel, data),
+                                           check_health=False)
+            self._unread += 1
+            if self._unread >= self.UNREAD:
+                self._read_replies()
 
     def flush(self) -> None:
         """Read the replies still unread (an error reply raises)."""
+        with self._dropped_on_failure():
+            if self._connection is not None and self._pid == os.getpid():
+                self._read_replies()
+
+    @contextlib.contextmanager
+    def _dropped_on_failure(self):
+        """The lock held; whatever fails drops the connection, and raises."""
         with self._lock:
             try:
-                if self._connection is not None and self._pid == os.getpid():
-                    self._read_replies()
+                yield
             except BaseException:
                 self._drop()
                 raise
