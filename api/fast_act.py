@@ -75,10 +75,10 @@ Receive = Callable[[], Awaitable[dict]]
 Send = Callable[[dict], Awaitable[None]]
 
 
-def handles(scope: dict) -> int | None:
-    """The live game's id if ``scope`` is a request this path may take: a POST of an act with
-    no query string (``?format`` asks for another renderer), JSON in and out, a token, and the
-    body's length given."""
+def handles(scope: dict) -> tuple[int, int] | None:
+    """The live game's id and the body's length if ``scope`` is a request this path may take:
+    a POST of an act with no query string (``?format`` asks for another renderer), JSON in and
+    out, a token, and the body's length given."""
     if scope["type"] != "http" or scope["method"] != "POST" or scope.get("query_string"):
         return None
     match = PATH.match(scope["path"])
@@ -94,13 +94,14 @@ def handles(scope: dict) -> int | None:
             not headers.get(b"authorization", b"")[:6].lower() == b"token " or \
             not headers.get(b"content-length", b"").isdigit():
         return None  # (without a Content-Length, DRF reads no body: a chunked one is refused)
-    return int(match.group(1))
+    return int(match.group(1)), int(headers[b"content-length"])
 
 
 async def serve(scope: dict, receive: Receive, send: Send,
-                hand_over: Callable[[dict, Receive, Send], Awaitable[None]]) -> None:
-    """Answer the act in ``scope`` (:func:`handles` gave its game) here, or call ``hand_over``
-    (Django's handler) with the request as it came."""
+                hand_over: Callable[[dict, Receive, Send], Awaitable[None]],
+                live_id: int, length: int) -> None:
+    """Answer the act in ``scope`` (:func:`handles` gave its game and its body's length) here,
+    or call ``hand_over`` (Django's handler) with the request as it came."""
     chunks, size, more = [], 0, True
     while more and size <= MAX_BODY:
         message = await receive()
@@ -111,9 +112,9 @@ async def serve(scope: dict, receive: Receive, send: Send,
         more = message.get("more_body", False)
     body = b"".join(chunks)
     answer = None
-    if not more and len(body) == int(dict(scope["headers"])[b"content-length"]):
+    if not more and len(body) == length:
         try:
-            answer = await in_db_thread(_act, scope, body, int(PATH.match(scope["path"])[1]))
+            answer = await in_db_thread(_act, scope, body, live_id)
         except Exception:  # nothing stored (see _act): the view answers, or fails, as ever
             log.exception("the act's short path failed; handing the act to the view")
     if answer is None:

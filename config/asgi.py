@@ -54,8 +54,8 @@ class Handler(ASGIHandler):
         if scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and \
                 WAITING.match(scope["path"]):
             await self.handle(scope, receive, send)
-        elif settings.LIVE_ACT_SHORT_PATH and fast_act.handles(scope) is not None:
-            await fast_act.serve(scope, receive, send, super().__call__)
+        elif settings.LIVE_ACT_SHORT_PATH and (act := fast_act.handles(scope)) is not None:
+            await fast_act.serve(scope, receive, send, super().__call__, *act)
         else:
             await super().__call__(scope, receive, send)
 

@@ -287,7 +287,7 @@ def test_only_the_act_path_is_taken_by_it():
             "query_string": b"", "headers": [(b"content-length", b"30"),
                                              (b"content-type", b"application/json"),
                                              (b"authorization", b"Token abc")]}
-    assert fast_act.handles(base) == 12
+    assert fast_act.handles(base) == (12, 30)  # the game, and the body's length
     assert fast_act.handles({**base, "method": "GET"}) is None
     assert fast_act.handles({**base, "path": "/api/v1/live/12/host/"}) is None
     assert fast_act.handles({**base, "query_string": b"format=api"}) is None
@@ -296,6 +296,6 @@ def test_only_the_act_path_is_taken_by_it():
     assert fast_act.handles({**base, "headers": [*base["headers"],
                                                  (b"accept", b"text/html")]}) is None
     assert fast_act.handles({**base, "headers": [*base["headers"],
-                                                 (b"accept", b"*/*")]}) == 12
+                                                 (b"accept", b"*/*")]}) == (12, 30)
     assert fast_act.handles({**base, "headers": [*base["headers"],
                                                  (b"content-type", b"text/plain")]}) is None
