@@ -73,10 +73,6 @@ class AtomicWindowMixin:
         self.wait_seconds = (window + 1) * self.duration - now
         return f"{key}:{window}", self.duration + 1
 
-    def take(self, key: str) -> bool:
-        """Count one request under ``key`` in the current window; False past the limit."""
-        return count_request(*self.counter(key)) <= self.num_requests
-
     def wait(self):
         return self.wait_seconds
 
