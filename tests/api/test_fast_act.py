@@ -23,6 +23,7 @@ from live import notify
 from live import services as live
 from live.models import LiveGame
 from tests.live.helpers import bot_pick, make_live_table, server_game
+from tests.live.test_live_notify import redis_up
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -185,17 +186,11 @@ def test_another_answer_format_is_the_views(game, viewed):
     assert status == 200 and viewed == [live_id, live_id]
 
 
-def _redis_up() -> bool:
-    from tests.live.test_live_notify import redis_up
-
-    return redis_up()
-
-
 @pytest.fixture(params=["memory", "redis"])
 def throttle_cache(request, settings):
     """The throttles' counters in each process's memory, or in Redis (``CACHE_URL``)."""
     if request.param == "redis":
-        if not _redis_up():
+        if not redis_up():
             pytest.skip("needs Redis on 127.0.0.1:6379")
         import uuid
 
