@@ -26,12 +26,16 @@ URLCONF = "config.asgi_urls"
 
 #: the cyclic garbage collector's thresholds in this server (``gc.set_threshold``). Under
 #: Python's default, (700, 10, 10), a young collection every 700 allocations moved what lives
-#: a fraction of a second (an act's views and frames, a stream's wake-up) into the old
-#: generation, and each time that grew by a quarter the collector walked the whole heap: with
-#: 10,000 open streams, 0.8-0.9 s with the event loop stopped, every few seconds in each
-#: process, a sixth of a core in all (gc callbacks, ``bench_live --streams 10000``,
-#: docs/BENCHMARKS.md "Sixth pass"). At 100,000 they die young.
-GC_THRESHOLDS = (100_000, 50, 10)
+#: a fraction of a second (an act's views and frames, a stream's wake-up) into the older
+#: generations, which were then collected every 7,000 allocations, and the whole heap each
+#: time the old generation grew by a quarter: with 10,000 open streams, 0.8-0.9 s with the
+#: event loop stopped, every few seconds in each process (gc callbacks, ``bench_live --streams
+#: 10000``, docs/BENCHMARKS.md "Sixth pass"). The middle generation now waits for 5,000,000
+#: allocations (500 young collections) and the whole heap for ten times that. The young one
+#: is collected every 10,000: it is walked whole each time, and at 100,000 (as in the sixth
+#: pass) each young collection stopped the loop 80-190 ms every 4-5 s, at 10,000 20-30 ms
+#: ("Seventh pass").
+GC_THRESHOLDS = (10_000, 500, 10)
 
 
 #: the waiting requests: the event stream and the long-poll of a live game, and the live table
