@@ -53,6 +53,7 @@ from urllib.parse import urlparse
 
 from django.core.management.base import BaseCommand, CommandError
 
+from benchmarks import machine
 from benchmarks.figures import percentile
 from benchmarks.loadclient import HOST
 from benchmarks.servers import (
@@ -674,6 +675,8 @@ class Command(BaseCommand):
         if limit < streams + 1024:
             raise CommandError(f"the open-file limit is {limit}: too low for {streams} streams "
                                f"(each side of a loopback connection holds a descriptor)")
+        speed = machine.speed()  # (before anything else runs here)
+        out(machine.speed_line(speed))
         t0 = time.monotonic()
         rnd, seated = live_round(tables)
         connections.close_all()  # (the servers and the client process are forked)
@@ -780,6 +783,7 @@ class Command(BaseCommand):
                     "db_connections": socket_count(5432), "redis_connections": socket_count(6379),
                     "uvicorn_db": socket_count(5432, uvicorn.pids()),
                     "uvicorn_redis": socket_count(6379, uvicorn.pids()),
+                    "machine": machine.cpu_times(),
                     "at": time.monotonic(), "load": os.getloadavg()[0]}
 
         try:
@@ -836,6 +840,9 @@ class Command(BaseCommand):
                                                                         opened["at"])
                for name in ("uvicorn", "api", "client", "postgres") if end.get(name)}
         out("cores used while playing: " + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()))
+        whole = machine.used(opened["machine"], end["machine"])
+        if whole is not None:
+            out(whole.line(os.cpu_count()))
         per_stream = (opened["uvicorn"]["rss_mb"] - idle["rss_mb"]) * 1024 / max(1, streams)
         out(f"uvicorn ({workers} process{'es' if workers > 1 else ''} in all): idle "
             f"{idle['rss_mb']:.0f} "

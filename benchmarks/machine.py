@@ -1,0 +1,114 @@
+"""What the machine gave a benchmark run: its speed on a fixed piece of work, and the CPU time
+the host took from it.
+
+These machines are shared. The same commit of ``bench_live --streams 10000`` needed 0.90 of
+the stream servers' cores one hour and 1.15 the next (docs/BENCHMARKS.md, "Sixth pass"), and
+on another day its acts cost 1.6 times the CPU: figures of different runs compare only with
+the machine's state beside them. Two readings give it:
+
+- :func:`speed`: the CPU time (not the wall time: time the host takes from the process is not
+  counted) of a fixed piece of the engine's work — one seeded game played to its end by the
+  engine's bots, every seat's view rendered after each act, as a stream server does. The same
+  code on a slower machine, or with the caches shared with a busy neighbour, takes longer.
+- :func:`cpu_times` at two instants, then :func:`used`: how many cores were busy in between,
+  and how many the hypervisor stole (``steal`` in ``/proc/stat``: a core's time given to
+  another guest while this one had work for it).
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import time
+from dataclasses import dataclass
+
+#: the fields of /proc/stat's ``cpu`` line, in order (proc(5))
+_FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal")
+
+
+@dataclass(frozen=True)
+class CpuTimes:
+    """The machine's CPU time since boot, all cores together, in seconds (``None`` where
+    ``/proc/stat`` cannot be read)."""
+
+    busy: float
+    idle: float
+    steal: float
+    at: float  # time.monotonic() of the reading
+
+
+def cpu_times(path: str = "/proc/stat") -> CpuTimes | None:
+    """The machine's CPU time now (``/proc/stat``); ``None`` off Linux."""
+    try:
+        with open(path, encoding="ascii") as fh:
+            words = fh.readline().split()
+    except OSError:
+        return None
+    if not words or words[0] != "cpu":
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    values = dict(zip(_FIELDS, (int(w) / tick for w in words[1:]), strict=False))
+    steal = values.get("steal", 0.0)
+    idle = values.get("idle", 0.0) + values.get("iowait", 0.0)
+    busy = sum(values.values()) - idle - steal
+    return CpuTimes(busy=busy, idle=idle, steal=steal, at=time.monotonic())
+
+
+@dataclass(frozen=True)
+class Used:
+    """Cores busy, and cores stolen by the host, on average between two readings."""
+
+    busy: float
+    steal: float
+
+    def line(self, cores: int) -> str:
+        return (f"the machine's {cores} cores while playing: {self.busy:.2f} busy, "
+                f"{self.steal:.2f} taken by the host (steal)")
+
+
+def used(before: CpuTimes | None, after: CpuTimes | None) -> Used | None:
+    """The cores used between two readings of :func:`cpu_times`."""
+    if before is None or after is None or after.at <= before.at:
+        return None
+    seconds = after.at - before.at
+    return Used(busy=(after.busy - before.busy) / seconds,
+                steal=(after.steal - before.steal) / seconds)
+
+
+def _workload(seed: int) -> int:
+    """One game of the 大纲 preset, dealt from ``seed`` and played out by the engine's
+    heuristic bots, with the six seats' views rendered and encoded after every act; returns
+    the acts made."""
+    import orjson
+
+    import engine
+    from engine.bots import make_bot, next_act
+
+    rng = random.Random(seed)
+    game = engine.Game("dagang", engine.deal(rng))
+    bots = [make_bot("heuristic", random.Random(rng.random())) for _ in range(6)]
+    acts = 0
+    while game.state != "over":
+        game.act(*next_act(game, bots))
+        acts += 1
+        for viewer in range(6):
+            orjson.dumps(game.view(viewer))
+    return acts
+
+
+def speed(repeats: int = 5, seed: int = 2026) -> float:
+    """Milliseconds of this process's CPU time for :func:`_workload`, the median of
+    ``repeats`` runs (after one to warm up)."""
+    _workload(seed)
+    times = []
+    for _ in range(repeats):
+        start = time.process_time()
+        _workload(seed)
+        times.append(time.process_time() - start)
+    return statistics.median(times) * 1000
+
+
+def speed_line(ms: float) -> str:
+    return (f"machine speed: {ms:.0f} ms of CPU for the fixed engine workload "
+            f"(benchmarks/machine.py; lower is faster; runs compare at like speeds)")

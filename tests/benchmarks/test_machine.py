@@ -1,0 +1,57 @@
+"""What a benchmark reports of the machine (benchmarks/machine.py): the CPU the host stole, and
+the speed of a fixed workload."""
+
+import os
+
+import pytest
+
+from benchmarks import machine
+
+
+def _stat(tmp_path, line: str):
+    path = tmp_path / "stat"
+    path.write_text(line + "\ncpu0 1 2 3 4 5 6 7 8 0 0\n", encoding="ascii")
+    return str(path)
+
+
+def test_busy_idle_and_steal_are_read_from_the_cpu_line(tmp_path):
+    tick = os.sysconf("SC_CLK_TCK")
+    # user nice system idle iowait irq softirq steal guest guest_nice
+    times = machine.cpu_times(_stat(tmp_path, f"cpu  {10 * tick} 0 {5 * tick} {40 * tick} "
+                                              f"{2 * tick} 0 {tick} {3 * tick} 0 0"))
+    assert times.busy == pytest.approx(16)  # user + system + softirq
+    assert times.idle == pytest.approx(42)  # idle + iowait
+    assert times.steal == pytest.approx(3)
+
+
+def test_an_unreadable_or_foreign_stat_gives_nothing(tmp_path):
+    assert machine.cpu_times(str(tmp_path / "missing")) is None
+    assert machine.cpu_times(_stat(tmp_path, "intr 1 2 3")) is None
+
+
+def test_cores_used_between_two_readings():
+    before = machine.CpuTimes(busy=100.0, idle=50.0, steal=10.0, at=1000.0)
+    after = machine.CpuTimes(busy=130.0, idle=55.0, steal=15.0, at=1020.0)
+    got = machine.used(before, after)
+    assert (got.busy, got.steal) == (pytest.approx(1.5), pytest.approx(0.25))
+    assert "1.50 busy, 0.25 taken by the host" in got.line(2)
+    assert machine.used(None, after) is None
+    assert machine.used(after, before) is None  # (not in order: no figure rather than a wrong one)
+
+
+def test_the_workload_is_the_same_game_every_time():
+    """A fixed piece of work: the same seeded game, to its end, each time it runs."""
+    acts = machine._workload(2026)
+    assert acts > 100
+    assert machine._workload(2026) == acts
+    assert machine._workload(7) != acts or machine._workload(8) != acts
+
+
+def test_speed_is_the_median_cpu_time_of_the_runs(monkeypatch):
+    clock = iter([0.0, 0.03, 1.0, 1.05, 2.0, 2.04])  # three runs: 30, 50, 40 ms
+    monkeypatch.setattr(machine.time, "process_time", lambda: next(clock))
+    ran = []
+    monkeypatch.setattr(machine, "_workload", lambda seed: ran.append(seed))
+    assert machine.speed(repeats=3, seed=5) == pytest.approx(40)
+    assert ran == [5, 5, 5, 5]  # one to warm up, then the three timed
+    assert "40 ms of CPU" in machine.speed_line(40)
