@@ -3,7 +3,7 @@ the host took from it.
 
 These machines are shared. The same commit of ``bench_live --streams 10000`` needed 0.90 of
 the stream servers' cores one hour and 1.15 the next (docs/BENCHMARKS.md, "Sixth pass"), and
-on another day its acts cost 1.6 times the CPU: figures of different runs compare only with
+on the next day its acts cost 1.3-1.6 times the CPU ("Seventh pass"): figures of different runs compare only with
 the machine's state beside them. Two readings give it:
 
 - :func:`speed`: the CPU time (not the wall time: time the host takes from the process is not
