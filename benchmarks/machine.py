@@ -3,8 +3,8 @@ the host took from it.
 
 These machines are shared. The same commit of ``bench_live --streams 10000`` needed 0.90 of
 the stream servers' cores one hour and 1.15 the next (docs/BENCHMARKS.md, "Sixth pass"), and
-on the next day its acts cost 1.3-1.6 times the CPU ("Seventh pass"): figures of different runs compare only with
-the machine's state beside them. Two readings give it:
+on the next day its acts cost 1.3-1.6 times the CPU ("Seventh pass"): figures of different
+runs compare only with the machine's state beside them. Two readings give it:
 
 - :func:`speed`: the CPU time (not the wall time: time the host takes from the process is not
   counted) of a fixed piece of the engine's work — one seeded game played to its end by the
@@ -29,8 +29,7 @@ _FIELDS = ("user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"
 
 @dataclass(frozen=True)
 class CpuTimes:
-    """The machine's CPU time since boot, all cores together, in seconds (``None`` where
-    ``/proc/stat`` cannot be read)."""
+    """The machine's CPU time since boot, all cores together, in seconds."""
 
     busy: float
     idle: float
