@@ -280,6 +280,13 @@ def announce(live_id: int, version: int, act: dict | None = None) -> None:
     engine recorded it, with ``d``, ``t`` and ``h`` (:func:`announced_act`); only an
     act every seat sees may be given."""
 
+    transaction.on_commit(lambda: announce_committed(live_id, version, act))
+
+
+def announce_committed(live_id: int, version: int, act: dict | None = None) -> None:
+    """:func:`announce` for a version already committed (by a statement outside Django's
+    transactions: api/fast_act.py on the event loop), inside a request once its answer is sent."""
+
     def send():
         _seen(live_id, version, act)
         if _redis_url():
@@ -288,7 +295,7 @@ def announce(live_id: int, version: int, act: dict | None = None) -> None:
             except Exception as exc:  # waiters elsewhere fall back to polling
                 log.warning("live pub/sub publish failed: %s", type(exc).__name__)
 
-    transaction.on_commit(lambda: _after_response(send))
+    _after_response(send)
 
 
 _request = threading.local()  # .pending: announcements of the request in hand, or None

@@ -32,7 +32,7 @@ from live import fastjson, queries
 from live.cache import games, micros
 from live.locks import lock_live
 from live.models import LiveGame
-from live.notify import announce
+from live.notify import announce, announce_committed
 from tournaments.errors import Conflict, ServiceError
 from tournaments.locks import lock_table
 from tournaments.models import Round, Table
@@ -192,6 +192,21 @@ def live_act_unlocked(*, live_id: int, user, action: dict, version: int,
     return done if isinstance(done, LiveGame) else None
 
 
+def live_act_planned(*, live_id: int, user, action: dict, version: int,
+                     seat: int | None = None, also: tuple[str, list] | None = None
+                     ) -> UnlockedAct | object | None:
+    """:func:`live_act_unlocked` from this process's memory, for an event loop (api/fast_act.py):
+    ``user``'s act made on the game in memory, and the statement that stores it
+    (:class:`UnlockedAct`: its caller runs it, then calls :meth:`UnlockedAct.stored`);
+    :data:`NEEDS_READ` when memory does not hold what the act needs (:func:`live_act_unlocked`
+    reads it); ``None`` when the act is not the common one (:func:`live_act` decides)."""
+    if not settings.LIVE_FAST_PATH or not isinstance(action, dict):
+        return None
+    made = unlocked_act(live_id, _act_of(action), version, seat, user, auto=False, also=also,
+                        read=False)
+    return made if isinstance(made, UnlockedAct) or made is NEEDS_READ else None
+
+
 def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user, auto: bool,
                   also: tuple[str, list] | None = None) -> LiveGame | tuple | None:
     """The common act, without a lock: the game at ``version`` from the cache (or from one read
@@ -204,8 +219,53 @@ def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user,
     refuses with the right code, in the right order. For the act that ends the game:
     ``(seat, game)``, the game with the act applied, which the locked path stores with the
     result if the row is still where the act was made."""
+    made = unlocked_act(live_id, act, version, seat, user, auto, also)
+    if not isinstance(made, UnlockedAct):
+        return made
+    with prepared_cursor() as cursor:  # planned once per connection, not per act
+        cursor.execute(made.sql, made.params)
+        stored = cursor.rowcount == 1
+    if not stored:
+        return None  # moved on, finished, or reseated meanwhile: the game is dropped
+    transaction.on_commit(made.stored)
+    return made.live
+
+
+class UnlockedAct:
+    """An act checked and made on this process's copy of the game (:func:`unlocked_act`),
+    waiting for its conditional ``UPDATE``: ``sql`` with ``params``. Stored (the statement
+    changed one row, committed), :meth:`stored` caches the game at its new version and
+    announces it."""
+
+    __slots__ = ("live", "game", "sql", "params")
+
+    def __init__(self, live: LiveGame, game: engine.Game, sql: str, params: list):
+        self.live, self.game, self.sql, self.params = live, game, sql, params
+
+    def stored(self) -> None:
+        live, game = self.live, self.game
+        games.put(live, game)
+        games.put_row(live)
+        announce_committed(live.pk, live.version, _carried(live, game))
+
+
+#: :func:`unlocked_act` with ``read=False`` and nothing in memory to act on: a read is due
+NEEDS_READ = object()
+
+
+def unlocked_act(live_id: int, act: dict, version: int, seat: int | None, user, auto: bool,
+                 also: tuple[str, list] | None = None, *, read: bool = True
+                 ) -> UnlockedAct | tuple | object | None:
+    """:func:`_act_unlocked` up to its ``UPDATE``: the act made on the game at ``version``
+    and the statement that stores it (:class:`UnlockedAct`), or what :func:`_act_unlocked`
+    answers without one (``None``, or the act that ends the game). ``read=False``: from this
+    process's memory only, for code on an event loop (api/fast_act.py); :data:`NEEDS_READ`
+    when it does not hold the game's facts, the user's seat or the game at ``version``
+    (nothing is changed then)."""
     facts = games.facts(live_id)
     if facts is None or (user is not None and games.seat_of(live_id, user) is None):
+        if not read:
+            return NEEDS_READ
         if not _learn(live_id, user):
             return None
         facts = games.facts(live_id)
@@ -222,6 +282,8 @@ def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user,
                     status=LiveGame.Status.RUNNING, result=None)
     game = games.take_cached(live)
     if game is None:
+        if not read:
+            return NEEDS_READ
         state = _unlocked_state(live)
         if state is None:
             return None
@@ -240,21 +302,16 @@ def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user,
     live.updated_at = now
     live.state = game.to_state()  # (a view before the cache has it, inside a transaction)
     when = connection.ops.adapt_datetimefield_value
-    with prepared_cursor() as cursor:  # planned once per connection, not per act
-        cursor.execute(queries.act_update_sql(user is not None, also and also[0]), [
-            fastjson.db_param(live.state), game.version,
-            when(live.turn_deadline), when(now), live_id, version, when(started_at),
-            LiveGame.Status.RUNNING,
-            *([user.pk, seat, *queries.seating_public_params()] if user is not None else []),
-            *(also[1] if also else [])])
-        stored = cursor.rowcount == 1
-    if not stored:
-        return None  # moved on, finished, or reseated meanwhile: the game is dropped
+    params = [fastjson.db_param(live.state), game.version,
+              when(live.turn_deadline), when(now), live_id, version, when(started_at),
+              LiveGame.Status.RUNNING,
+              *([user.pk, seat, *queries.seating_public_params()] if user is not None else []),
+              *(also[1] if also else [])]
+    # what the row holds once stored (the statement is conditional: only then is it used)
     live.version = game.version
     live.user_seat = seat if user is not None else None
-    transaction.on_commit(lambda: (games.put(live, game), games.put_row(live)))
-    announce(live.pk, live.version, _carried(live, game))
-    return live
+    return UnlockedAct(live, game, queries.act_update_sql(user is not None, also and also[0]),
+                       params)
 
 
 def _carried(live: LiveGame, game: engine.Game) -> dict | None:
