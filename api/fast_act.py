@@ -4,13 +4,16 @@ Django's middleware and DRF's dispatch around the view, when the act is the comm
 An act is a few microseconds of the engine's work and one conditional ``UPDATE``; through
 gunicorn, Django's middleware and DRF it cost about 2 ms of CPU (py-spy of ``bench_live
 --streams 10000``, docs/BENCHMARKS.md): two cores could not carry 1,667 tables' acts. Here,
-:func:`serve` (called by config/asgi.py) reads the request and, in a stream database thread
-(:mod:`live.aio`), makes the same checks with the same code — the host against
+:func:`serve` (called by config/asgi.py) reads the request and — on the event loop itself
+when the process holds what the act needs (:func:`_act_here`: the statement awaited on the
+loop's own connection, :mod:`live.loopdb`), else in a stream database thread
+(:mod:`live.aio`) — makes the view's checks with the view's code: the host against
 ``ALLOWED_HOSTS``, HTTPS when the site requires it, the token (:class:`api.authentication.
 TokenAuthentication`), the view's throttles, counted once (:func:`api.throttling.
 allow_for_view`), the body (:class:`api.parsers.StrictJSONParser`, then
-:class:`api.live_views.LiveActSerializer`) — and stores the act with
-:func:`live.services.live_act_unlocked`. The answer is the view's: the seat's view as
+:class:`api.live_views.LiveActSerializer`); then it stores the act with the same conditional
+update (:func:`live.services.live_act_planned` and its statement, or
+:func:`live.services.live_act_unlocked`). The answer is the view's: the seat's view as
 :class:`api.live_views.FastJSONRenderer` renders it, with the headers DRF and the middleware
 give it (:func:`_headers`; ``tests/api/test_fast_act.py`` holds every header to theirs).
 
@@ -28,6 +31,7 @@ the new version from memory.
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import io
 import logging
@@ -35,6 +39,8 @@ import re
 from collections.abc import Awaitable, Callable
 
 from django.conf import settings
+from django.core.cache import DEFAULT_CACHE_ALIAS, caches
+from django.core.cache.backends.locmem import LocMemCache
 from django.core.exceptions import DisallowedHost
 from django.core.handlers.asgi import ASGIRequest
 from django.core.signals import setting_changed
@@ -51,6 +57,7 @@ from api.live_views import FastJSONRenderer, LiveActApi, LiveActSerializer
 from api.parsers import StrictJSONParser
 from api.throttling import allow_for_view
 from config.ratelimit import COUNTED
+from live import loopdb
 from live import services as live
 from live.aio import in_db_thread
 
@@ -114,8 +121,8 @@ async def serve(scope: dict, receive: Receive, send: Send,
     answer = None
     if not more and len(body) == length:
         try:
-            answer = await in_db_thread(_act, scope, body, live_id)
-        except Exception:  # nothing stored (see _act): the view answers, or fails, as ever
+            answer = await _act_here(scope, body, live_id)
+        except Exception:  # nothing stored twice (see _act): the view answers, or fails
             log.exception("the act's short path failed; handing the act to the view")
     if answer is None:
         await hand_over(scope, _replayed(body, more, receive), send)
@@ -139,13 +146,106 @@ def _replayed(body: bytes, more: bool, receive: Receive) -> Receive:
     return again
 
 
-def _act(scope: dict, body: bytes, live_id: int) -> tuple[bytes, list] | None:
+async def _act_here(scope: dict, body: bytes, live_id: int) -> tuple[bytes, list] | None:
+    """The act stored and its answer, or ``None`` (the view answers). On PostgreSQL, when this
+    process holds all the act needs (the token's user, the game at the version acted on, its
+    facts and the user's seat) and counts the throttles itself, it is checked and made on the
+    event loop and stored by one statement awaited there (:mod:`live.loopdb`); otherwise, or
+    with ``LIVE_ACT_ON_LOOP`` off, all of it happens in a stream database thread (:func:`_act`),
+    as it did before."""
+    if not (settings.LIVE_ACT_ON_LOOP and loopdb.LoopDatabase.usable()):
+        return await in_db_thread(_act, scope, body, live_id)
+    planned = _loop_context.run(_plan_here, scope, body, live_id)
+    if planned is None or planned is _IN_THREAD or planned is _IN_THREAD_COUNTED:
+        return None if planned is None else await in_db_thread(
+            _act, scope, body, live_id, counted=planned is _IN_THREAD_COUNTED)
+    request, language, made = planned
+    if await loopdb.database.rowcount(made.sql, made.params) != 1:
+        return None  # moved on, finished, or reseated meanwhile: the game is dropped
+    answer = _loop_context.run(_stored_here, request, language, made)
+    if answer is None:  # (the game not in memory after all: its view is read)
+        answer = await in_db_thread(_answer, request, language, made.live)
+    return answer
+
+
+#: the context the event loop's acts are checked and answered in: one for the process, so
+#: that what Django keeps per context (its connection handler's wrappers) is made once,
+#: not for every act (each request runs in a context of its own)
+_loop_context = contextvars.Context()
+_IN_THREAD = object()  # (the act goes to a stream database thread)
+_IN_THREAD_COUNTED = object()  # (the same, its throttles counted already)
+
+
+def _plan_here(scope: dict, body: bytes, live_id: int):
+    """:func:`_act_here`'s checks and the act made, on the event loop, from memory only:
+    ``(request, language, planned act)``, ``None`` (the view answers), or one of the two
+    markers that send it to a stream database thread."""
+    if not isinstance(caches[DEFAULT_CACHE_ALIAS], LocMemCache):
+        return _IN_THREAD  # (the throttles are counted elsewhere: a round trip)
+    request = ASGIRequest(scope, io.BytesIO(body))
+    checked = _checks(request, body, authenticate=False)
+    if checked is None or checked is _IN_THREAD:
+        return checked
+    user, key, action, version, seat = checked
+    if not _count_throttles(request, scope):
+        return None
+    language = translation.get_language_from_request(request)
+    with translation.override(language):
+        made = live.live_act_planned(live_id=live_id, user=user, action=action,
+                                     version=version, seat=seat,
+                                     also=(token_holds_sql(), [key, user.pk]))
+    if made is live.NEEDS_READ:
+        return _IN_THREAD_COUNTED
+    return None if made is None else (request, language, made)
+
+
+def _stored_here(request, language: str, made) -> tuple[bytes, list] | None:
+    """After :func:`_act_here`'s statement stored the act: the game cached at its new version,
+    the version announced, and the seat's answer, from memory (``None``: not held)."""
+    made.stored()
+    with translation.override(language):
+        view = live.live_view_cached(live=made.live, seat=made.live.user_seat)
+        if view is None:
+            return None
+        content = _renderer.render(view)
+        return content, _headers(request, content)
+
+
+def _answer(request, language: str, lg) -> tuple[bytes, list]:
+    """The seat's answer to its stored act (in a stream database thread: the view may read)."""
+    with translation.override(language):
+        content = _renderer.render(live.live_view(live=lg, seat=lg.user_seat))
+        return content, _headers(request, content)
+
+
+def _act(scope: dict, body: bytes, live_id: int, counted: bool = False
+         ) -> tuple[bytes, list] | None:
     """In a stream database thread: the act stored and its answer (the body and the headers),
     or ``None`` with nothing changed. An exception escapes only before the act is stored (from
     the checks, or the database refusing the update); once it is, only the answer is left to
     render, from memory — and were that to fail, the view would find the version moved on and
-    answer 409, never store the act twice."""
+    answer 409, never store the act twice. ``counted``: the throttles have counted it."""
     request = ASGIRequest(scope, io.BytesIO(body))
+    checked = _checks(request, body, authenticate=True)
+    if checked is None:
+        return None
+    user, key, action, version, seat = checked
+    if not counted and not _count_throttles(request, scope):
+        return None
+    language = translation.get_language_from_request(request)
+    with translation.override(language):
+        lg = live.live_act_unlocked(live_id=live_id, user=user, action=action,
+                                    version=version, seat=seat,
+                                    also=(token_holds_sql(), [key, user.pk]))
+    return None if lg is None else _answer(request, language, lg)
+
+
+def _checks(request, body: bytes, *, authenticate: bool):
+    """The view's checks of the act in ``request`` (its ``body``) before its throttles: the
+    host, HTTPS, the token's user (``request.user`` set), the body's JSON and the serializer.
+    ``(user, token key, action, version, seat)``, or ``None`` (the view answers). A token not
+    seen lately is authenticated as the view would (a read), or, not to ``authenticate``,
+    gives :data:`_IN_THREAD`."""
     try:
         request.get_host()  # ALLOWED_HOSTS
     except DisallowedHost:
@@ -155,6 +255,10 @@ def _act(scope: dict, body: bytes, live_id: int) -> tuple[bytes, list] | None:
     key = _token(request)
     user = token_users.get(key) if key else None
     if user is None:  # (not seen lately: authenticated as the view would, and remembered)
+        if not key:
+            return None
+        if not authenticate:
+            return _IN_THREAD
         try:
             authenticated = TokenAuthentication().authenticate(request)
         except APIException:
@@ -171,19 +275,18 @@ def _act(scope: dict, body: bytes, live_id: int) -> tuple[bytes, list] | None:
     serializer = LiveActSerializer(data=data)
     if not serializer.is_valid():
         return None
-    if not allow_for_view(request, _view):
-        return None  # the view refuses it (counted again: it is past the limit already)
-    scope[COUNTED] = True  # from here on, the view lets it through its throttles uncounted
     action = dict(serializer.validated_data)
     version, seat = action.pop("version"), action.pop("seat", None)
-    with translation.override(translation.get_language_from_request(request)):
-        lg = live.live_act_unlocked(live_id=live_id, user=user, action=action,
-                                    version=version, seat=seat,
-                                    also=(token_holds_sql(), [key, user.pk]))
-        if lg is None:
-            return None
-        content = _renderer.render(live.live_view(live=lg, seat=lg.user_seat))
-        return content, _headers(request, content)
+    return user, key, action, version, seat
+
+
+def _count_throttles(request, scope: dict) -> bool:
+    """The view's throttles count the act, once: whether they let it through. From here on the
+    view, if it answers, lets it through them uncounted (:data:`config.ratelimit.COUNTED`)."""
+    if not allow_for_view(request, _view):
+        return False  # the view refuses it (counted again: it is past the limit already)
+    scope[COUNTED] = True
+    return True
 
 
 def _token(request) -> str | None:

@@ -15,6 +15,9 @@
   (default 2).
 - ``LIVE_GAME_CACHE``: the running live games each process keeps in memory (default 2048).
 - ``LIVE_ACT_SHORT_PATH``: 0 sends every act the ASGI server gets through the DRF view.
+- ``LIVE_ACT_ON_LOOP``: 0 checks and stores the short path's acts in a stream database thread,
+  not on the event loop (PostgreSQL only).
+- ``LIVE_LOOP_DB_CONNECTIONS``: the event loop's own connections for them, per process (4).
 - ``LIVE_SPECTATOR_WAITERS``, ``LIVE_SPECTATOR_WAITERS_PER_ADDRESS``: spectators' open streams
   and long-polls per process (100), and per client address (4).
 - ``CELERY_VISIBILITY_TIMEOUT``: when Redis redelivers a task whose worker died.
@@ -236,6 +239,11 @@ LIVE_FAST_PATH = os.environ.get("LIVE_FAST_PATH", "1") != "0"
 # The ASGI server answers the common act itself (api/fast_act.py), without Django's middleware
 # and DRF's dispatch; LIVE_ACT_SHORT_PATH=0 sends every act through the DRF view.
 LIVE_ACT_SHORT_PATH = os.environ.get("LIVE_ACT_SHORT_PATH", "1") != "0"
+# ... and, on PostgreSQL, checks and stores the common act on the event loop (live/loopdb.py);
+# LIVE_ACT_ON_LOOP=0 does it in a stream database thread, as before.
+LIVE_ACT_ON_LOOP = os.environ.get("LIVE_ACT_ON_LOOP", "1") != "0"
+# the event loop's own connections for those acts (each process)
+LIVE_LOOP_DB_CONNECTIONS = int(os.environ.get("LIVE_LOOP_DB_CONNECTIONS", "4"))
 # Spectators' waiting requests (event streams and long-polls of anyone neither seated at the table
 # nor its referee) per process, in all and per client address: each holds a stream worker's
 # thread, so keep LIVE_SPECTATOR_WAITERS well below the stream workers' --threads; seated

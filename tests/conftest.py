@@ -66,6 +66,9 @@ def _fresh_live_caches():
     if type(cache).__name__ == "LocMemCache":  # (a shared CACHE_URL is not the tests' to clear)
         cache.clear()
     yield
+    from live import loopdb
+
+    loopdb.database.close_now()  # (the acts stored on an event loop: its connections)
 
 
 @pytest.fixture(autouse=True)

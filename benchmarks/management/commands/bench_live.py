@@ -807,7 +807,10 @@ class Command(BaseCommand):
 
     def report_streams(self, figures: dict, samples: dict, *, idle, streams, tables, move_every,
                        act_server, pool, db_threads, workers):
+        from django.conf import settings
+
         out = self.stdout.write
+        loop_connections = settings.LIVE_LOOP_DB_CONNECTIONS if act_server == "uvicorn" else 0
         acts, ran = figures["acts"], figures["run_seconds"]
         opened = samples["open"]
         end = samples["end"]
@@ -856,7 +859,8 @@ class Command(BaseCommand):
         mid = samples.get("midway", end)
         out(f"database connections of uvicorn: {opened['uvicorn_db']} with every stream open, "
             f"{mid['uvicorn_db']} midway through play (each process: pool {pool}, {db_threads} "
-            f"stream database threads); all to PostgreSQL on this host: {mid['db_connections']}")
+            f"stream database threads, up to {loop_connections} for the acts on its event loop); "
+            f"all to PostgreSQL on this host: {mid['db_connections']}")
         out(f"Redis connections of uvicorn: {mid['uvicorn_redis']} (each process: one pub/sub "
             f"subscription for all its streams" + ("; the others publish its acts' announcements)"
                                       if act_server == "uvicorn" else ")"))

@@ -1,0 +1,121 @@
+"""The act's short path on the event loop (api/fast_act.py, live/loopdb.py), on PostgreSQL: a
+common act whose game, facts, seat and token this process holds is checked and made on the
+loop and stored by one statement awaited there, on the loop's own connection; its answer is
+the view's, each act is stored once, and whatever fails there hands the act to the view."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from django.db import OperationalError, connection
+
+from api import fast_act
+from live import loopdb
+from live.models import LiveGame
+from tests.api.test_fast_act import act, asgi_urls, game, next_act, viewed  # noqa: F401
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(not loopdb.LoopDatabase.usable(),
+                       reason="the event loop's connection is PostgreSQL's (psycopg async)"),
+]
+
+
+@pytest.fixture
+def paths(monkeypatch):
+    """How each act was stored: ``loop`` statements run on the event loop, ``thread`` acts sent
+    to a stream database thread."""
+    taken = {"loop": 0, "thread": 0}
+    rowcount, in_db_thread = loopdb.database.rowcount, fast_act.in_db_thread
+
+    async def on_loop(sql, params):
+        taken["loop"] += 1
+        return await rowcount(sql, params)
+
+    async def in_thread(fn, *args, **kwargs):
+        if fn is fast_act._act:
+            taken["thread"] += 1
+        return await in_db_thread(fn, *args, **kwargs)
+
+    monkeypatch.setattr(loopdb.database, "rowcount", on_loop)
+    monkeypatch.setattr(fast_act, "in_db_thread", in_thread)
+    return taken
+
+
+def test_the_common_act_is_stored_on_the_event_loop(game, viewed, paths):  # noqa: F811
+    """Once the process knows the seats' tokens (a seat's first act reads its token, in a
+    thread), every act is stored on the loop, once, and answered as GET shows the seat."""
+    lt, live_id, keys = game
+    for _ in range(24):
+        seat, payload = next_act(lt, live_id)
+        status, _headers, body = act(live_id, keys[seat], payload)
+        assert status == 200, body
+        view = json.loads(body)
+        assert view["version"] == LiveGame.objects.get(pk=live_id).version > payload["version"]
+        assert lt.clients[seat].get(f"/api/v1/live/{live_id}/").json() == view
+    assert viewed == []
+    assert paths["thread"] <= 6  # at most each seat's first act
+    assert paths["loop"] == 24 - paths["thread"] and paths["loop"] >= 18
+
+
+def test_with_the_setting_off_the_act_is_stored_in_a_thread(game, viewed, paths,  # noqa: F811
+                                                             settings):
+    settings.LIVE_ACT_ON_LOOP = False
+    lt, live_id, keys = game
+    for _ in range(8):
+        seat, payload = next_act(lt, live_id)
+        assert act(live_id, keys[seat], payload)[0] == 200
+    assert paths == {"loop": 0, "thread": 8} and viewed == []
+
+
+def test_a_failed_statement_hands_the_act_to_the_view_which_stores_it_once(
+        game, viewed, paths, monkeypatch):  # noqa: F811
+    lt, live_id, keys = game
+    for _ in range(8):  # (every seat's token known)
+        seat, payload = next_act(lt, live_id)
+        assert act(live_id, keys[seat], payload)[0] == 200
+
+    async def broken(sql, params):
+        raise OperationalError("the server closed the connection")
+
+    monkeypatch.setattr(loopdb.database, "rowcount", broken)
+    seat, payload = next_act(lt, live_id)
+    status, _headers, body = act(live_id, keys[seat], payload)
+    assert status == 200, body
+    assert viewed == [live_id]
+    assert LiveGame.objects.get(pk=live_id).version == json.loads(body)["version"]  # once
+
+
+def test_a_stale_act_changes_nothing_and_is_refused_by_the_view(game, viewed, paths):  # noqa: F811
+    lt, live_id, keys = game
+    for _ in range(8):
+        seat, payload = next_act(lt, live_id)
+        assert act(live_id, keys[seat], payload)[0] == 200
+    seat, payload = next_act(lt, live_id)
+    stale = {**payload, "version": payload["version"] - 1}
+    status, _headers, body = act(live_id, keys[seat], stale)
+    assert status == 409 and json.loads(body)["error"]["code"] == "stale_version"
+    assert viewed == [live_id]
+    assert LiveGame.objects.get(pk=live_id).version == payload["version"]
+
+
+def test_the_loop_connections_are_the_running_loops():
+    """At most ``size`` connections, opened for the loop in use and reused there; a new loop
+    (a test's, or after a restart) closes the old loop's connections and opens its own."""
+    db = loopdb.LoopDatabase(size=2)
+
+    async def statements():
+        together = await asyncio.gather(*(db.rowcount("SELECT pg_sleep(0.05)", [])
+                                          for _ in range(5)))
+        assert together == [1] * 5 and db.connections() == 2  # (five statements, two at once)
+        assert await db.rowcount("SELECT 1", []) == 1 and db.connections() == 2
+        return list(db._idle)
+
+    first = asyncio.run(statements())
+    second = asyncio.run(statements())
+    assert all(c.closed for c in first) and not any(c.closed for c in second)
+    assert second[0].info.dbname == connection.settings_dict["NAME"]
+    db.close_now()
+    assert db.connections() == 0 and all(c.closed for c in second)
