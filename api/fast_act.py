@@ -182,18 +182,13 @@ def _plan_here(scope: dict, body: bytes, live_id: int):
     markers that send it to a stream database thread."""
     if not isinstance(caches[DEFAULT_CACHE_ALIAS], LocMemCache):
         return _IN_THREAD  # (the throttles are counted elsewhere: a round trip)
-    request = ASGIRequest(scope, io.BytesIO(body))
-    checked = _checks(request, body, authenticate=False)
-    if checked is None or checked is _IN_THREAD:
-        return checked
-    user, key, action, version, seat = checked
-    if not _count_throttles(request, scope):
-        return None
-    language = translation.get_language_from_request(request)
+    admitted = _admitted(scope, body, authenticate=False)
+    if admitted is None or admitted is _IN_THREAD:
+        return admitted
+    request, language, user, key, action, version, seat = admitted
     with translation.override(language):
         made = live.live_act_planned(live_id=live_id, user=user, action=action,
-                                     version=version, seat=seat,
-                                     also=(token_holds_sql(), [key, user.pk]))
+                                     version=version, seat=seat, also=_token_holds(key, user))
     if made is live.NEEDS_READ:
         return _IN_THREAD_COUNTED
     return None if made is None else (request, language, made)
@@ -225,19 +220,33 @@ def _act(scope: dict, body: bytes, live_id: int, counted: bool = False
     the checks, or the database refusing the update); once it is, only the answer is left to
     render, from memory — and were that to fail, the view would find the version moved on and
     answer 409, never store the act twice. ``counted``: the throttles have counted it."""
-    request = ASGIRequest(scope, io.BytesIO(body))
-    checked = _checks(request, body, authenticate=True)
-    if checked is None:
+    admitted = _admitted(scope, body, authenticate=True, counted=counted)
+    if admitted is None:
         return None
-    user, key, action, version, seat = checked
-    if not counted and not _count_throttles(request, scope):
-        return None
-    language = translation.get_language_from_request(request)
+    request, language, user, key, action, version, seat = admitted
     with translation.override(language):
         lg = live.live_act_unlocked(live_id=live_id, user=user, action=action,
-                                    version=version, seat=seat,
-                                    also=(token_holds_sql(), [key, user.pk]))
+                                    version=version, seat=seat, also=_token_holds(key, user))
     return None if lg is None else _answer(request, language, lg)
+
+
+def _admitted(scope: dict, body: bytes, *, authenticate: bool, counted: bool = False):
+    """The act in ``scope`` (its ``body``) checked as the view checks it (:func:`_checks`) and
+    counted by its throttles, unless ``counted`` already: ``(request, language, user, token
+    key, action, version, seat)``, ``None`` (the view answers), or, not to ``authenticate`` a
+    token not seen lately, :data:`_IN_THREAD`."""
+    request = ASGIRequest(scope, io.BytesIO(body))
+    checked = _checks(request, body, authenticate=authenticate)
+    if checked is None or checked is _IN_THREAD:
+        return checked
+    if not counted and not _count_throttles(request, scope):
+        return None
+    return request, translation.get_language_from_request(request), *checked
+
+
+def _token_holds(key: str, user) -> tuple[str, list]:
+    """The act's ``UPDATE`` stores it only while the token is still the active user's."""
+    return token_holds_sql(), [key, user.pk]
 
 
 def _checks(request, body: bytes, *, authenticate: bool):
