@@ -39,8 +39,6 @@ import re
 from collections.abc import Awaitable, Callable
 
 from django.conf import settings
-from django.core.cache import DEFAULT_CACHE_ALIAS, caches
-from django.core.cache.backends.locmem import LocMemCache
 from django.core.exceptions import DisallowedHost
 from django.core.handlers.asgi import ASGIRequest
 from django.core.signals import setting_changed
@@ -56,7 +54,7 @@ from api.authentication import TokenAuthentication, token_holds_sql, token_users
 from api.live_views import FastJSONRenderer, LiveActApi, LiveActSerializer
 from api.parsers import StrictJSONParser
 from api.throttling import allow_for_view
-from config.ratelimit import COUNTED
+from config.ratelimit import COUNTED, counts_in_process
 from live import loopdb
 from live import services as live
 from live.aio import in_db_thread
@@ -156,9 +154,11 @@ async def _act_here(scope: dict, body: bytes, live_id: int) -> tuple[bytes, list
     if not (settings.LIVE_ACT_ON_LOOP and loopdb.LoopDatabase.usable()):
         return await in_db_thread(_act, scope, body, live_id)
     planned = _loop_context.run(_plan_here, scope, body, live_id)
-    if planned is None or planned is _IN_THREAD or planned is _IN_THREAD_COUNTED:
-        return None if planned is None else await in_db_thread(
-            _act, scope, body, live_id, counted=planned is _IN_THREAD_COUNTED)
+    if planned is None:
+        return None
+    if planned is _IN_THREAD or planned is _IN_THREAD_COUNTED:
+        return await in_db_thread(_act, scope, body, live_id,
+                                  counted=planned is _IN_THREAD_COUNTED)
     request, language, made = planned
     if await loopdb.database.rowcount(made.sql, made.params) != 1:
         return None  # moved on, finished, or reseated meanwhile: the game is dropped
@@ -180,7 +180,7 @@ def _plan_here(scope: dict, body: bytes, live_id: int):
     """:func:`_act_here`'s checks and the act made, on the event loop, from memory only:
     ``(request, language, planned act)``, ``None`` (the view answers), or one of the two
     markers that send it to a stream database thread."""
-    if not isinstance(caches[DEFAULT_CACHE_ALIAS], LocMemCache):
+    if not counts_in_process():
         return _IN_THREAD  # (the throttles are counted elsewhere: a round trip)
     admitted = _admitted(scope, body, authenticate=False)
     if admitted is None or admitted is _IN_THREAD:

@@ -120,6 +120,14 @@ def count_requests(counters: list[tuple[str, int]]) -> list[int]:
     return [_count_in_cache(counter, timeout) for counter, timeout in counters]
 
 
+def counts_in_process() -> bool:
+    """Whether :func:`count_requests` counts in this process's memory (the local-memory cache:
+    no round trip, so code on an event loop may count there)."""
+    from django.core.cache.backends.locmem import LocMemCache
+
+    return isinstance(caches[DEFAULT_CACHE_ALIAS], LocMemCache)
+
+
 def _count_in_cache(counter: str, timeout: int) -> int:
     # add() creates the counter only if it is absent, incr() raises if it has gone (a window
     # that just expired): both are single atomic operations on locmem and the other caches.

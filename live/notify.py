@@ -279,7 +279,6 @@ def announce(live_id: int, version: int, act: dict | None = None) -> None:
     (:func:`_after_response`). ``act``: the act of the play that made this version, as the
     engine recorded it, with ``d``, ``t`` and ``h`` (:func:`announced_act`); only an
     act every seat sees may be given."""
-
     transaction.on_commit(lambda: announce_committed(live_id, version, act))
 
 
