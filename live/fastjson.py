@@ -17,9 +17,14 @@ _fallback = JSONEncoder().default
 _OPTIONS = orjson.OPT_UTC_Z | orjson.OPT_NON_STR_KEYS
 
 
+def encode(value) -> bytes:
+    """``value`` as compact JSON, in UTF-8."""
+    return orjson.dumps(value, default=_fallback, option=_OPTIONS)
+
+
 def dumps(value) -> str:
     """``value`` as compact JSON text."""
-    return orjson.dumps(value, default=_fallback, option=_OPTIONS).decode()
+    return encode(value).decode()
 
 
 def dumps_bytes(value) -> bytes:

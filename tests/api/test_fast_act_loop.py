@@ -116,6 +116,70 @@ def test_the_loop_connections_are_the_running_loops():
     first = asyncio.run(statements())
     second = asyncio.run(statements())
     assert all(c.closed for c in first) and not any(c.closed for c in second)
-    assert second[0].info.dbname == connection.settings_dict["NAME"]
+    assert second[0].connection.info.dbname == connection.settings_dict["NAME"]
     db.close_now()
     assert db.connections() == 0 and all(c.closed for c in second)
+
+
+def test_a_statement_takes_its_parameters_as_text_in_the_statements_types():
+    """The parameters the act's statement gives (whole numbers, text, aware datetimes, NULL,
+    ``Jsonb``) reach PostgreSQL as the values they are; ``%%`` is a percent sign."""
+    import datetime
+
+    from psycopg.types.json import Jsonb
+
+    db = loopdb.LoopDatabase(size=1)
+    moment = datetime.datetime(2026, 12, 3, 21, 30, 1, 250000, tzinfo=datetime.UTC)
+    checks = [
+        ("SELECT 1 WHERE %s::jsonb = '{\"seat\": 3, \"zh\": \"够级\"}'::jsonb",
+         [Jsonb({"seat": 3, "zh": "够级"})]),
+        ("SELECT 1 WHERE %s::timestamptz = '2026-12-03 21:30:01.25+00'", [moment]),
+        ("SELECT 1 WHERE %s::bigint = 9007199254740993 AND %s::text = 'a%%b'",
+         [9007199254740993, "a%b"]),
+        ("SELECT 1 WHERE %s::int IS NULL AND %s::boolean", [None, True]),
+    ]
+
+    async def statements():
+        return [await db.rowcount(sql, params) for sql, params in checks]
+
+    try:
+        assert asyncio.run(statements()) == [1, 1, 1, 1]
+    finally:
+        db.close_now()
+    assert loopdb.numbered("a = %s AND b LIKE 'x%%' AND c = %s") == \
+        "a = $1 AND b LIKE 'x%' AND c = $2"
+    with pytest.raises(TypeError, match="naive"):
+        loopdb.as_text(datetime.datetime(2026, 12, 3))
+
+
+def test_a_failed_statement_closes_its_connection_and_a_dropped_one_is_replaced():
+    """A statement the server refuses raises the server's error and closes its connection; a
+    connection the server ends while idle is seen (its socket is watched) and never used
+    again: the next statement opens another."""
+    from psycopg import errors
+
+    db, other = loopdb.LoopDatabase(size=1), loopdb.LoopDatabase(size=1)
+
+    async def statements():
+        assert await db.rowcount("SELECT 1", []) == 1
+        first = db._idle[0]
+        with pytest.raises(errors.UndefinedTable):
+            await db.rowcount("SELECT 1 FROM no_such_table", [])
+        assert first.closed and db.connections() == 0
+        assert await db.rowcount("SELECT pg_backend_pid()", []) == 1
+        second = db._idle[0]
+        pid = second.connection.pgconn.backend_pid
+        assert await other.rowcount("SELECT pg_terminate_backend(%s)", [pid]) == 1
+        for _ in range(100):  # the loop reads the connection's end
+            if second.closed:
+                break
+            await asyncio.sleep(0.02)
+        assert second.closed
+        assert await db.rowcount("SELECT 1", []) == 1
+        assert db._idle[0] is not second and db.connections() == 1
+
+    try:
+        asyncio.run(statements())
+    finally:
+        db.close_now()
+        other.close_now()
