@@ -11,13 +11,16 @@ import json
 import pytest
 from asgiref.sync import async_to_sync
 from asgiref.testing import ApplicationCommunicator
+from hypothesis import example, given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
 
 import engine
 from api import fast_act
-from api.live_views import LiveActApi
+from api.live_views import LiveActApi, LiveActSerializer, plain_act
 from games.models import GameResult
 from live import notify
 from live import services as live
@@ -294,3 +297,52 @@ def test_only_the_act_path_is_taken_by_it():
                                                  (b"accept", b"*/*")]}) == (12, 30)
     assert fast_act.handles({**base, "headers": [*base["headers"],
                                                  (b"content-type", b"text/plain")]}) is None
+
+
+_WORDS = st.sampled_from(["play", "pass", " play", "3S ", "", "10H", "BJ", "a\x00",
+                          "\u3000pass", "x" * 21, "12345", "2S", "10HS"])
+_TEXT = st.one_of(_WORDS, _WORDS, _WORDS, st.text(max_size=24))
+_NUMBER = st.one_of(st.integers(-2, 7), st.integers(-2, 7), st.booleans(), st.none(),
+                    st.floats(0, 6), st.sampled_from(["12", " 3", 10**30]))
+_CARDS = st.one_of(st.lists(_TEXT, max_size=3), st.lists(st.integers(0, 9), max_size=3),
+                   st.lists(st.sampled_from(["3S", "10H", "BJ", "RJ", "2D"]), min_size=50,
+                            max_size=56), _TEXT)
+_OPTIONAL = {"cards": _CARDS, "kind": _TEXT, "give": _TEXT, "seat": _NUMBER, "extra": _NUMBER}
+_ACTS = st.one_of(st.fixed_dictionaries({"version": _NUMBER, "act": _TEXT}, optional=_OPTIONAL),
+                  st.fixed_dictionaries({}, optional={"version": _NUMBER, "act": _TEXT,
+                                                      **_OPTIONAL}))
+
+
+@hypothesis_settings(max_examples=600, deadline=None)
+@given(_ACTS)
+@example({"version": -1, "act": "pass"})
+@example({"version": 0, "act": "pass", "seat": True})
+@example({"version": True, "act": "pass"})
+@example({"version": 0, "act": "pass", "seat": 6})
+@example({"version": 0, "act": "play", "cards": ["3S"] * 55})
+@example({"version": 0, "act": "play", "cards": ["3S"] * 54})
+@example({"version": 0, "act": "x" * 21})
+@example({"version": 0, "act": "pass", "give": "10HS "})
+@example({"version": 0, "act": "play", "cards": ["3S", ""]})
+@example({"version": 0, "act": "a\x00"})
+def test_the_plain_act_is_what_the_serializer_gives(data):
+    """:func:`api.live_views.plain_act` answers only what :class:`LiveActSerializer` would: the
+    same action, version and seat for the plainest acts, ``None`` (the serializer decides)
+    for the rest — never an act the serializer refuses or reads otherwise."""
+    plain = plain_act(data)
+    serializer = LiveActSerializer(data=data)
+    if plain is None:
+        return
+    assert serializer.is_valid(), (data, serializer.errors)
+    action = dict(serializer.validated_data)
+    assert plain == (action, action.pop("version"), action.pop("seat", None))
+    assert list(plain[0]) == list(action)  # (the same order)
+
+
+def test_the_common_acts_are_plain():
+    for body in ({"version": 0, "act": "pass"}, {"version": 7, "act": "play", "cards": []},
+                 {"version": 31, "act": "play", "cards": ["10H", "10S", "BJ"], "seat": 5},
+                 {"version": 2, "act": "tribute", "give": "2S"},
+                 {"version": 3, "act": "kaidian", "kind": "x"}):
+        assert plain_act(body) is not None, body
+    assert plain_act({"version": "3", "act": "pass"}) is None  # (the serializer reads it)
