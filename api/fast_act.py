@@ -55,7 +55,7 @@ from api.live_views import FastJSONRenderer, LiveActApi, LiveActSerializer, plai
 from api.parsers import StrictJSONParser
 from api.throttling import allow_for_view
 from config.ratelimit import COUNTED, counts_in_process
-from live import loopdb
+from live import loopdb, streams
 from live import services as live
 from live.aio import in_db_thread
 
@@ -198,11 +198,10 @@ def _stored_here(request, language: str, made) -> tuple[bytes, list] | None:
     """After :func:`_act_here`'s statement stored the act: the game cached at its new version,
     the version announced, and the seat's answer, from memory (``None``: not held)."""
     made.stored()
+    content = streams.view_json_cached(made.live, made.live.user_seat)
+    if content is None:
+        return None
     with translation.override(language):
-        view = live.live_view_cached(live=made.live, seat=made.live.user_seat)
-        if view is None:
-            return None
-        content = _renderer.render(view)
         return content, _headers(request, content)
 
 

@@ -54,6 +54,8 @@ class TablePlay:
 @dataclass
 class Figures:
     act_ms: list[float] = field(default_factory=list)
+    act_at: list[float] = field(default_factory=list)  # when each act was sent (monotonic)
+    started: float = 0.0  # when play began (monotonic)
     act_status: Counter = field(default_factory=Counter)
     errors: Counter = field(default_factory=Counter)
     sent: dict = field(default_factory=dict)  # (live id, new version) -> when its act was sent
@@ -67,6 +69,16 @@ class Figures:
     late_ms: list[float] = field(default_factory=list)  # how late an act was sent
     streams_of: Counter = field(default_factory=Counter)  # live id -> its open seat streams
 
+    def windows(self, seconds: float = 10.0) -> list[tuple[float, list[float]]]:
+        """The acts' latencies (ms) by when they were sent, in windows of ``seconds`` from the
+        start of play: [(the window's start, its latencies)]. A tail that one stall of a
+        server makes (every act in flight then waits) shows in one window; a server too slow
+        for the load, in all of them."""
+        by_window: dict[int, list[float]] = {}
+        for at, ms in zip(self.act_at, self.act_ms, strict=True):
+            by_window.setdefault(int((at - self.started) // seconds), []).append(ms)
+        return [(k * seconds, by_window[k]) for k in sorted(by_window)]
+
     def summary(self) -> dict:
         """What the client process sends back (picklable, without the raw arrivals)."""
         delivery = []
@@ -78,7 +90,7 @@ class Figures:
                 by_act[(live_id, version)] += 1
         everywhere = sum(1 for (live_id, _v), n in by_act.items()
                          if n >= self.streams_of[live_id])
-        return {"act_ms": self.act_ms, "act_status": self.act_status, "errors": self.errors,
+        return {"act_ms": self.act_ms, "act_windows": self.windows(), "act_status": self.act_status, "errors": self.errors,
                 "delivery_ms": delivery, "events": len(self.arrivals),
                 "acts_seen": len(by_act), "acts_seen_everywhere": everywhere,
                 "acts": len(self.sent), "opened": self.opened,
@@ -220,6 +232,7 @@ async def play(table: TablePlay, pool: ActPool, move_every: float, figures: Figu
             continue
         done = time.monotonic()
         figures.act_ms.append((done - t0) * 1000)
+        figures.act_at.append(t0)
         figures.act_status[status] += 1
         if status != 200:
             table.game = await resync(table.live_id)
@@ -243,10 +256,11 @@ def pick(ports: list[int], live_id: int) -> int:
 async def run(*, stream_ports: list[int], act_ports: list[int], seats: list[SeatStream],
               tables: list[TablePlay], move_every: float, seconds: float, connect_at_once: int,
               act_connections: int, resync, seed: int = 1, say=print,
-              figures: Figures | None = None) -> Figures:
+              figures: Figures | None = None, played=None) -> Figures:
     """Open every seat stream (``connect_at_once`` connecting at a time), then play for
     ``seconds``; returns the figures (``figures``, if given: its ``connect_seconds`` is set
-    once every stream is open)."""
+    once every stream is open). ``played()`` is called once play has ended, every stream
+    still open."""
     figures = figures if figures is not None else Figures()
     figures.streams_of.update(seat.live_id for seat in seats)
     stop = asyncio.Event()
@@ -281,7 +295,8 @@ async def run(*, stream_ports: list[int], act_ports: list[int], seats: list[Seat
     gc.disable()
     pools = [ActPool(port, max(1, act_connections // len(act_ports))) for port in act_ports]
     rng = random.Random(seed)
-    t1 = time.monotonic()
+    t1 = figures.started = time.monotonic()
+    say(f"  play starts (at {time.time():.1f} s since the epoch: the servers' logs compare)")
     players = [asyncio.ensure_future(play(t, pick(pools, t.live_id), move_every, figures, stop,
                                           rng, resync)) for t in tables]
     await asyncio.sleep(seconds)
@@ -290,6 +305,8 @@ async def run(*, stream_ports: list[int], act_ports: list[int], seats: list[Seat
     for player in players:  # (asleep until its next act: no act starts after the run)
         player.cancel()
     await asyncio.gather(*players, return_exceptions=True)
+    if played is not None:
+        played()  # (play has ended, every stream is still open)
     await asyncio.sleep(2.0)  # the last acts' events still on their way
     for task in streams:
         task.cancel()

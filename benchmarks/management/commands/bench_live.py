@@ -776,15 +776,21 @@ class Command(BaseCommand):
         api_pids = [] if api is uvicorn else api.pids()
 
         def sample():
-            return {"uvicorn": process_figures(uvicorn.pids()),
-                    "api": process_figures(api_pids) if api_pids else None,
-                    "client": process_figures([proc.pid]),
-                    "postgres": process_figures(postgres_pids()),
-                    "db_connections": socket_count(5432), "redis_connections": socket_count(6379),
-                    "uvicorn_db": socket_count(5432, uvicorn.pids()),
-                    "uvicorn_redis": socket_count(6379, uvicorn.pids()),
-                    "machine": machine.cpu_times(),
-                    "at": time.monotonic(), "load": os.getloadavg()[0]}
+            # the CPU readings first: ``ss -p`` reads every process's descriptors (20,000
+            # here) and costs the machine about a second of CPU, so the connections are
+            # counted only when no act is measured (before play, and once it has ended:
+            # counted midway through play, they made that 10 s window's act p99 3 to 20 times
+            # the others')
+            taken = {"uvicorn": process_figures(uvicorn.pids()),
+                     "api": process_figures(api_pids) if api_pids else None,
+                     "client": process_figures([proc.pid]),
+                     "postgres": process_figures(postgres_pids()),
+                     "machine": machine.cpu_times(),
+                     "at": time.monotonic(), "load": os.getloadavg()[0]}
+            taken.update(db_connections=socket_count(5432), redis_connections=socket_count(6379),
+                         uvicorn_db=socket_count(5432, uvicorn.pids()),
+                         uvicorn_redis=socket_count(6379, uvicorn.pids()))
+            return taken
 
         try:
             while True:
@@ -793,8 +799,8 @@ class Command(BaseCommand):
                     self.stdout.write(value)
                 elif kind == "connected":
                     samples["open"] = sample()
-                elif kind == "midway":
-                    samples["midway"] = sample()
+                elif kind == "played":
+                    samples["played"] = sample()
                 elif kind == "done":
                     samples["end"] = sample()
                     return value, samples
@@ -830,6 +836,9 @@ class Command(BaseCommand):
             out(f"act POST ({act_server}): n={len(figures['act_ms'])} "
                 f"{spread(figures['act_ms'], (50, 95, 99))} "
                 f"mean={statistics.fmean(figures['act_ms']):.1f} ms")
+            out("act POST by when it was sent: " + "; ".join(
+                f"{start:.0f}-{start + 10:.0f} s p99 {percentile(sorted(ms), 99):.0f} ms "
+                f"(max {max(ms):.0f})" for start, ms in figures["act_windows"]))
         out(f"events delivered: {figures['events']}; {figures['acts_seen']} of {acts} acts "
             f"reached a seat stream, {figures['acts_seen_everywhere']} every stream of their "
             f"table" + ("" if streams >= 6 * tables else
@@ -839,11 +848,12 @@ class Command(BaseCommand):
                 f"{len(figures['delivery_ms'])} {spread(figures['delivery_ms'], (50, 95, 99))}")
         out(f"act answers: {dict(sorted(figures['act_status'].items()))}; errors: "
             f"{dict(figures['errors']) or 'none'}")
-        cpu = {name: (end[name]["cpu_s"] - opened[name]["cpu_s"]) / max(1e-9, end["at"] -
-                                                                        opened["at"])
-               for name in ("uvicorn", "api", "client", "postgres") if end.get(name)}
+        played = samples.get("played", end)
+        cpu = {name: (played[name]["cpu_s"] - opened[name]["cpu_s"]) / max(
+                   1e-9, played["at"] - opened["at"])
+               for name in ("uvicorn", "api", "client", "postgres") if played.get(name)}
         out("cores used while playing: " + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()))
-        whole = machine.used(opened["machine"], end["machine"])
+        whole = machine.used(opened["machine"], played["machine"])
         if whole is not None:
             out(whole.line(os.cpu_count()))
         per_stream = (opened["uvicorn"]["rss_mb"] - idle["rss_mb"]) * 1024 / max(1, streams)
@@ -856,9 +866,9 @@ class Command(BaseCommand):
         out(f"client: {opened['client']['rss_mb']:.0f} MB, {opened['client']['fds']} "
             f"descriptors" + (f"; API gunicorn: {opened['api']['rss_mb']:.0f} MB in all"
                               if opened.get("api") else ""))
-        mid = samples.get("midway", end)
+        mid = samples.get("played", end)
         out(f"database connections of uvicorn: {opened['uvicorn_db']} with every stream open, "
-            f"{mid['uvicorn_db']} midway through play (each process: pool {pool}, {db_threads} "
+            f"{mid['uvicorn_db']} as play ended (each process: pool {pool}, {db_threads} "
             f"stream database threads, up to {loop_connections} for the acts on its event loop); "
             f"all to PostgreSQL on this host: {mid['db_connections']}")
         out(f"Redis connections of uvicorn: {mid['uvicorn_redis']} (each process: one pub/sub "
@@ -995,15 +1005,13 @@ def _stream_client(*, messages, games, streams, stream_ports, act_ports, move_ev
             while streamclient_figures.connect_seconds == 0.0:
                 await asyncio.sleep(0.1)
             messages.put(("connected", None))
-            await asyncio.sleep(seconds / 2)
-            messages.put(("midway", None))
 
         marker = loop.create_task(milestones())
         figures = await streamclient.run(
             stream_ports=stream_ports, act_ports=act_ports, seats=seats, tables=tables,
             move_every=move_every, seconds=seconds, connect_at_once=connect_at_once,
             act_connections=act_connections, resync=resync, seed=seed, say=say,
-            figures=streamclient_figures)
+            figures=streamclient_figures, played=lambda: messages.put(("played", None)))
         marker.cancel()
         return figures
 
