@@ -31,6 +31,7 @@ import re
 
 from django.conf import settings
 from django.db import connections
+from psycopg.types.json import Jsonb as _Jsonb
 
 from live import fastjson
 
@@ -121,8 +122,6 @@ def numbered(sql: str) -> str:
 
 def as_text(value) -> bytes | None:
     """A parameter in PostgreSQL's text format (its type is the one the statement gives it)."""
-    from psycopg.types.json import Jsonb
-
     if value is None:
         return None
     if isinstance(value, bool):
@@ -135,7 +134,7 @@ def as_text(value) -> bytes | None:
         if value.tzinfo is None:
             raise TypeError("a naive datetime is not a moment: give it a time zone")
         return value.isoformat().encode()
-    if isinstance(value, Jsonb):
+    if isinstance(value, _Jsonb):
         return fastjson.encode(value.obj)
     raise TypeError(f"no text form here for a parameter of type {type(value).__name__}")
 
