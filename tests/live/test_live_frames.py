@@ -90,6 +90,25 @@ def _next(lg, lt):
     return bot_pick(live.live_game(LiveGame.objects.get(pk=lg.pk)), lt.bots)
 
 
+def test_a_stream_that_resumes_at_the_games_version_brings_the_game_into_memory(live_table):
+    """A stream opened with ``Last-Event-ID`` at the game's version sends no view, but its
+    process holds the game from then on: its table's next act and frames need no read."""
+    lg, game = warm_game(live_table)
+    games.clear()
+    streams.frames.clear()
+    stream_row = _row(lg)
+    assert streams._first_frame(stream_row, lg.version, 3) is None  # (the client has it)
+    assert games.read_cached(_row(lg), lambda g: g.version) == lg.version
+    other, act_row = _row(lg), _row(lg)
+    with CaptureQueriesContext(connection) as queries:  # the table's other streams: no read
+        assert streams._first_frame(other, lg.version, 4) is None
+        assert streams._memory_frame(act_row, lg.version, lg.version - 1, 5)[0]
+    assert len(queries) == 0
+    # a stream a version behind gets the view at once
+    frame = streams._first_frame(_row(lg), lg.version - 1, 2)
+    assert frame == streams._view_frame(_row(lg), 2)
+
+
 def test_the_streams_of_one_game_woken_together_share_one_read(live_table, monkeypatch):
     lg, game = warm_game(live_table)
     rows = {seat: _row(lg) for seat in (None, 0, 1, 2, 3, 4, 5)}
