@@ -1052,6 +1052,6 @@ def socket_count(port: int, pids: list[int] | None = None) -> int:
         return -1
     if pids is None:
         return len(lines)
-    marks = tuple(f"pid={pid}," for pid in pids)
+    marks = tuple(f",pid={pid}," for pid in pids)  # (users:(("python",pid=12,fd=5)): 12, not 512)
     return sum(1 for line in lines if any(mark in line for mark in marks))
 
