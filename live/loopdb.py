@@ -16,10 +16,10 @@ the server when first run on a connection, sent with its parameters as text, and
 read when the connection's socket, watched by the loop for as long as the connection is open,
 has it. psycopg's async cursor took 166 µs of CPU for the act's ``UPDATE`` (its query
 conversion, its adapters and its generator-driven waiting, which registers and unregisters the
-socket with the loop for every wait); this, 77 µs (``bench_live --streams``, docs/BENCHMARKS.md
-"Eighth pass"). A statement that fails closes its connection (the next opens a new one) and
-raises: the caller knows nothing was stored or cannot know, and hands the act to the view,
-whose conditional update stores it at most once.
+socket with the loop for every wait); this, 77 µs (the statement alone on uvloop, a 5 KB
+state: docs/BENCHMARKS.md, "Eighth pass"). A statement that fails closes its connection (the
+next opens a new one) and raises: the caller knows nothing was stored or cannot know, and hands
+the act to the view, whose conditional update stores it at most once.
 """
 
 from __future__ import annotations
