@@ -39,6 +39,7 @@ import time
 import weakref
 from collections import OrderedDict
 
+import hiredis
 from django.conf import settings
 from django.core.signals import request_finished, request_started
 from django.db import transaction
@@ -437,7 +438,7 @@ def forget() -> None:
 
 class Dispatcher:
     """The async waiters of one event loop and what wakes them: ONE Redis pub/sub connection
-    (``redis.asyncio``, subscribed to every game's channel) for all of them, a fan-out to the
+    (:class:`_Subscriber`, subscribed to every game's channel) for all of them, a fan-out to the
     waiters of the game each message names, and one query that reads the stored versions of
     every game waited on when a read is due:
 
@@ -505,26 +506,13 @@ class Dispatcher:
     # -- the two tasks
     async def _listen(self) -> None:
         """Redis messages into :func:`_seen`; reconnects after a second when Redis is lost."""
-        import redis.asyncio as aioredis
-
         while _redis_url():
-            client = aioredis.Redis.from_url(_redis_url(), socket_connect_timeout=2,
-                                             health_check_interval=30)
+            subscriber = None
             try:
-                async with client.pubsub() as pubsub:
-                    await pubsub.psubscribe(f"{CHANNEL_PREFIX}*")
-                    self.subscriptions += 1
-                    async for msg in pubsub.listen():
-                        kind = msg.get("type")
-                        if kind == "psubscribe":
-                            self.subscribed, self.subscribed_at = True, time.monotonic()
-                            self._read_due.set()
-                            continue
-                        if kind != "pmessage":
-                            continue
-                        announced = _announcement(msg, _wanted)
-                        if announced is not None:
-                            _seen(*announced)
+                subscriber = await _Subscriber.open(_redis_url(), self._reply)
+                self.subscriptions += 1
+                await subscriber.held()
+                log.warning("live pub/sub (async) lost Redis; retrying")
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -532,11 +520,20 @@ class Dispatcher:
             finally:
                 self.subscribed = False
                 self._read_due.set()  # the waiters read until it is back
-                try:
-                    await client.aclose()
-                except Exception:  # noqa: BLE001 - a dead connection may not close cleanly
-                    pass
+                if subscriber is not None:
+                    subscriber.close()
             await asyncio.sleep(1.0)
+
+    def _reply(self, reply) -> None:
+        """One reply of the subscription: its confirmation, or a message."""
+        kind = reply[0]
+        if kind == b"pmessage":
+            announced = _announcement({"channel": reply[2], "data": reply[3]}, _wanted)
+            if announced is not None:
+                _seen(*announced)
+        elif kind == b"psubscribe":
+            self.subscribed, self.subscribed_at = True, time.monotonic()
+            self._read_due.set()
 
     async def _poll(self) -> None:
         """The versions of every game waited on, in one query, when a read is due."""
@@ -569,6 +566,102 @@ class Dispatcher:
     def close(self) -> None:
         for task in self._tasks:
             task.cancel()
+
+
+class _Subscriber(asyncio.Protocol):
+    """The connection of a :class:`Dispatcher`'s subscription: ``PSUBSCRIBE`` to every game's
+    channel, and each reply, parsed by hiredis (Redis' own C parser, redis-py's too), handed to
+    ``on_reply`` as the bytes arrive, in the loop's own callback. redis.asyncio's ``PubSub``
+    read each message through half a dozen coroutines (its retry, timeout and push-parser
+    layers): about 80 µs of a stream server's CPU for every act of every game, twice (its own
+    act's echo, and the other processes' acts), against a few here (docs/BENCHMARKS.md,
+    "Eighth pass"). The URL is read by redis-py (``redis://``, ``rediss://``, ``unix://``, a
+    user and password); a quiet connection is pinged every :attr:`HEALTH` seconds, and one that
+    does not answer by the next is closed, as redis-py's ``health_check_interval`` did."""
+
+    HEALTH = 30.0  # seconds
+
+    def __init__(self, on_reply):
+        self._parser = hiredis.Reader()
+        self._on_reply = on_reply
+        self._transport = None
+        self._lost: asyncio.Future = asyncio.get_running_loop().create_future()
+        self._heard = time.monotonic()
+
+    @classmethod
+    async def open(cls, url: str, on_reply) -> _Subscriber:
+        """Connect to the Redis of ``url`` (at most 2 s), sign in if it names a password, and
+        subscribe: replies go to ``on_reply`` from then on."""
+        from redis.connection import SSLConnection, UnixDomainSocketConnection, parse_url
+
+        options = parse_url(url)
+        loop = asyncio.get_running_loop()
+        made = lambda: cls(on_reply)  # noqa: E731
+        kind = options.get("connection_class")
+        if kind is UnixDomainSocketConnection:
+            connecting = loop.create_unix_connection(made, options["path"])
+        else:
+            secure = None
+            if kind is SSLConnection:
+                import ssl
+
+                secure = ssl.create_default_context()
+                if str(options.get("ssl_cert_reqs", "required")).lower() in ("none", "0"):
+                    secure.check_hostname, secure.verify_mode = False, ssl.CERT_NONE
+            connecting = loop.create_connection(made, options.get("host", "localhost"),
+                                                options.get("port", 6379), ssl=secure)
+        _transport, subscriber = await asyncio.wait_for(connecting, timeout=2.0)
+        if options.get("password") is not None:
+            subscriber.command("AUTH", *([options["username"]] if options.get("username")
+                                         else []), options["password"])
+        subscriber.command("PSUBSCRIBE", f"{CHANNEL_PREFIX}*")
+        return subscriber
+
+    def command(self, *words: str) -> None:
+        """Send one command (in Redis' protocol)."""
+        parts = [b"*%d\r\n" % len(words)]
+        for word in words:
+            data = word.encode()
+            parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
+        self._transport.write(b"".join(parts))
+
+    async def held(self) -> None:
+        """Until the connection is lost (or stops answering)."""
+        pinged = None
+        while True:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._lost), timeout=self.HEALTH)
+                return
+            except TimeoutError:
+                if pinged is not None and self._heard < pinged:
+                    self.close()  # (no answer to the last ping)
+                    return
+                if time.monotonic() - self._heard >= self.HEALTH:
+                    pinged = time.monotonic()
+                    self.command("PING")
+
+    def close(self) -> None:
+        if self._transport is not None:
+            self._transport.close()
+
+    # -- asyncio.Protocol
+    def connection_made(self, transport) -> None:
+        self._transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self._heard = time.monotonic()
+        self._parser.feed(data)
+        while (reply := self._parser.gets()) is not False:
+            if isinstance(reply, hiredis.ReplyError):  # (a refused AUTH or PSUBSCRIBE)
+                log.warning("live pub/sub (async): Redis said %s", reply)
+                self.close()
+                return
+            if isinstance(reply, list) and reply:
+                self._on_reply(reply)
+
+    def connection_lost(self, exc) -> None:
+        if not self._lost.done():
+            self._lost.set_result(exc)
 
 
 def _read_versions(ids: list[int]) -> list[tuple[int, int]]:

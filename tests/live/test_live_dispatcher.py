@@ -154,3 +154,39 @@ def test_a_version_already_known_wakes_no_waiter(settings, reads, monkeypatch):
     assert before == []
     assert got == [6] * 6 and woken == [7301]
     assert notify.announced_act(7301, 5)["act"] == "pass"
+
+
+@pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
+def test_the_subscription_is_kept_alive_and_made_again_when_redis_drops_it(settings, reads,
+                                                                          monkeypatch):
+    """A quiet subscription is pinged and stays; one Redis closes (``CLIENT KILL``), or that
+    stops answering (``CLIENT PAUSE``), is made again, and the announcements wake the waiters
+    after it as before."""
+    import redis
+
+    settings.LIVE_PUBSUB_URL = REDIS
+    monkeypatch.setattr(notify._Subscriber, "HEALTH", 0.2)
+    admin = redis.Redis.from_url(REDIS)
+
+    async def woken(live_id: int, hub) -> int:
+        task = asyncio.ensure_future(notify.wait_for_version_async(live_id, 1, 10.0))
+        await _until(lambda: hub.waiting() == 1)
+        admin.publish(f"{notify.CHANNEL_PREFIX}{live_id}", "2")
+        return await asyncio.wait_for(task, 5)
+
+    async def scenario():
+        hub = notify.dispatcher()
+        asyncio.ensure_future(notify.wait_for_version_async(7300, 1, 0.05))  # (starts it)
+        await _until(lambda: hub.subscribed)
+        await asyncio.sleep(0.7)  # three pings answered: the same connection
+        quiet = hub.subscriptions
+        assert await woken(7301, hub) == 2
+        admin.client_kill_filter(_type="pubsub")
+        await _until(lambda: hub.subscriptions == quiet + 1 and hub.subscribed)
+        assert await woken(7302, hub) == 2
+        admin.execute_command("CLIENT", "PAUSE", "900", "ALL")  # no answer to its ping
+        await _until(lambda: hub.subscriptions == quiet + 2 and hub.subscribed, timeout=6.0)
+        assert await woken(7303, hub) == 2
+        return quiet
+
+    assert async_to_sync(scenario)() == 1
