@@ -163,3 +163,22 @@ def test_parallel_anonymous_requests_cannot_pass_the_limit(monkeypatch):
     for t in threads:
         t.join()
     assert len(codes) == 240 and codes.count(429) == 190, sorted(set(codes))
+
+
+def test_a_counter_in_local_memory_is_the_caches_own(monkeypatch):
+    """Counted in one step on the local-memory cache, a counter is what the cache's ``add`` and
+    ``incr`` would leave: read back by ``get``, gone when its window expires or the cache is
+    cleared, then counted from 1 again."""
+    now = [2_000_000.0]
+    monkeypatch.setattr(ratelimit.time, "time", lambda: now[0])
+    monkeypatch.setattr("django.core.cache.backends.locmem.time.time", lambda: now[0])
+    monkeypatch.setattr("django.core.cache.backends.base.time.time", lambda: now[0])
+    cache.delete("steps:1")
+    assert [ratelimit.count_request("steps:1", 61) for _ in range(3)] == [1, 2, 3]
+    assert cache.get("steps:1") == 3
+    cache.incr("steps:1")  # (the cache's own API agrees with it both ways)
+    assert ratelimit.count_request("steps:1", 61) == 5
+    now[0] += 61  # the window is over
+    assert cache.get("steps:1") is None and ratelimit.count_request("steps:1", 61) == 1
+    cache.clear()
+    assert ratelimit.count_request("steps:1", 61) == 1
