@@ -525,19 +525,30 @@ def live_view(*, live: LiveGame, seat: int | None) -> dict:
     return _view_with_row(live, *games.read(live, _seen_by(seat)))
 
 
-def live_view_cached(*, live: LiveGame, seat: int | None) -> dict | None:
-    """:func:`live_view` from this process's memory only: ``None`` when its cache does not
-    hold the game at ``live.version`` (then nothing is read: for code on an event loop)."""
-    got = games.read_cached(live, _seen_by(seat))
-    return None if got is None else _view_with_row(live, *got)
-
-
 def _seen_by(seat: int | None):
     return lambda game: (game.view(seat), sorted(game.auto_seats))
 
 
+def live_view_parts(*, live: LiveGame, seat: int | None, public: bool = True,
+                    read: bool = True) -> tuple[dict, dict | None] | None:
+    """:func:`live_view` in its two parts (:meth:`engine.Game.seat_view` and
+    :meth:`engine.Game.public_view`): ``(seat's own part, the part every viewer sees, with
+    the row's fields)``, the second ``None`` unless ``public`` (a caller that has it encoded
+    already). Together they are :func:`live_view`. ``read=False``: from this process's memory
+    only, ``None`` when it does not hold the game at ``live.version``."""
+    def parts(game):
+        return (game.seat_view(seat), game.public_view() if public else None,
+                sorted(game.auto_seats) if public else None)
+
+    got = games.read(live, parts) if read else games.read_cached(live, parts)
+    if got is None:
+        return None
+    own, shown, auto_seats = got
+    return own, None if shown is None else _view_with_row(live, shown, auto_seats)
+
+
 def _view_with_row(live: LiveGame, view: dict, auto_seats: list) -> dict:
-    """The engine's ``view`` of ``live`` with the row's fields."""
+    """The engine's ``view`` of ``live`` (or its public part) with the row's fields."""
     view["outcome"] = view.get("result")  # the engine's result once over ("result": its id)
     view.update({
         "id": live.pk, "table": live.table_id, "number": live.number, "status": live.status,

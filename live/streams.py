@@ -205,11 +205,29 @@ class _Frames(Recent):
 
 
 frames = _Frames(2048)
+#: the part of the views of a game at a version (and row) that every viewer sees alike, as
+#: JSON: encoded once for the six seats' frames and the spectators' (it holds every act of the
+#: game so far, most of a frame), by :meth:`_Frames.key` without the seat
+publics = Recent(512)
 
 
-def _frame_of(live: LiveGame, view: dict) -> bytes:
-    """A ``view`` event, encoded once (the streams that show it share it, and send it as is)."""
-    return b"id: %d\nevent: view\ndata: %s\n\n" % (live.version, fastjson.dumps_bytes(view))
+def _frame_of(live: LiveGame, seat: int | None, read: bool = True) -> bytes | None:
+    """The ``view`` event of ``live`` at its version for ``seat``, encoded once (the streams
+    that show it share it, and send it as is); ``read=False``: from memory only (``None`` when
+    the game at that version is not held). Its data is the view's JSON (what GET answers, as
+    JSON): the seat's own part encoded, then the part every viewer sees, encoded once for all
+    of them (:data:`publics`)."""
+    key = frames.key(live, None)[:-1]
+    public = publics.get(key)
+    parts = services.live_view_parts(live=live, seat=seat, public=public is None, read=read)
+    if parts is None:
+        return None
+    own, shown = parts
+    if public is None:
+        public = fastjson.dumps_bytes(shown)
+        publics.put(key, public)
+    return b"id: %d\nevent: view\ndata: %s,%s\n\n" % (
+        live.version, fastjson.dumps_bytes(own)[:-1], public[1:])
 
 
 def _view_frame(live: LiveGame, seat: int | None) -> bytes:
@@ -217,7 +235,7 @@ def _view_frame(live: LiveGame, seat: int | None) -> bytes:
     key = frames.key(live, seat)
     frame = frames.get(key)
     if frame is None:
-        frame = _frame_of(live, services.live_view(live=live, seat=seat))
+        frame = _frame_of(live, seat)
         frames.put(key, frame)
     release_connection()
     return frame
@@ -300,10 +318,9 @@ def _cached_frame(live: LiveGame, seat: int | None) -> bytes | None:
     key = frames.key(live, seat)
     frame = frames.get(key)
     if frame is None:
-        view = services.live_view_cached(live=live, seat=seat)
-        if view is None:
+        frame = _frame_of(live, seat, read=False)
+        if frame is None:
             return None
-        frame = _frame_of(live, view)
         frames.put(key, frame)
     return frame
 
@@ -371,11 +388,11 @@ async def seat_events(live: LiveGame, seat: int | None, since: int,
                       seconds: float) -> AsyncIterator[bytes]:
     """:func:`live_events` as an async generator: the same frames, the same rules."""
     deadline = time.monotonic() + _stream_seconds(seconds)
-    yield _opening(live)
-    try:
+    try:  # (before the opening line: a client that has it has a stream ready for the acts)
         frame = await in_db_thread(_first_frame, live, since, seat)
     except GameGone:
         return
+    yield _opening(live)
     while True:
         if frame is not None:
             since = live.version

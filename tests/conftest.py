@@ -57,10 +57,11 @@ def _fresh_live_caches():
     from api.authentication import token_users
     from live import notify
     from live.cache import games
-    from live.streams import frames
+    from live.streams import frames, publics
 
     games.clear()
     frames.clear()
+    publics.clear()
     token_users.clear()
     notify.forget()
     if type(cache).__name__ == "LocMemCache":  # (a shared CACHE_URL is not the tests' to clear)

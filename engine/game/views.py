@@ -24,18 +24,34 @@ class Views:
 
     def view(self, seat: int | None) -> dict:
         """What ``seat`` may see (``None``: a spectator): its own cards, others' counts per
-        ``show_counts`` (报牌), the table, whose turn, its legal acts."""
+        ``show_counts`` (报牌), the table, whose turn, its legal acts. It is
+        :meth:`seat_view` and :meth:`public_view` together."""
+        v = self.seat_view(seat)
+        v.update(self.public_view())
+        return v
+
+    def seat_view(self, seat: int | None) -> dict:
+        """The part of :meth:`view` that depends on who looks: ``seat``, the seats' card
+        counts as 报牌 shows them to it (``le10``: another seat's beyond ten is ``"10+"``)
+        and, for a seat, its hand and its legal acts."""
         le10 = self.rules["show_counts"] == "le10"
         counts = []
         for s in range(6):
             n = self.count[s]
             counts.append("10+" if le10 and n > 10 and s != seat else n)
+        v = {"seat": seat, "counts": counts}
+        if seat is not None:
+            v["hand"] = sort_cards(c for c, n in self.hands[seat].items() for _ in range(n))
+            v["legal"] = self.legal_actions(seat)
+        return v
+
+    def public_view(self) -> dict:
+        """The part of :meth:`view` every seat and spectator sees alike (no card of any hand):
+        a live game's streams encode it once per version for all of them."""
         v = {
-            "seat": seat,
             "state": self.state,
             "version": self.version,
             "rules": self.rules.spec(),
-            "counts": counts,
             "top": None if self.top is None else {"seat": self.owner, "cards": list(self.top.cards)},
             "to_act": self._public_to_act(),
             "burn_window": bool(self.state == "play" and self.burn_window and not self.phase2()),
@@ -46,9 +62,6 @@ class Views:
             "public_pre": [public_event(e) for e in self.pre_events],
             "actions": list(self.actions),
         }
-        if seat is not None:
-            v["hand"] = sort_cards(c for c, n in self.hands[seat].items() for _ in range(n))
-            v["legal"] = self.legal_actions(seat)
         if self.state == "over":
             v["result"] = self.result()
         return v

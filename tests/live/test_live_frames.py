@@ -49,11 +49,13 @@ def test_a_frame_is_rendered_once_per_view_and_never_given_to_another_seat(live_
                                                                            monkeypatch):
     lg, game = warm_game(live_table)
     calls = []
-    real = live.live_view
-    monkeypatch.setattr(live, "live_view", lambda **kw: calls.append(kw["seat"]) or real(**kw))
+    real = live.live_view_parts
+    monkeypatch.setattr(live, "live_view_parts",
+                        lambda **kw: calls.append((kw["seat"], kw["public"])) or real(**kw))
     frames = {seat: streams._view_frame(_row(lg), seat) for seat in (None, 0, 1, 2, 3, 4, 5)}
     again = {seat: streams._view_frame(_row(lg), seat) for seat in (None, 0, 1, 2, 3, 4, 5)}
-    assert again == frames and calls == [None, 0, 1, 2, 3, 4, 5]  # each view once
+    # each view once, the part every viewer sees encoded for the first only
+    assert again == frames and calls == [(None, True), *((s, False) for s in range(6))]
     assert len(set(frames.values())) == 7
     stored = live.live_game(LiveGame.objects.get(pk=lg.pk))
     for seat in (None, 0, 1, 2, 3, 4, 5):
