@@ -19,7 +19,7 @@ import secrets
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -277,9 +277,7 @@ def unlocked_act(live_id: int, act: dict, version: int, seat: int | None, user, 
         if mine is None or (seat is not None and seat != mine):
             return None
         seat = mine
-    live = LiveGame(pk=live_id, table_id=table_id, number=number, started_at=started_at,
-                    move_seconds=move_seconds, version=version,
-                    status=LiveGame.Status.RUNNING, result=None)
+    live = _running_row(live_id, table_id, number, started_at, move_seconds, version)
     game = games.take_cached(live)
     if game is None:
         if not read:
@@ -312,6 +310,21 @@ def unlocked_act(live_id: int, act: dict, version: int, seat: int | None, user, 
     live.user_seat = seat if user is not None else None
     return UnlockedAct(live, game, queries.act_update_sql(user is not None, also and also[0]),
                        params)
+
+
+def _running_row(live_id: int, table_id: int, number: int, started_at, move_seconds: int,
+                 version: int) -> LiveGame:
+    """The row of a running game with no seat in 托管, at ``version``, as an act without the
+    lock knows it (its state, deadline and update time are the act's to set), built as the ORM
+    builds the rows it reads (``Model.from_db``: the constructor with keywords took 12 µs)."""
+    values = {"id": live_id, "table_id": table_id, "number": number,
+              "status": LiveGame.Status.RUNNING, "version": version,
+              "move_seconds": move_seconds, "hosted": 0, "started_at": started_at}
+    return LiveGame.from_db(DEFAULT_DB_ALIAS, _COLUMNS, [values.get(c) for c in _COLUMNS])
+
+
+#: the attributes of LiveGame's columns, in the order ``Model.from_db`` takes their values
+_COLUMNS = [field.attname for field in LiveGame._meta.concrete_fields]
 
 
 def _carried(live: LiveGame, game: engine.Game) -> dict | None:
