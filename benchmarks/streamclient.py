@@ -3,7 +3,7 @@ tables' acts, on raw asyncio streams (no HTTP library: its bookkeeping would be 
 CPU, and the client shares the two cores with the servers).
 
 - A seat stream is one connection: ``GET /api/v1/live/<id>/events/`` with the seat's token;
-  the client reads the chunked body and notes, for each ``view`` event, its version (the
+  the client reads the chunked body (in the connection's data callback) and notes, for each ``view`` event, its version (the
   ``id:`` line) and when it arrived; the view's JSON is not parsed (the seats' acts are chosen
   on the tables' shadow games). A stream that ends (its ``seconds`` are up) reconnects with
   ``Last-Event-ID``.
@@ -113,54 +113,96 @@ async def _read_head(reader: asyncio.StreamReader) -> tuple[int, dict]:
 
 async def follow(port: int, seat: SeatStream, seconds: float, figures: Figures,
                  opened: asyncio.Event | None, stop: asyncio.Event) -> None:
-    """One seat's event stream until ``stop``; reconnects when it ends."""
-    first = True
+    """One seat's event stream until ``stop``; reconnects when it ends. The stream is read in
+    the loop's data callback (:class:`_Follower`), not by a task woken through a StreamReader
+    for every frame: the client shares the two cores with the servers, and it took 0.24-0.25
+    of them at 10,000 streams that way, 0.20 this way (docs/BENCHMARKS.md, "Eighth pass")."""
+    loop = asyncio.get_running_loop()
+    request = (f"GET /api/v1/live/{seat.live_id}/events/?seconds={seconds:.0f} HTTP/1.1\r\n"
+               f"Host: {HOST}\r\nAuthorization: Token {seat.token}\r\n"
+               f"Accept: text/event-stream\r\nLast-Event-ID: %d\r\n\r\n")
+    first = [True]  # (the seat's first bytes ever: its stream counts as opened)
     while not stop.is_set():
-        writer = None
+        transport = None
         try:
-            reader, writer = await asyncio.open_connection(HOST, port, limit=1 << 20)
-            writer.write((f"GET /api/v1/live/{seat.live_id}/events/?seconds={seconds:.0f} "
-                          f"HTTP/1.1\r\nHost: {HOST}\r\nAuthorization: Token {seat.token}\r\n"
-                          f"Accept: text/event-stream\r\nLast-Event-ID: {seat.since}\r\n\r\n"
-                          ).encode())
-            code, _headers = await _read_head(reader)
-            if code != 200:
+            transport, follower = await loop.create_connection(
+                lambda: _Follower(seat, figures, opened, first), HOST, port)
+            transport.write((request % seat.since).encode())
+            code = await follower.ended
+            if code is not None:
                 figures.errors[f"stream {code}"] += 1
                 await asyncio.sleep(1.0)
                 continue
-            buffer = b""
-            while True:
-                chunk = await reader.read(65536)
-                if not chunk:
-                    break
-                now = time.monotonic()
-                if first:
-                    first = False
-                    figures.opened += 1
-                    if opened is not None:
-                        opened.set()
-                buffer += chunk
-                end = buffer.rfind(b"\n\n")
-                if end < 0:
-                    continue
-                for match in ID_LINE.finditer(buffer, 0, end + 2):
-                    version = int(match.group(1))
-                    seat.since = max(seat.since, version)
-                    figures.arrivals.append((seat.live_id, version, now))
-                done = buffer.endswith(CHUNKED_END)
-                buffer = buffer[end + 2:]
-                if done:
-                    break
             figures.reconnects += 1
         except asyncio.CancelledError:
             raise
-        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError,
-                ValueError, IndexError) as exc:
+        except (OSError, ValueError, IndexError) as exc:
             figures.errors[f"stream {type(exc).__name__}"] += 1
             await asyncio.sleep(1.0)
         finally:
-            if writer is not None:
-                writer.close()
+            if transport is not None:
+                transport.close()
+
+
+class _Follower(asyncio.Protocol):
+    """One connection of :func:`follow`: the answer's head, then its chunked body, whose
+    ``view`` events are noted (version, when) as the bytes arrive. :attr:`ended` resolves when
+    the stream has ended (``None``) or was refused (its status)."""
+
+    def __init__(self, seat: SeatStream, figures: Figures, opened: asyncio.Event | None,
+                 first: list):
+        self.seat, self.figures, self.opened, self.first = seat, figures, opened, first
+        self.ended: asyncio.Future = asyncio.get_running_loop().create_future()
+        self.head: bytes | None = b""  # (None once the head is read)
+        self.buffer = b""
+        self.transport = None
+
+    def connection_made(self, transport) -> None:
+        self.transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        if self.head is not None:
+            self.head += data
+            end = self.head.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            status = int(self.head.split(b" ", 2)[1])
+            data, self.head = self.head[end + 4:], None
+            if status != 200:
+                self._end(status)
+                return
+            if not data:
+                return
+        now = time.monotonic()
+        if self.first[0]:
+            self.first[0] = False
+            self.figures.opened += 1
+            if self.opened is not None:
+                self.opened.set()
+        buffer = self.buffer + data
+        end = buffer.rfind(b"\n\n")
+        if end >= 0:
+            seat, arrivals = self.seat, self.figures.arrivals
+            for match in ID_LINE.finditer(buffer, 0, end + 2):
+                version = int(match.group(1))
+                seat.since = max(seat.since, version)
+                arrivals.append((seat.live_id, version, now))
+            if buffer.endswith(CHUNKED_END):
+                self._end(None)
+                return
+            buffer = buffer[end + 2:]
+        self.buffer = buffer
+
+    def connection_lost(self, exc) -> None:
+        if exc is not None and not self.ended.done():
+            self.figures.errors[f"stream {type(exc).__name__}"] += 1
+        self._end(None)
+
+    def _end(self, status: int | None) -> None:
+        if not self.ended.done():
+            self.ended.set_result(status)
+        if self.transport is not None:
+            self.transport.close()
 
 
 class ActPool:
