@@ -3,9 +3,9 @@ tables' acts, on raw asyncio streams (no HTTP library: its bookkeeping would be 
 CPU, and the client shares the two cores with the servers).
 
 - A seat stream is one connection: ``GET /api/v1/live/<id>/events/`` with the seat's token;
-  the client reads the chunked body (in the connection's data callback) and notes, for each ``view`` event, its version (the
-  ``id:`` line) and when it arrived; the view's JSON is not parsed (the seats' acts are chosen
-  on the tables' shadow games). A stream that ends (its ``seconds`` are up) reconnects with
+  the client reads the chunked body (in the connection's data callback) and notes, for each
+  ``view`` event, its version (the ``id:`` line) and when it arrived; the view's JSON is not
+  parsed (the seats' acts are chosen on the tables' shadow games). A stream that ends (its ``seconds`` are up) reconnects with
   ``Last-Event-ID``.
 - A table plays one act every ``move_every`` seconds (a fixed schedule from a random phase),
   chosen by :class:`engine.bots.HeuristicBot` on its shadow :class:`engine.Game`, sent by the
