@@ -13,9 +13,11 @@ TokenAuthentication`), the view's throttles, counted once (:func:`api.throttling
 allow_for_view`), the body (:class:`api.parsers.StrictJSONParser`, then
 :class:`api.live_views.LiveActSerializer`); then it stores the act with the same conditional
 update (:func:`live.services.live_act_planned` and its statement, or
-:func:`live.services.live_act_unlocked`). The answer is the view's: the seat's view as
-:class:`api.live_views.FastJSONRenderer` renders it, with the headers DRF and the middleware
-give it (:func:`_headers`; ``tests/api/test_fast_act.py`` holds every header to theirs).
+:func:`live.services.live_act_unlocked`). The answer is the view's: the seat's view as JSON
+(on the loop, the data of the seat's stream frame, rendered once for both:
+:func:`live.streams.view_json_cached`; in a thread, as :class:`api.live_views.FastJSONRenderer`
+renders it), with the headers DRF and the middleware give it (:func:`_headers`;
+``tests/api/test_fast_act.py`` holds every header to theirs).
 
 Anything else is handed, untouched (its body replayed), to Django's handler, and the DRF view
 (:class:`api.live_views.LiveActApi`) answers as it always has, errors included: no token or a
