@@ -29,8 +29,7 @@ def dumps(value) -> str:
 
 def dumps_bytes(value) -> bytes:
     """:func:`dumps` in UTF-8, with U+2028 and U+2029 escaped as DRF's renderer does."""
-    return orjson.dumps(value, default=_fallback, option=_OPTIONS).replace(
-        b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
+    return encode(value).replace(b"\xe2\x80\xa8", b"\\u2028").replace(b"\xe2\x80\xa9", b"\\u2029")
 
 
 def loads(text: str | bytes):

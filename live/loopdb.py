@@ -31,6 +31,7 @@ import re
 
 from django.conf import settings
 from django.db import connections
+from psycopg import errors, pq
 from psycopg.types.json import Jsonb as _Jsonb
 
 from live import fastjson
@@ -153,7 +154,7 @@ class _Link:
         self._fd = self._pgconn.socket
         self._prepared: dict[str, bytes] = {}  # sql -> the name it is prepared under
         self._waiter: asyncio.Future | None = None
-        self._results: list = []
+        self._last = None  # the command's last result so far
         self._pgconn.nonblocking = 1
         loop.add_reader(self._fd, self._readable)
 
@@ -209,12 +210,12 @@ class _Link:
             pgconn.consume_input()
             while not pgconn.is_busy():
                 result = pgconn.get_result()
-                if result is None:
-                    results, self._results = self._results, []
+                if result is None:  # (the command's results are all in)
+                    last, self._last = self._last, None
                     if waiter is not None and not waiter.done():
-                        waiter.set_result(results[-1] if results else None)
+                        waiter.set_result(last)
                     return
-                self._results.append(result)
+                self._last = result
         except Exception as exc:  # (the server closed the connection, or it broke)
             self.close()
             if waiter is not None and not waiter.done():
@@ -222,8 +223,6 @@ class _Link:
 
     @staticmethod
     def _check(result):
-        from psycopg import errors, pq
-
         if result is None or result.status not in (pq.ExecStatus.COMMAND_OK,
                                                     pq.ExecStatus.TUPLES_OK):
             if result is None:

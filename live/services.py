@@ -534,12 +534,10 @@ def _autoplay(live: LiveGame) -> LiveGame | None:
 
 
 def live_view(*, live: LiveGame, seat: int | None) -> dict:
-    """What ``seat`` may see (``None``: spectators and staff): never another seat's cards."""
-    return _view_with_row(live, *games.read(live, _seen_by(seat)))
-
-
-def _seen_by(seat: int | None):
-    return lambda game: (game.view(seat), sorted(game.auto_seats))
+    """What ``seat`` may see (``None``: spectators and staff): never another seat's cards.
+    Its two parts (:func:`live_view_parts`) together, in the order a stream's frame has them."""
+    own, shown = live_view_parts(live=live, seat=seat)
+    return {**own, **shown}
 
 
 def live_view_parts(*, live: LiveGame, seat: int | None, public: bool = True,

@@ -51,7 +51,7 @@ def test_a_frame_is_rendered_once_per_view_and_never_given_to_another_seat(live_
     calls = []
     real = live.live_view_parts
     monkeypatch.setattr(live, "live_view_parts",
-                        lambda **kw: calls.append((kw["seat"], kw["public"])) or real(**kw))
+                        lambda **kw: calls.append((kw["seat"], kw.get("public", True))) or real(**kw))
     frames = {seat: streams._view_frame(_row(lg), seat) for seat in (None, 0, 1, 2, 3, 4, 5)}
     again = {seat: streams._view_frame(_row(lg), seat) for seat in (None, 0, 1, 2, 3, 4, 5)}
     # each view once, the part every viewer sees encoded for the first only
