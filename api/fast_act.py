@@ -33,6 +33,7 @@ the new version from memory.
 
 from __future__ import annotations
 
+import asyncio
 import contextvars
 import functools
 import io
@@ -57,7 +58,7 @@ from api.live_views import FastJSONRenderer, LiveActApi, LiveActSerializer, plai
 from api.parsers import StrictJSONParser
 from api.throttling import allow_for_view
 from config.ratelimit import COUNTED, counts_in_process
-from live import loopdb, streams
+from live import loopdb, queries, streams
 from live import services as live
 from live.aio import in_db_thread
 
@@ -130,6 +131,37 @@ async def serve(scope: dict, receive: Receive, send: Send,
     content, headers = answer
     await send({"type": "http.response.start", "status": 200, "headers": headers})
     await send({"type": "http.response.body", "body": content})
+
+
+#: how long the server's start waits for the act's connections (:func:`warm`)
+WARM_TIMEOUT = 10.0
+
+
+async def warm() -> None:
+    """As the server starts: open the event loop's database connections for the acts, their
+    statement prepared (:meth:`live.loopdb.LoopDatabase.warm`). If the database cannot be
+    reached, the server starts anyway and they open with the first acts, as before."""
+    if not (settings.LIVE_ACT_SHORT_PATH and settings.LIVE_ACT_ON_LOOP
+            and loopdb.LoopDatabase.usable()):
+        return
+    statement = _loop_context.run(_act_statement)
+    try:
+        await asyncio.wait_for(loopdb.database.warm([statement]), WARM_TIMEOUT)
+    except Exception:  # (the first acts open them, or fail as they would have)
+        log.warning("the act's database connections could not be opened at start-up; they "
+                    "open with the first acts", exc_info=True)
+
+
+def _act_statement() -> str:
+    """The statement that stores a player's act on the loop: the conditional update with the
+    token's condition (:func:`_token_holds`), as :func:`live.services.live_act_planned` makes
+    it."""
+    return queries.act_update_sql(True, token_holds_sql())
+
+
+def cool() -> None:
+    """As the server stops: its loop connections are closed."""
+    loopdb.database.close_now()
 
 
 def _replayed(body: bytes, more: bool, receive: Receive) -> Receive:

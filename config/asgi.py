@@ -55,13 +55,30 @@ class Handler(ASGIHandler):
     (live/aio.py): 10,000 open streams, a handful of threads and connections."""
 
     async def __call__(self, scope, receive, send):
-        if scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and \
+        if scope["type"] == "lifespan":
+            await self.lifespan(receive, send)
+        elif scope["type"] == "http" and scope["method"] in ("GET", "HEAD") and \
                 WAITING.match(scope["path"]):
             await self.handle(scope, receive, send)
         elif settings.LIVE_ACT_SHORT_PATH and (act := fast_act.handles(scope)) is not None:
             await fast_act.serve(scope, receive, send, super().__call__, *act)
         else:
             await super().__call__(scope, receive, send)
+
+    @staticmethod
+    async def lifespan(receive, send):
+        """The server's start and stop (ASGI lifespan, which Django's handler refuses): the act's
+        short path gets its database connections ready before the first request
+        (:func:`api.fast_act.warm`), and they are closed as the server stops."""
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await fast_act.warm()
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                fast_act.cool()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
 
     async def get_response_async(self, request):
         request.urlconf = URLCONF

@@ -61,11 +61,7 @@ class LoopDatabase:
         """Run ``sql`` with ``params`` (``%s`` placeholders, Django's raw SQL; ``None``, whole
         numbers, text, aware datetimes and psycopg's ``Jsonb``) and answer how many rows it
         changed (or, for a ``SELECT``, gave)."""
-        loop = asyncio.get_running_loop()
-        if self._loop is not loop:  # (a new loop: the old one's connections cannot serve it)
-            self.close_now()
-            self._loop = loop
-            self._slots = asyncio.Semaphore(self._size or settings.LIVE_LOOP_DB_CONNECTIONS)
+        loop = self._bind()
         async with self._slots:
             link = self._open_idle() or await _Link.open(loop)
             self._busy.add(link)
@@ -81,6 +77,36 @@ class LoopDatabase:
             else:
                 self._idle.append(link)
             return count
+
+    async def warm(self, statements: list[str] = ()) -> None:
+        """Open the connections now, each with ``statements`` prepared, so that the first
+        statements after a (re)start do not wait for them: opening four on demand held the
+        first 100 ms of acts 50-90 ms (``bench_live --streams 10000``, docs/BENCHMARKS.md,
+        "Ninth pass"). The server calls it as it starts; a failure leaves the connections to
+        open on demand, as before."""
+        loop = self._bind()
+        while self.connections() < self._slots_size():
+            link = await _Link.open(loop)
+            try:
+                for sql in statements:
+                    await link.prepare(sql)
+            except BaseException:
+                link.close()
+                raise
+            self._idle.append(link)
+
+    def _bind(self) -> asyncio.AbstractEventLoop:
+        """The running loop, whose connections these are (a new loop: the old one's cannot
+        serve it, and are closed)."""
+        loop = asyncio.get_running_loop()
+        if self._loop is not loop:
+            self.close_now()
+            self._loop = loop
+            self._slots = asyncio.Semaphore(self._slots_size())
+        return loop
+
+    def _slots_size(self) -> int:
+        return self._size or settings.LIVE_LOOP_DB_CONNECTIONS
 
     def _open_idle(self) -> _Link | None:
         """An idle connection still open (one the server ended meanwhile is let go)."""
@@ -171,18 +197,22 @@ class _Link:
         return self.connection.closed
 
     async def rowcount(self, sql: str, params: list) -> int:
+        name = self._prepared.get(sql) or await self.prepare(sql)
+        result = self._check(await self._run(self._pgconn.send_query_prepared, name,
+                                             [as_text(value) for value in params]))
+        return int(result.command_tuples or 0)
+
+    async def prepare(self, sql: str) -> bytes:
+        """The name ``sql`` is prepared under on the server, prepared now if it is not yet:
+        as tournaments.sqlrows.prepared_cursor does (planning the act's ``UPDATE`` each time
+        doubled PostgreSQL's CPU at 10,000 streams)."""
         name = self._prepared.get(sql)
         if name is None:
-            # prepared on the server at its first run here, as tournaments.sqlrows.
-            # prepared_cursor does: planning the act's UPDATE each time doubled PostgreSQL's
-            # CPU at 10,000 streams
             name = b"loop_%d" % len(self._prepared)
             self._check(await self._run(self._pgconn.send_prepare, name,
                                         numbered(sql).encode()))
             self._prepared[sql] = name
-        result = self._check(await self._run(self._pgconn.send_query_prepared, name,
-                                             [as_text(value) for value in params]))
-        return int(result.command_tuples or 0)
+        return name
 
     async def _run(self, send, *args):
         """Send one command (``send(*args)``) and wait for its last result."""
