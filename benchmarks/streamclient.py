@@ -298,11 +298,12 @@ def pick(ports: list[int], live_id: int) -> int:
 async def run(*, stream_ports: list[int], act_ports: list[int], seats: list[SeatStream],
               tables: list[TablePlay], move_every: float, seconds: float, connect_at_once: int,
               act_connections: int, resync, seed: int = 1, say=print,
-              figures: Figures | None = None, played=None) -> Figures:
+              figures: Figures | None = None, played=None, before_play=None) -> Figures:
     """Open every seat stream (``connect_at_once`` connecting at a time), then play for
     ``seconds``; returns the figures (``figures``, if given: its ``connect_seconds`` is set
     once every stream is open). ``played()`` is called once play has ended, every stream
-    still open."""
+    still open. ``before_play()``, awaited once every stream is open, holds play back until
+    it returns (the parent's reading of the processes then, which is not play)."""
     figures = figures if figures is not None else Figures()
     figures.streams_of.update(seat.live_id for seat in seats)
     stop = asyncio.Event()
@@ -327,6 +328,8 @@ async def run(*, stream_ports: list[int], act_ports: list[int], seats: list[Seat
         await asyncio.gather(*(open_one(s) for s in seats[k:k + step]))
         say(f"  {min(k + step, len(seats))} streams open ({time.monotonic() - t0:.1f} s)")
     figures.connect_seconds = time.monotonic() - t0
+    if before_play is not None:
+        await before_play()
     # What is held now (10,000 streams, every table's shadow game) lives as long as the run,
     # and the client's own collections are not the servers' latency: each full collection
     # stopped this event loop for 0.4-0.6 s, and even its young collections for up to 0.15 s,

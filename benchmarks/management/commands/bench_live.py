@@ -766,9 +766,9 @@ class Command(BaseCommand):
         descriptors, CPU, database and Redis connections) once every stream is open and again
         at the end: (the client's figures, {"open": ..., "end": ...})."""
         ctx = multiprocessing.get_context("fork")
-        messages = ctx.Queue()
+        messages, sampled = ctx.Queue(), ctx.Event()
         proc = ctx.Process(target=_stream_client, daemon=True, kwargs=dict(
-            messages=messages, games=games, streams=streams, stream_ports=uvicorn.ports,
+            messages=messages, sampled=sampled, games=games, streams=streams, stream_ports=uvicorn.ports,
             act_ports=api.ports if api is uvicorn else [api.port], move_every=move_every, seconds=seconds,
             connect_at_once=connect_at_once, act_connections=act_connections, seed=seed))
         proc.start()
@@ -798,7 +798,10 @@ class Command(BaseCommand):
                 if kind == "say":
                     self.stdout.write(value)
                 elif kind == "connected":
+                    # (play waits for this reading: its ``ss -p`` took a second of the
+                    # machine's CPU, and made the first seconds of play the slowest)
                     samples["open"] = sample()
+                    sampled.set()
                 elif kind == "played":
                     samples["played"] = sample()
                 elif kind == "done":
@@ -966,10 +969,11 @@ def _repo_root():
     return settings.BASE_DIR
 
 
-def _stream_client(*, messages, games, streams, stream_ports, act_ports, move_every, seconds,
+def _stream_client(*, messages, sampled, games, streams, stream_ports, act_ports, move_every, seconds,
                    connect_at_once, act_connections, seed):
     """The client process of ``--streams``: every stream, every table's acts, on one event
-    loop (uvloop when installed); reports through ``messages``."""
+    loop (uvloop when installed); reports through ``messages``, and plays once the parent has
+    read the processes with every stream open (``sampled``)."""
     import asyncio
 
     from asgiref.sync import sync_to_async
@@ -1006,12 +1010,17 @@ def _stream_client(*, messages, games, streams, stream_ports, act_ports, move_ev
                 await asyncio.sleep(0.1)
             messages.put(("connected", None))
 
+        async def before_play():
+            if not await asyncio.to_thread(sampled.wait, 600):
+                raise RuntimeError("the parent did not read the processes in 600 s")
+
         marker = loop.create_task(milestones())
         figures = await streamclient.run(
             stream_ports=stream_ports, act_ports=act_ports, seats=seats, tables=tables,
             move_every=move_every, seconds=seconds, connect_at_once=connect_at_once,
             act_connections=act_connections, resync=resync, seed=seed, say=say,
-            figures=streamclient_figures, played=lambda: messages.put(("played", None)))
+            figures=streamclient_figures, played=lambda: messages.put(("played", None)),
+            before_play=before_play)
         marker.cancel()
         return figures
 
