@@ -30,12 +30,45 @@ URLCONF = "config.asgi_urls"
 #: generations, which were then collected every 7,000 allocations, and the whole heap each
 #: time the old generation grew by a quarter: with 10,000 open streams, 0.8-0.9 s with the
 #: event loop stopped, every few seconds in each process (gc callbacks, ``bench_live --streams
-#: 10000``, docs/BENCHMARKS.md "Sixth pass"). The middle generation now waits for 5,000,000
-#: allocations (500 young collections) and the whole heap for ten times that. The young one
-#: is collected every 10,000: it is walked whole each time, and at 100,000 (as in the sixth
-#: pass) each young collection stopped the loop 80-190 ms every 4-5 s, at 10,000 20-30 ms
-#: ("Seventh pass").
-GC_THRESHOLDS = (10_000, 500, 10)
+#: 10000``, docs/BENCHMARKS.md "Sixth pass"). At 100,000 allocations (the sixth pass) each young
+#: collection stopped the loop 80-190 ms every 4-5 s; at 10,000, 20-30 ms ("Seventh pass").
+#:
+#: But the young count is allocations less deallocations, and in steady play the two balance:
+#: 10,000 came only every 15-20 s, when the young generation held everything made since and
+#: still alive — every open stream's wait (its future, timer, coroutine: a dozen objects),
+#: some 60,000 objects a process — and each collection stopped the loop 40-80 ms ("Ninth
+#: pass"). So the loop collects the young generation itself every :data:`YOUNG_EVERY` seconds
+#: (:class:`YoungCollections`: 2-8 ms each), the count staying as a backstop; the middle
+#: generation waits for 2,400 of those (ten minutes) and the whole heap for 100 times that.
+GC_THRESHOLDS = (10_000, 2_400, 100)
+#: seconds between the young collections the event loop makes (:class:`YoungCollections`)
+YOUNG_EVERY = 0.25
+
+
+class YoungCollections:
+    """The young generation collected every ``every`` seconds on the running event loop, from
+    :meth:`start` until :meth:`stop` (the server's lifespan): each collection then walks a
+    quarter of a second's survivors, not a quarter of a minute's."""
+
+    def __init__(self, every: float = YOUNG_EVERY):
+        self.every = every
+        self._loop = None
+        self._handle = None
+
+    def start(self) -> None:
+        import asyncio
+
+        self._loop = asyncio.get_running_loop()
+        self._handle = self._loop.call_later(self.every, self._collect)
+
+    def _collect(self) -> None:
+        gc.collect(0)
+        self._handle = self._loop.call_later(self.every, self._collect)
+
+    def stop(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
 
 
 #: the waiting requests: the event stream and the long-poll of a live game, and the live table
@@ -69,13 +102,17 @@ class Handler(ASGIHandler):
     async def lifespan(receive, send):
         """The server's start and stop (ASGI lifespan, which Django's handler refuses): the act's
         short path gets its database connections ready before the first request
-        (:func:`api.fast_act.warm`), and they are closed as the server stops."""
+        (:func:`api.fast_act.warm`), and they are closed as the server stops; in between, the
+        loop collects the young generation (:class:`YoungCollections`)."""
+        young = YoungCollections()
         while True:
             message = await receive()
             if message["type"] == "lifespan.startup":
                 await fast_act.warm()
+                young.start()
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                young.stop()
                 fast_act.cool()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
