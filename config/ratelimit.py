@@ -119,6 +119,9 @@ def count_requests(counters: list[tuple[str, int]]) -> list[int]:
             script = _scripts["count"] = client.register_script(_COUNT_SCRIPT)
         return [int(n) for n in script(keys=keys, args=[t for _c, t in counters],
                                        client=client)]
+    if type(backend) is LocMemCache:  # (the backend looked up once: a context-local lookup)
+        return [_count_in_local_memory(backend, counter, timeout)
+                for counter, timeout in counters]
     return [_count_in_cache(counter, timeout) for counter, timeout in counters]
 
 
@@ -129,9 +132,6 @@ def counts_in_process() -> bool:
 
 
 def _count_in_cache(counter: str, timeout: int) -> int:
-    backend = caches[DEFAULT_CACHE_ALIAS]
-    if type(backend) is LocMemCache:
-        return _count_in_local_memory(backend, counter, timeout)
     # add() creates the counter only if it is absent, incr() raises if it has gone (a window
     # that just expired): both are single atomic operations on the other caches.
     if cache.add(counter, 1, timeout=timeout):
