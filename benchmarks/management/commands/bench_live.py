@@ -768,7 +768,8 @@ class Command(BaseCommand):
         ctx = multiprocessing.get_context("fork")
         messages, sampled = ctx.Queue(), ctx.Event()
         proc = ctx.Process(target=_stream_client, daemon=True, kwargs=dict(
-            messages=messages, sampled=sampled, games=games, streams=streams, stream_ports=uvicorn.ports,
+            messages=messages, sampled=sampled, games=games, streams=streams,
+            stream_ports=uvicorn.ports,
             act_ports=api.ports if api is uvicorn else [api.port], move_every=move_every, seconds=seconds,
             connect_at_once=connect_at_once, act_connections=act_connections, seed=seed))
         proc.start()
@@ -969,8 +970,8 @@ def _repo_root():
     return settings.BASE_DIR
 
 
-def _stream_client(*, messages, sampled, games, streams, stream_ports, act_ports, move_every, seconds,
-                   connect_at_once, act_connections, seed):
+def _stream_client(*, messages, sampled, games, streams, stream_ports, act_ports, move_every,
+                   seconds, connect_at_once, act_connections, seed):
     """The client process of ``--streams``: every stream, every table's acts, on one event
     loop (uvloop when installed); reports through ``messages``, and plays once the parent has
     read the processes with every stream open (``sampled``)."""
