@@ -65,38 +65,47 @@ def asgi(path: str, body: bytes, headers: dict[str, str], *, method: str = "POST
     with the settings of the moment): (status, headers, body)."""
     from config.asgi import Handler
 
-    application = Handler()
+    return async_to_sync(asgi_async)(Handler(), path, body, headers, method=method,
+                                     scheme=scheme, query=query)
 
+
+async def asgi_async(application, path: str, body: bytes, headers: dict[str, str], *,
+                     method: str = "POST", scheme: str = "http", query: bytes = b""
+                     ) -> tuple[int, dict[str, str], bytes]:
+    """:func:`asgi` to ``application``, on the running event loop."""
     scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
              "method": method, "scheme": scheme, "path": path, "raw_path": path.encode(),
              "query_string": query, "root_path": "",
              "headers": [(b"host", b"testserver"),
                          *((k.lower().encode(), v.encode()) for k, v in headers.items())],
              "client": ("127.0.0.1", 50000), "server": ("testserver", 80)}
-
-    async def go():
-        comm = ApplicationCommunicator(application, scope)
-        await comm.send_input({"type": "http.request", "body": body})
-        start = await comm.receive_output(15)
-        content = b""
-        while True:
-            message = await comm.receive_output(15)
-            content += message.get("body", b"")
-            if not message.get("more_body"):
-                break
-        await comm.wait(5)
-        return (start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]},
-                content)
-
-    return async_to_sync(go)()
+    comm = ApplicationCommunicator(application, scope)
+    await comm.send_input({"type": "http.request", "body": body})
+    start = await comm.receive_output(15)
+    content = b""
+    while True:
+        message = await comm.receive_output(15)
+        content += message.get("body", b"")
+        if not message.get("more_body"):
+            break
+    await comm.wait(5)
+    return (start["status"], {k.decode().lower(): v.decode() for k, v in start["headers"]},
+            content)
 
 
 def act(live_id: int, key: str | None, payload, *, raw: bytes | None = None, **headers):
+    return asgi(*act_request(live_id, key, payload, raw=raw, **headers))
+
+
+def act_request(live_id: int, key: str | None, payload, *, raw: bytes | None = None,
+                **headers) -> tuple[str, bytes, dict[str, str]]:
+    """The path, body and headers of an act (``raw``: that body instead of ``payload``'s
+    JSON), with ``key``'s token."""
     body = raw if raw is not None else json.dumps(payload).encode()
     sent = {"Content-Type": "application/json", "Content-Length": str(len(body)), **headers}
     if key is not None:
         sent["Authorization"] = f"Token {key}"
-    return asgi(f"/api/v1/live/{live_id}/act/", body, sent)
+    return f"/api/v1/live/{live_id}/act/", body, sent
 
 
 def next_act(lt, live_id: int) -> tuple[int, dict]:

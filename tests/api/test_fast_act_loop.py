@@ -15,7 +15,16 @@ from django.db import OperationalError, connection
 from api import fast_act
 from live import loopdb
 from live.models import LiveGame
-from tests.api.test_fast_act import act, asgi_urls, game, next_act, viewed  # noqa: F401
+from tests.api.test_fast_act import (  # noqa: F401
+    act,
+    act_request,
+    asgi_async,
+    asgi_urls,
+    game,
+    next_act,
+    viewed,
+)
+from tests.live.helpers import lifespan
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -186,28 +195,12 @@ def test_a_failed_statement_closes_its_connection_and_a_dropped_one_is_replaced(
         other.close_now()
 
 
-def _lifespan(application):
-    """The ASGI lifespan of ``application`` as uvicorn drives it: (communicator, ``start``,
-    ``stop``), the last two awaited for the server's answer."""
-    from asgiref.testing import ApplicationCommunicator
-
-    comm = ApplicationCommunicator(application, {"type": "lifespan", "asgi": {"version": "3.0"}})
-
-    async def step(kind: str) -> dict:
-        await comm.send_input({"type": f"lifespan.{kind}"})
-        return await comm.receive_output(15)
-
-    return comm, (lambda: step("startup")), (lambda: step("shutdown"))
-
-
 def test_the_servers_start_opens_the_acts_connections_with_their_statement_prepared(
         game, viewed, paths, settings):  # noqa: F811
     """After a (re)start, the first acts used to wait for the loop's connections to open: the
     first 100 ms of play took 50-90 ms an act. The server's start opens them, each with the
     act's statement prepared — the one the acts then run, on those connections — and its stop
     closes them."""
-    from asgiref.testing import ApplicationCommunicator
-
     from config.asgi import Handler
 
     lt, live_id, keys = game
@@ -216,22 +209,8 @@ def test_the_servers_start_opens_the_acts_connections_with_their_statement_prepa
         assert act(live_id, keys[seat], payload)[0] == 200
     application = Handler()
 
-    async def post(payload, key) -> int:
-        body = json.dumps(payload).encode()
-        comm = ApplicationCommunicator(application, {
-            "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
-            "scheme": "http", "path": f"/api/v1/live/{live_id}/act/", "query_string": b"",
-            "root_path": "", "client": ("127.0.0.1", 50000), "server": ("testserver", 80),
-            "headers": [(b"host", b"testserver"), (b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()),
-                        (b"authorization", f"Token {key}".encode())]})
-        await comm.send_input({"type": "http.request", "body": body})
-        start = await comm.receive_output(15)
-        await comm.receive_output(15)
-        return start["status"]
-
     async def served():
-        comm, start, stop = _lifespan(application)
+        comm, start, stop = lifespan(application)
         assert await start() == {"type": "lifespan.startup.complete"}
         links = list(loopdb.database._idle)
         assert len(links) == settings.LIVE_LOOP_DB_CONNECTIONS
@@ -239,7 +218,8 @@ def test_the_servers_start_opens_the_acts_connections_with_their_statement_prepa
         before = paths["loop"]
         for _ in range(6):
             seat, payload = await asyncio.to_thread(next_act, lt, live_id)
-            assert await post(payload, keys[seat]) == 200
+            answer = await asgi_async(application, *act_request(live_id, keys[seat], payload))
+            assert answer[0] == 200
         assert paths["loop"] == before + 6  # (all six on the loop)
         assert sorted(map(id, loopdb.database._idle)) == sorted(map(id, links))
         assert all(len(link._prepared) == 1 for link in links)  # (the acts' own statement)
@@ -263,7 +243,7 @@ def test_the_server_starts_when_the_database_cannot_be_reached(monkeypatch, capl
     monkeypatch.setattr(loopdb._Link, "open", refused)
 
     async def served():
-        comm, start, stop = _lifespan(Handler())
+        comm, start, stop = lifespan(Handler())
         assert await start() == {"type": "lifespan.startup.complete"}
         assert loopdb.database.connections() == 0
         assert await stop() == {"type": "lifespan.shutdown.complete"}

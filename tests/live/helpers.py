@@ -319,3 +319,17 @@ def deleted_while_waiting(live_id: int, since: int, timeout: float, read_version
     the announcement of a later version would wake it."""
     LiveGame.objects.filter(pk=live_id).delete()
     return since + 1
+
+
+def lifespan(application):
+    """The ASGI lifespan of ``application`` as uvicorn drives it: (communicator, ``start``,
+    ``stop``), the last two awaited for the server's answer."""
+    from asgiref.testing import ApplicationCommunicator
+
+    comm = ApplicationCommunicator(application, {"type": "lifespan", "asgi": {"version": "3.0"}})
+
+    async def step(kind: str) -> dict:
+        await comm.send_input({"type": f"lifespan.{kind}"})
+        return await comm.receive_output(15)
+
+    return comm, (lambda: step("startup")), (lambda: step("shutdown"))

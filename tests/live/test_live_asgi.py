@@ -29,6 +29,7 @@ from tests.live.helpers import (
     act_url,
     bot_pick,
     hidden_card_problems,
+    lifespan,
     live_url,
     make_live_table,
     server_game,
@@ -393,18 +394,13 @@ def test_the_server_answers_the_lifespan_protocol():
     """uvicorn tells the application it starts and stops (ASGI lifespan; Django's handler
     refuses it): both are answered, and what the start opened for the acts is closed at the
     stop (tests/api/test_fast_act_loop.py has the connections on PostgreSQL)."""
-    from asgiref.testing import ApplicationCommunicator
-
     from config.asgi import Handler
     from live import loopdb
 
     async def served():
-        comm = ApplicationCommunicator(Handler(), {"type": "lifespan",
-                                                   "asgi": {"version": "3.0"}})
-        await comm.send_input({"type": "lifespan.startup"})
-        assert await comm.receive_output(15) == {"type": "lifespan.startup.complete"}
-        await comm.send_input({"type": "lifespan.shutdown"})
-        assert await comm.receive_output(15) == {"type": "lifespan.shutdown.complete"}
+        comm, start, stop = lifespan(Handler())
+        assert await start() == {"type": "lifespan.startup.complete"}
+        assert await stop() == {"type": "lifespan.shutdown.complete"}
         await comm.wait(5)
 
     async_to_sync(served)()
