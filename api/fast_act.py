@@ -141,8 +141,7 @@ async def warm() -> None:
     """As the server starts: open the event loop's database connections for the acts, their
     statement prepared (:meth:`live.loopdb.LoopDatabase.warm`). If the database cannot be
     reached, the server starts anyway and they open with the first acts, as before."""
-    if not (settings.LIVE_ACT_SHORT_PATH and settings.LIVE_ACT_ON_LOOP
-            and loopdb.LoopDatabase.usable()):
+    if not (settings.LIVE_ACT_SHORT_PATH and _on_loop()):
         return
     statement = _loop_context.run(_act_statement)
     try:
@@ -150,6 +149,11 @@ async def warm() -> None:
     except Exception:  # (the first acts open them, or fail as they would have)
         log.warning("the act's database connections could not be opened at start-up; they "
                     "open with the first acts", exc_info=True)
+
+
+def _on_loop() -> bool:
+    """Whether the short path's acts are stored on the event loop (its own connections)."""
+    return settings.LIVE_ACT_ON_LOOP and loopdb.LoopDatabase.usable()
 
 
 def _act_statement() -> str:
@@ -185,7 +189,7 @@ async def _act_here(scope: dict, body: bytes, live_id: int) -> tuple[bytes, list
     event loop and stored by one statement awaited there (:mod:`live.loopdb`); otherwise, or
     with ``LIVE_ACT_ON_LOOP`` off, all of it happens in a stream database thread (:func:`_act`),
     as it did before."""
-    if not (settings.LIVE_ACT_ON_LOOP and loopdb.LoopDatabase.usable()):
+    if not _on_loop():
         return await in_db_thread(_act, scope, body, live_id)
     planned = _loop_context.run(_plan_here, scope, body, live_id)
     if planned is None:

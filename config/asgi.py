@@ -11,6 +11,7 @@ layout sends ``/api/v1/live/<id>/…`` here, a game's requests to one process (d
 "Many open streams", says why), and the rest to gunicorn.
 """
 
+import asyncio
 import gc
 import os
 import re
@@ -56,8 +57,6 @@ class YoungCollections:
         self._handle = None
 
     def start(self) -> None:
-        import asyncio
-
         self._loop = asyncio.get_running_loop()
         self._handle = self._loop.call_later(self.every, self._collect)
 
