@@ -324,12 +324,19 @@ class LiveEventsApi(APIView):
         OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER,
                          description="as since, sent by a reconnecting EventSource"),
         OpenApiParameter("seconds", float, description=f"how long the stream stays open "
-                                                       f"(at most {MAX_STREAM:.0f})")],
+                                                       f"(at most {MAX_STREAM:.0f})"),
+        OpenApiParameter("actions", str, enum=["all", "new"], description=(
+            "`all` (default): each view has every act so far in `actions`; `new`: each view "
+            "has only the acts this stream has not sent yet, from index `actions_from` (the "
+            "first view of a connection has them all), so a view does not grow with the "
+            "game"))],
         responses={(200, "text/event-stream"): SSE_EVENT, **ERRORS})
     def get(self, request, pk):
         """Server-sent events: your seat's view (or the public view) each time the game moves
         on — one open request instead of a long-poll after every move. Each event is
-        ``event: view``, ``id: <version>`` and the view as JSON, exactly as ``GET`` returns it."""
+        ``event: view``, ``id: <version>`` and the view as JSON, exactly as ``GET`` returns it
+        (with ``actions=new``, only the acts the stream has not sent yet)."""
+        new_acts = streams.new_acts_asked(request.query_params.get("actions"))
         lg = _live(request, pk)
         if lg.table.round.event.spectator_delay and _spectator(request, lg):
             raise SpectatorsDelayed()
@@ -344,7 +351,7 @@ class LiveEventsApi(APIView):
             seconds = MAX_STREAM
         opener = streams.open_events_async if on_event_loop(request) else streams.open_events
         events = opener(lg, lg.user_seat, since, seconds, address=client_address(request),
-                        spectator=_spectator(request, lg))
+                        spectator=_spectator(request, lg), new_acts=new_acts)
         return EventStreamResponse(events)
 
 

@@ -2,7 +2,8 @@
 tables' acts, on raw asyncio streams (no HTTP library: its bookkeeping would be the client's
 CPU, and the client shares the two cores with the servers).
 
-- A seat stream is one connection: ``GET /api/v1/live/<id>/events/`` with the seat's token;
+- A seat stream is one connection: ``GET /api/v1/live/<id>/events/`` with the seat's token
+  (and ``actions=new`` unless asked otherwise, as the live table page follows a game);
   the client reads the chunked body (in the connection's data callback) and notes, for each
   ``view`` event, its version (the ``id:`` line) and when it arrived; the view's JSON is not
   parsed (the seats' acts are chosen on the tables' shadow games). A stream that ends (its ``seconds`` are up) reconnects with
@@ -112,13 +113,14 @@ async def _read_head(reader: asyncio.StreamReader) -> tuple[int, dict]:
 
 
 async def follow(port: int, seat: SeatStream, seconds: float, figures: Figures,
-                 opened: asyncio.Event | None, stop: asyncio.Event) -> None:
+                 opened: asyncio.Event | None, stop: asyncio.Event, actions: str = "new") -> None:
     """One seat's event stream until ``stop``; reconnects when it ends. The stream is read in
     the loop's data callback (:class:`_Follower`), not by a task woken through a StreamReader
     for every frame: the client shares the two cores with the servers, and it took 0.24-0.25
     of them at 10,000 streams that way, 0.20 this way (docs/BENCHMARKS.md, "Eighth pass")."""
     loop = asyncio.get_running_loop()
-    request = (f"GET /api/v1/live/{seat.live_id}/events/?seconds={seconds:.0f} HTTP/1.1\r\n"
+    request = (f"GET /api/v1/live/{seat.live_id}/events/?seconds={seconds:.0f}"
+               f"&actions={actions} HTTP/1.1\r\n"
                f"Host: {HOST}\r\nAuthorization: Token {seat.token}\r\n"
                f"Accept: text/event-stream\r\nLast-Event-ID: %d\r\n\r\n")
     first = [True]  # (the seat's first bytes ever: its stream counts as opened)
@@ -297,7 +299,8 @@ def pick(ports: list[int], live_id: int) -> int:
 
 async def run(*, stream_ports: list[int], act_ports: list[int], seats: list[SeatStream],
               tables: list[TablePlay], move_every: float, seconds: float, connect_at_once: int,
-              act_connections: int, resync, seed: int = 1, say=print,
+              act_connections: int, resync, stream_actions: str = "new", seed: int = 1,
+              say=print,
               figures: Figures | None = None, played=None, before_play=None) -> Figures:
     """Open every seat stream (``connect_at_once`` connecting at a time), then play for
     ``seconds``; returns the figures (``figures``, if given: its ``connect_seconds`` is set
@@ -317,7 +320,7 @@ async def run(*, stream_ports: list[int], act_ports: list[int], seats: list[Seat
             opened = asyncio.Event()
             streams.append(asyncio.ensure_future(
                 follow(pick(stream_ports, seat.live_id), seat, stream_seconds, figures, opened,
-                       stop)))
+                       stop, stream_actions)))
             try:
                 await asyncio.wait_for(opened.wait(), 120)
             except TimeoutError:

@@ -541,15 +541,26 @@ def live_view(*, live: LiveGame, seat: int | None) -> dict:
 
 
 def live_view_parts(*, live: LiveGame, seat: int | None, public: bool = True,
-                    read: bool = True) -> tuple[dict, dict | None] | None:
+                    read: bool = True, acts_after: int | None = None
+                    ) -> tuple[dict, dict | None] | None:
     """:func:`live_view` in its two parts (:meth:`engine.Game.seat_view` and
     :meth:`engine.Game.public_view`): ``(seat's own part, the part every viewer sees, with
     the row's fields)``, the second ``None`` unless ``public`` (a caller that has it encoded
     already). Together they are :func:`live_view`. ``read=False``: from this process's memory
-    only, ``None`` when it does not hold the game at ``live.version``."""
+    only, ``None`` when it does not hold the game at ``live.version``.
+
+    ``acts_after``: a stream's view that carries only the acts its client does not have yet,
+    the ``actions`` from index ``acts_after`` on (all of them if the game has fewer), with
+    ``actions_from``, the index of the first, in the seat's own part; the public part then has
+    no ``actions``."""
     def parts(game):
-        return (game.seat_view(seat), game.public_view() if public else None,
-                sorted(game.auto_seats) if public else None)
+        own = game.seat_view(seat)
+        if acts_after is not None:
+            done = len(game.actions)
+            own["actions_from"] = first = acts_after if acts_after <= done else 0
+            own["actions"] = game.actions[first:]
+        shown = game.public_view(actions=acts_after is None) if public else None
+        return own, shown, sorted(game.auto_seats) if public else None
 
     got = games.read(live, parts) if read else games.read_cached(live, parts)
     if got is None:

@@ -174,10 +174,11 @@ class _SlotHeld:
 
 
 def open_events(live: LiveGame, seat: int | None, since: int, seconds: float, *,
-                address: str = "", spectator: bool = False) -> Iterator[bytes]:
+                address: str = "", spectator: bool = False,
+                new_acts: bool = False) -> Iterator[bytes]:
     """The server-sent events of :func:`live_events`; a ``spectator``'s stream holds a slot of
     :data:`spectators` until it ends, and none free raises :class:`SpectatorsBusy`."""
-    events = live_events(live, seat, since, seconds)
+    events = live_events(live, seat, since, seconds, new_acts)
     if not spectator:
         return events
     give_back = spectators.take(address)
@@ -186,56 +187,88 @@ def open_events(live: LiveGame, seat: int | None, since: int, seconds: float, *,
     return _SlotHeld(events, give_back)
 
 
+class UnknownActsChoice(ServiceError):
+    """A stream's ``actions`` parameter is neither ``all`` nor ``new``."""
+
+    def __init__(self, value: str):
+        super().__init__("bad_actions", _(
+            'actions: "all" (every act so far in each view) or "new" (only the acts the '
+            'stream has not sent yet), not "%(value)s"') % {"value": value[:40]})
+
+
+def new_acts_asked(value: str | None) -> bool:
+    """Whether a stream's ``actions`` parameter asks for only its new acts in each view
+    (``new``) rather than every act so far (``all``, the default); anything else raises
+    :class:`UnknownActsChoice`."""
+    if value is None or value == "all":
+        return False
+    if value == "new":
+        return True
+    raise UnknownActsChoice(value)
+
+
 def _stream_seconds(seconds: float) -> float:
     """How long a stream stays open: ``seconds``, at most :data:`MAX_STREAM` (NaN: that)."""
     return min(MAX_STREAM, max(0.0, seconds)) if seconds == seconds else MAX_STREAM
 
 
+#: A ``view`` event as sent, and how many acts its game had then: where the next event of a
+#: stream that sends only new acts starts them (-1 in a whole view, which needs no start).
+Frame = tuple[bytes, int]
+
+
 class _Frames(Recent):
     """The ``view`` frames this process rendered lately, by game, version, the row's other
-    fields the view shows, and seat: the streams that show one view (a seat's several tabs,
-    every spectator's public view) share one rendering. A frame is a function of its key
-    (the game at a state version is one state: :class:`live.cache.GameCache`), so a cached one
-    is what rendering again would give."""
+    fields the view shows, seat, and the acts left out (those its stream sent already; ``None``:
+    the whole view): the streams that show one view (a seat's several tabs, every spectator's
+    public view) share one rendering. A frame is a function of its key (the game at a state
+    version is one state: :class:`live.cache.GameCache`), so a cached one is what rendering
+    again would give."""
 
     @staticmethod
-    def key(live: LiveGame, seat: int | None) -> tuple:
+    def key(live: LiveGame, seat: int | None, after: int | None = None) -> tuple:
         return (live.pk, live.started_at, live.version, live.status, live.turn_deadline,
-                live.result_id, live.hosted, seat)
+                live.result_id, live.hosted, after is None, seat, after)
 
 
 frames = _Frames(2048)
 #: the part of the views of a game at a version (and row) that every viewer sees alike, as
-#: JSON: encoded once for the six seats' frames and the spectators' (it holds every act of the
-#: game so far, most of a frame), by :meth:`_Frames.key` without the seat
+#: JSON: encoded once for the six seats' frames and the spectators', by :meth:`_Frames.key`
+#: without the seat (with every act of the game so far, most of a whole view; a stream that
+#: sends only new acts has them in the seat's part)
 publics = Recent(512)
 
 
-def _frame_of(live: LiveGame, seat: int | None, read: bool = True) -> bytes | None:
+def _frame_of(live: LiveGame, seat: int | None, read: bool = True,
+              after: int | None = None) -> Frame | None:
     """The ``view`` event of ``live`` at its version for ``seat``, encoded once (the streams
     that show it share it, and send it as is); ``read=False``: from memory only (``None`` when
     the game at that version is not held). Its data is the view's JSON (what GET answers, as
     JSON): the seat's own part encoded, then the part every viewer sees, encoded once for all
-    of them (:data:`publics`)."""
-    key = frames.key(live, None)[:-1]
+    of them (:data:`publics`). ``after``: the acts from that index on only
+    (:func:`live.services.live_view_parts`' ``acts_after``)."""
+    key = frames.key(live, None, after)[:-2]
     public = publics.get(key)
-    parts = services.live_view_parts(live=live, seat=seat, public=public is None, read=read)
+    parts = services.live_view_parts(live=live, seat=seat, public=public is None, read=read,
+                                     acts_after=after)
     if parts is None:
         return None
     own, shown = parts
     if public is None:
         public = fastjson.dumps_bytes(shown)
         publics.put(key, public)
+    acts = own["actions_from"] + len(own["actions"]) if after is not None else -1
     return b"id: %d\nevent: view\ndata: %s,%s\n\n" % (
-        live.version, fastjson.dumps_bytes(own)[:-1], public[1:])
+        live.version, fastjson.dumps_bytes(own)[:-1], public[1:]), acts
 
 
-def _view_frame(live: LiveGame, seat: int | None) -> bytes:
-    """The ``view`` event of ``live`` at its version for ``seat`` (what GET answers)."""
-    key = frames.key(live, seat)
+def _view_frame(live: LiveGame, seat: int | None, after: int | None = None) -> Frame:
+    """The ``view`` event of ``live`` at its version for ``seat`` (what GET answers; with
+    ``after``, only the acts from that index on)."""
+    key = frames.key(live, seat, after)
     frame = frames.get(key)
     if frame is None:
-        frame = _frame_of(live, seat)
+        frame = _frame_of(live, seat, after=after)
         frames.put(key, frame)
     release_connection()
     return frame
@@ -248,16 +281,22 @@ def _opening(live: LiveGame) -> bytes:
 KEEP_ALIVE_FRAME = b": keep-alive\n\n"
 
 
-def live_events(live: LiveGame, seat: int | None, since: int, seconds: float) -> Iterator[bytes]:
+def live_events(live: LiveGame, seat: int | None, since: int, seconds: float,
+                new_acts: bool = False) -> Iterator[bytes]:
     """The server-sent events of one seat's (or the public) view: one ``view`` event per new
     version (``id:`` is the version), comment lines while nothing happens; ends when the game
-    is over or after ``seconds`` (capped at :data:`MAX_STREAM`)."""
+    is over or after ``seconds`` (capped at :data:`MAX_STREAM`). ``new_acts``: each event's
+    ``actions`` are only those the stream has not sent yet, from index ``actions_from`` (its
+    first event has them all): a view does not grow with the game."""
     deadline = time.monotonic() + _stream_seconds(seconds)
+    after = 0 if new_acts else None
     yield _opening(live)
     while True:
         if live.version > since:
             since = live.version
-            yield _view_frame(live, seat)
+            frame, acts = _view_frame(live, seat, after)
+            after = acts if new_acts else None
+            yield frame
             if live.status == LiveGame.Status.FINISHED:
                 return
         left = deadline - time.monotonic()
@@ -293,32 +332,33 @@ def live_events(live: LiveGame, seat: int | None, since: int, seconds: float) ->
 # however the stream ends. ``seat_events`` is the bare async generator (no slot), and
 # ``long_poll_async`` the long-poll's wait.
 
-def _reach_frame(live: LiveGame, version: int, since: int, seat: int | None) -> bytes | None:
+def _reach_frame(live: LiveGame, version: int, since: int, seat: int | None,
+                 after: int | None = None) -> Frame | None:
     """Bring ``live`` to ``version`` (or later) and its frame; ``None`` if its stored version
     is not past ``since`` after all (an announcement of a reused id, after a restore)."""
     games.reach(live, version)
-    return _view_frame(live, seat) if live.version > since else None
+    return _view_frame(live, seat, after) if live.version > since else None
 
 
-def _memory_frame(live: LiveGame, version: int, since: int, seat: int | None
-                  ) -> tuple[bool, bytes | None]:
+def _memory_frame(live: LiveGame, version: int, since: int, seat: int | None,
+                  after: int | None = None) -> tuple[bool, Frame | None]:
     """:func:`_reach_frame` from this process's memory only, for the event loop:
     ``(True, frame or None)`` when memory sufficed, ``(False, None)`` when a read is due."""
     if not games.row_at(live, version) and not games.advance(live, version):
         return False, None  # (not held, nor to be moved on by the acts announced: a read)
     if live.version <= since:
         return True, None
-    frame = _cached_frame(live, seat)
+    frame = _cached_frame(live, seat, after)
     return frame is not None, frame
 
 
-def _cached_frame(live: LiveGame, seat: int | None) -> bytes | None:
+def _cached_frame(live: LiveGame, seat: int | None, after: int | None = None) -> Frame | None:
     """The ``view`` frame of ``live`` at its version for ``seat``, from this process's memory
     only (``None``: its cache does not hold the game at that version)."""
-    key = frames.key(live, seat)
+    key = frames.key(live, seat, after)
     frame = frames.get(key)
     if frame is None:
-        frame = _frame_of(live, seat, read=False)
+        frame = _frame_of(live, seat, read=False, after=after)
         if frame is None:
             return None
         frames.put(key, frame)
@@ -331,7 +371,7 @@ def view_json_cached(live: LiveGame, seat: int | None) -> bytes | None:
     both — the act's answer on its short path (api/fast_act.py) is the frame its seat's stream
     is about to send."""
     frame = _cached_frame(live, seat)
-    return None if frame is None else frame[frame.index(b"\ndata: ") + 7:-2]
+    return None if frame is None else frame[0][frame[0].index(b"\ndata: ") + 7:-2]
 
 
 # (loop -> (game id, version) -> the read under way): the streams of one game woken together
@@ -339,11 +379,11 @@ def view_json_cached(live: LiveGame, seat: int | None) -> bytes | None:
 _reads: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
-async def _frame_after(live: LiveGame, version: int, since: int, seat: int | None
-                       ) -> bytes | None:
+async def _frame_after(live: LiveGame, version: int, since: int, seat: int | None,
+                       after: int | None = None) -> Frame | None:
     """:func:`_reach_frame` for a stream: from memory if this process has the game at
     ``version`` (no thread hop), else after the one read of it under way or started here."""
-    known, frame = _memory_frame(live, version, since, seat)
+    known, frame = _memory_frame(live, version, since, seat, after)
     if known:
         return frame
     reads = _reads.setdefault(asyncio.get_running_loop(), {})
@@ -351,17 +391,18 @@ async def _frame_after(live: LiveGame, version: int, since: int, seat: int | Non
     pending = reads.get(key)
     if pending is None:
         pending = reads[key] = asyncio.ensure_future(
-            in_db_thread(_reach_frame, live, version, since, seat))
+            in_db_thread(_reach_frame, live, version, since, seat, after))
         pending.add_done_callback(lambda _: reads.pop(key, None))
         return await asyncio.shield(pending)  # a stream that ends leaves the others' read be
     await asyncio.wait([pending])
-    known, frame = _memory_frame(live, version, since, seat)
+    known, frame = _memory_frame(live, version, since, seat, after)
     if known:
         return frame
-    return await in_db_thread(_reach_frame, live, version, since, seat)
+    return await in_db_thread(_reach_frame, live, version, since, seat, after)
 
 
-def _first_frame(live: LiveGame, since: int, seat: int | None) -> bytes | None:
+def _first_frame(live: LiveGame, since: int, seat: int | None,
+                 after: int | None = None) -> Frame | None:
     """An async stream's first ``view`` frame (``None``: the client has the version already,
     as one resuming with ``Last-Event-ID`` has): the game brought into this process's memory
     either way (:meth:`GameCache.reach <live.cache.GameCache.reach>`, one read for the streams
@@ -370,7 +411,7 @@ def _first_frame(live: LiveGame, since: int, seat: int | None) -> bytes | None:
     in a stream database thread, behind the others' (``bench_live --streams``: acts p99 of
     1.8 s in the first 10 s of play)."""
     games.reach(live, live.version)
-    return _view_frame(live, seat) if live.version > since else None
+    return _view_frame(live, seat, after) if live.version > since else None
 
 
 async def wait_past_async(live: LiveGame, since: int, timeout: float) -> bool:
@@ -384,18 +425,21 @@ async def wait_past_async(live: LiveGame, since: int, timeout: float) -> bool:
     return True
 
 
-async def seat_events(live: LiveGame, seat: int | None, since: int,
-                      seconds: float) -> AsyncIterator[bytes]:
+async def seat_events(live: LiveGame, seat: int | None, since: int, seconds: float,
+                      new_acts: bool = False) -> AsyncIterator[bytes]:
     """:func:`live_events` as an async generator: the same frames, the same rules."""
     deadline = time.monotonic() + _stream_seconds(seconds)
+    after = 0 if new_acts else None
     try:  # (before the opening line: a client that has it has a stream ready for the acts)
-        frame = await in_db_thread(_first_frame, live, since, seat)
+        frame = await in_db_thread(_first_frame, live, since, seat, after)
     except GameGone:
         return
     yield _opening(live)
     while True:
         if frame is not None:
             since = live.version
+            frame, acts = frame
+            after = acts if new_acts else None
             yield frame
             if live.status == LiveGame.Status.FINISHED:
                 return
@@ -408,7 +452,7 @@ async def seat_events(live: LiveGame, seat: int | None, since: int,
             yield KEEP_ALIVE_FRAME
             continue
         try:
-            frame = await _frame_after(live, moved, since, seat)
+            frame = await _frame_after(live, moved, since, seat, after)
         except GameGone:
             return
         if frame is None:  # announced, not stored: no busy loop on it
@@ -447,11 +491,12 @@ class _AsyncSlotHeld:
 
 
 def open_events_async(live: LiveGame, seat: int | None, since: int, seconds: float, *,
-                      address: str = "", spectator: bool = False) -> AsyncIterator[bytes]:
+                      address: str = "", spectator: bool = False,
+                      new_acts: bool = False) -> AsyncIterator[bytes]:
     """:func:`open_events` for an ASGI view: an async iterator of the frames of
     :func:`seat_events`; a ``spectator``'s stream holds a slot of :data:`spectators` until it
     ends, and none free raises :class:`SpectatorsBusy` (before anything is sent)."""
-    events = seat_events(live, seat, since, seconds)
+    events = seat_events(live, seat, since, seconds, new_acts)
     if not spectator:
         return events
     give_back = spectators.take(address)

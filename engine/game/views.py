@@ -45,9 +45,10 @@ class Views:
             v["legal"] = self.legal_actions(seat)
         return v
 
-    def public_view(self) -> dict:
+    def public_view(self, actions: bool = True) -> dict:
         """The part of :meth:`view` every seat and spectator sees alike (no card of any hand):
-        a live game's streams encode it once per version for all of them."""
+        a live game's streams encode it once per version for all of them. ``actions=False``:
+        without the acts so far (a stream that sends each client only its new acts)."""
         v = {
             "state": self.state,
             "version": self.version,
@@ -60,8 +61,9 @@ class Views:
             "revolutions": list(self.revolutionaries),
             "declared": list(self.declared),
             "public_pre": [public_event(e) for e in self.pre_events],
-            "actions": list(self.actions),
         }
+        if actions:
+            v["actions"] = list(self.actions)
         if self.state == "over":
             v["result"] = self.result()
         return v

@@ -291,7 +291,7 @@ def test_a_stream_shows_a_seat_put_in_tuoguan_after_it_opened_at_the_next_versio
         assert known == (path == "from the announced act")
         if not known:
             frame = streams._reach_frame(row, lg.version, since, 2)
-    assert json.loads(frame.split(b"data: ", 1)[1])["hosted_seats"] == [away]
+    assert json.loads(frame[0].split(b"data: ", 1)[1])["hosted_seats"] == [away]
     assert frame == _read_frames(lg, lg.version)[2]
 
 

@@ -174,3 +174,69 @@ def test_an_unknown_or_unpublished_game_is_a_json_404(started):
     r = lt.anon.get("/api/v1/live/999999/events/", HTTP_ACCEPT="text/event-stream")
     assert r.status_code == 404
     assert json.loads(r.content)["error"]["code"] == "not_found"
+
+
+def _play_until_cards_are_played(lt, live_id, actions: int) -> None:
+    """Act until the game's play has ``actions`` acts (its pre-play questions answered)."""
+    for _ in range(200):
+        if len(server_game(live_id).actions) >= actions:
+            return
+        act_once(lt, live_id)
+    raise AssertionError("the game never reached its play")
+
+
+def test_a_stream_asking_for_new_acts_sends_each_act_once(started, waiting):
+    # given: a game some tricks into its play, and a seat's stream asking for new acts only
+    lt, live_id = started
+    _play_until_cards_are_played(lt, live_id, 3)
+    watcher = 4
+    thread, box = read_in_thread(lt.clients[watcher],
+                                 events_url(live_id, seconds=20, actions="new"), want=5)
+    # when: four more acts are made
+    for _ in range(4):
+        assert waiting.acquire(timeout=10), "the stream never waited for the next move"
+        act_once(lt, live_id)
+    thread.join(15)
+    assert "error" not in box, box.get("error")
+    views = [v["data"] for v in parse(box["chunks"])]
+    # then: the first view has every act so far, each later one only the acts after it
+    assert len(views) == 5
+    assert views[0]["actions_from"] == 0 and len(views[0]["actions"]) >= 3
+    have = []
+    for view in views:
+        assert view["actions_from"] == len(have)
+        have += view["actions"]
+    assert [len(v["actions"]) for v in views[1:]] == [1, 1, 1, 1]
+    # and, the acts put together, the last view is GET's, and shows no other seat's cards
+    last = dict(views[-1], actions=have)
+    del last["actions_from"]
+    got = lt.clients[watcher].get(live_url(live_id)).json()
+    assert {k: v for k, v in last.items() if k != "turn_deadline"} == \
+        {k: v for k, v in got.items() if k != "turn_deadline"}
+    assert hidden_card_problems(views[-1], watcher, server_game(live_id)) == []
+
+
+def test_a_resumed_stream_asking_for_new_acts_starts_with_all_of_them(started):
+    lt, live_id = started
+    _play_until_cards_are_played(lt, live_id, 2)
+    before = LiveGame.objects.get(pk=live_id).version
+    act_once(lt, live_id)
+    r = lt.clients[1].get(events_url(live_id, seconds=0, actions="new"),
+                          HTTP_ACCEPT="text/event-stream", HTTP_LAST_EVENT_ID=str(before))
+    [view] = [v["data"] for v in parse(list(r.streaming_content))]
+    assert view["actions_from"] == 0 and view["actions"] == server_game(live_id).actions
+    # the default is every act in every view, without actions_from
+    r = lt.clients[1].get(events_url(live_id, seconds=0), HTTP_ACCEPT="text/event-stream",
+                          HTTP_LAST_EVENT_ID=str(before))
+    [view] = [v["data"] for v in parse(list(r.streaming_content))]
+    assert "actions_from" not in view and view["actions"] == server_game(live_id).actions
+
+
+@pytest.mark.parametrize("value", ["old", "", "NEW"])
+def test_an_unknown_actions_parameter_is_a_json_400_naming_it(started, value):
+    lt, live_id = started
+    r = lt.clients[0].get(events_url(live_id, seconds=0, actions=value),
+                          HTTP_ACCEPT="text/event-stream")
+    assert r.status_code == 400
+    error = json.loads(r.content)["error"]
+    assert error["code"] == "bad_actions" and "actions" in error["message"]

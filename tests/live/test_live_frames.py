@@ -52,8 +52,8 @@ def test_a_frame_is_rendered_once_per_view_and_never_given_to_another_seat(live_
     real = live.live_view_parts
     monkeypatch.setattr(live, "live_view_parts",
                         lambda **kw: calls.append((kw["seat"], kw.get("public", True))) or real(**kw))
-    frames = {seat: streams._view_frame(_row(lg), seat) for seat in (None, 0, 1, 2, 3, 4, 5)}
-    again = {seat: streams._view_frame(_row(lg), seat) for seat in (None, 0, 1, 2, 3, 4, 5)}
+    frames = {seat: streams._view_frame(_row(lg), seat)[0] for seat in (None, 0, 1, 2, 3, 4, 5)}
+    again = {seat: streams._view_frame(_row(lg), seat)[0] for seat in (None, 0, 1, 2, 3, 4, 5)}
     # each view once, the part every viewer sees encoded for the first only
     assert again == frames and calls == [(None, True), *((s, False) for s in range(6))]
     assert len(set(frames.values())) == 7
@@ -66,9 +66,45 @@ def test_a_frame_is_rendered_once_per_view_and_never_given_to_another_seat(live_
         assert hidden_card_problems(data, seat, stored) == []  # its own cards only
     # 托管 switched on changes the view without a new version: a new frame, not the cached one
     live.live_host(live_id=lg.pk, on=True, seat=2, referee=True)
-    hosted = streams._view_frame(_row(lg), None)
+    hosted = streams._view_frame(_row(lg), None)[0]
     assert hosted != frames[None] and json.loads(hosted.split(b"data: ", 1)[1])[
         "hosted_seats"] == [2]
+
+
+def _data(frame: bytes) -> dict:
+    return json.loads(frame.split(b"data: ", 1)[1])
+
+
+def test_a_frame_of_new_acts_has_only_them_and_is_kept_apart_from_the_whole_view(live_table):
+    # given: a game a few acts into its play
+    lg, game = warm_game(live_table)
+    while len(live.live_game(LiveGame.objects.get(pk=lg.pk)).actions) < 3:
+        seat, act = _next(lg, live_table)
+        lg = live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
+    stored = live.live_game(LiveGame.objects.get(pk=lg.pk))
+    acts = len(stored.actions)
+    # when: seat 2's view is rendered whole, and with the acts from index acts - 1 only
+    whole, no_count = streams._view_frame(_row(lg), 2)
+    newer, count = streams._view_frame(_row(lg), 2, acts - 1)
+    # then: the second has the last act only, says where it starts, and is otherwise the first
+    assert no_count == -1 and count == acts
+    new_view, whole_view = _data(newer), _data(whole)
+    assert new_view["actions_from"] == acts - 1 and new_view["actions"] == stored.actions[-1:]
+    assert whole_view["actions"] == stored.actions and "actions_from" not in whole_view
+    assert {k: v for k, v in new_view.items() if k not in ("actions", "actions_from")} == \
+        {k: v for k, v in whole_view.items() if k != "actions"}
+    assert hidden_card_problems(new_view, 2, stored) == []
+    # a start past the game's acts (a client of an earlier game under this id): all of them
+    assert _data(streams._view_frame(_row(lg), 2, acts + 5)[0])["actions_from"] == 0
+    # the spectators' whole view after these: still whole (its public part is its own)
+    assert _data(streams._view_frame(_row(lg), None)[0])["actions"] == stored.actions
+    # and a stream woken on the event loop by the next act gets just that act
+    since, row = lg.version, _row(lg)
+    seat, act = _next(lg, live_table)
+    moved = live.live_act(live_id=lg.pk, seat=seat, action=act, version=lg.version)
+    frame, count = asyncio.run(streams._frame_after(row, moved.version, since, 2, acts))
+    assert count == acts + 1 and _data(frame)["actions"] == \
+        live.live_game(LiveGame.objects.get(pk=lg.pk)).actions[acts:]
 
 
 def test_a_stream_renders_from_memory_without_a_read(live_table):

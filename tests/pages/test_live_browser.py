@@ -209,6 +209,10 @@ def test_one_seat_plays_a_whole_game_on_the_page_against_five_bots(live_server, 
         game = games[lg.version]
         wait_version(tab, lg.version)
         tab.wait_for_function("document.body.dataset.myTurn === '1'", timeout=WAIT_MS)
+        # the log: the last acts, newest first (the stream sends each act once; the page
+        # keeps the earlier ones)
+        assert tab.locator("#log li").evaluate_all("rows => rows.map(r => r.className)") == [
+            "mine" if a["seat"] == seat else "" for a in reversed(game.actions[-8:])]
         act = bot_act(game, seat)
         acts["pre" if game.state == "pre" else act["act"]] += 1
         shot = None

@@ -196,6 +196,18 @@ def test_the_stream_starts_after_the_last_event_id(started):
                                  HTTP_LAST_EVENT_ID="x").streaming_content).decode()
     assert "event: view" in body
 
+    # the page's own choice, new acts only: the first view still has them all
+    body = b"".join(Client().get(f"{links[0]}live/{lg.pk}/events/?seconds=0&actions=new",
+                                 HTTP_LAST_EVENT_ID=str(now - 1)).streaming_content).decode()
+    view = json.loads(re.search(r"^data: (.*)$", body, re.M).group(1))
+    assert view["actions_from"] == 0 and view["actions"] == json.loads(
+        Client().get(f"{links[0]}live/{lg.pk}/state/").content)["actions"]
+    # and anything else is refused, naming the parameter
+    response = Client().get(f"{links[0]}live/{lg.pk}/events/?seconds=0&actions=some")
+    assert response.status_code == 400
+    assert json.loads(response.content)["error"]["code"] == "bad_actions"
+    assert "actions" in json.loads(response.content)["error"]["message"]
+
 
 # ----------------------------------------------------------------------------- practice
 def start_practice(client=None, preset="dagang", **extra):

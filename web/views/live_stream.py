@@ -2,6 +2,8 @@
 (``…/live/<id>/events/``), from :func:`live.streams.open_events`, as the API's stream. A
 reconnecting ``EventSource`` sends ``Last-Event-ID`` (the last version it saw): the stream then
 starts with the views past it, so a page that lost the network catches up with what it missed.
+The page asks for ``actions=new``: each view then carries only the acts it has not had yet
+(:func:`live.streams.live_events`), and the page keeps the rest.
 
 Under ASGI (config/asgi_urls.py) the same view runs through :func:`live.aio.waiting_view`: its
 checks in a stream database thread, the stream on the event loop, no thread per open page;
@@ -18,7 +20,8 @@ from config.eventstream import EventStreamResponse
 from live import streams
 from live.aio import on_event_loop, waiting_view
 from live.streams import MAX_STREAM
-from web.views.live_table import _my_live
+from tournaments.errors import ServiceError
+from web.views.live_table import _my_live, refusal_response
 from web.views.table import Holder, _guarded
 
 
@@ -32,11 +35,15 @@ def _number(text, default: float) -> float:
 
 @require_GET
 def live_events(request, holder: Holder, live_id: int):
+    try:
+        new_acts = streams.new_acts_asked(request.GET.get("actions"))
+    except ServiceError as exc:
+        return refusal_response(exc)
     lg = _my_live(holder, live_id)
     since = int(_number(request.headers.get("Last-Event-ID") or request.GET.get("since"), -1))
     seconds = _number(request.GET.get("seconds"), MAX_STREAM)
     opener = streams.open_events_async if on_event_loop(request) else streams.open_events
-    events = opener(lg, lg.user_seat, since, seconds)
+    events = opener(lg, lg.user_seat, since, seconds, new_acts=new_acts)
     return EventStreamResponse(events)
 
 

@@ -278,6 +278,11 @@ class Command(BaseCommand):
                             help="with --streams: streams connecting at the same time")
         parser.add_argument("--act-connections", type=int, default=64,
                             help="with --streams: keep-alive connections the acts share")
+        parser.add_argument("--stream-actions", choices=["new", "all"], default="new",
+                            help="with --streams: the streams' actions parameter: new "
+                                 "(default, as the live table page asks: each view has only "
+                                 "the acts the stream has not sent yet) or all (every act so "
+                                 "far in each view)")
         parser.add_argument("--access-log", default="",
                             help="let gunicorn log each request's time here, and report the "
                                  "server-side act time beside the clients'")
@@ -657,7 +662,7 @@ class Command(BaseCommand):
 
     # ------------------------------------------------------------------ many open streams
     def run_streams(self, *, streams, tables, move_every, act_server, shards, workers,
-                    stream_db_threads,
+                    stream_db_threads, stream_actions,
                     connect_at_once, act_connections, api_workers, api_threads, pool, pubsub,
                     broker, seconds, seed, **opts):
         """``--streams N``: N seat streams open on uvicorn while the tables play (see
@@ -710,7 +715,7 @@ class Command(BaseCommand):
             figures, samples = self.drive_streams(
                 games, streams, uvicorn=uvicorn, api=api, move_every=move_every,
                 seconds=seconds, connect_at_once=connect_at_once,
-                act_connections=act_connections, seed=seed)
+                act_connections=act_connections, stream_actions=stream_actions, seed=seed)
         finally:
             for server in self.started:
                 tail = server.stop()
@@ -761,7 +766,7 @@ class Command(BaseCommand):
                 for live_id, (_table, keys) in zip(ids, seated, strict=True)]
 
     def drive_streams(self, games, streams: int, *, uvicorn, api, move_every, seconds,
-                      connect_at_once, act_connections, seed):
+                      connect_at_once, act_connections, stream_actions, seed):
         """The asyncio client in a forked process; the parent samples the processes (memory,
         descriptors, CPU, database and Redis connections) once every stream is open and again
         at the end: (the client's figures, {"open": ..., "end": ...})."""
@@ -771,7 +776,8 @@ class Command(BaseCommand):
             messages=messages, sampled=sampled, games=games, streams=streams,
             stream_ports=uvicorn.ports,
             act_ports=api.ports if api is uvicorn else [api.port], move_every=move_every, seconds=seconds,
-            connect_at_once=connect_at_once, act_connections=act_connections, seed=seed))
+            connect_at_once=connect_at_once, act_connections=act_connections,
+            stream_actions=stream_actions, seed=seed))
         proc.start()
         samples = {}
         api_pids = [] if api is uvicorn else api.pids()
@@ -971,7 +977,7 @@ def _repo_root():
 
 
 def _stream_client(*, messages, sampled, games, streams, stream_ports, act_ports, move_every,
-                   seconds, connect_at_once, act_connections, seed):
+                   seconds, connect_at_once, act_connections, stream_actions, seed):
     """The client process of ``--streams``: every stream, every table's acts, on one event
     loop (uvloop when installed); reports through ``messages``, and plays once the parent has
     read the processes with every stream open (``sampled``)."""
@@ -1019,7 +1025,8 @@ def _stream_client(*, messages, sampled, games, streams, stream_ports, act_ports
         figures = await streamclient.run(
             stream_ports=stream_ports, act_ports=act_ports, seats=seats, tables=tables,
             move_every=move_every, seconds=seconds, connect_at_once=connect_at_once,
-            act_connections=act_connections, resync=resync, seed=seed, say=say,
+            act_connections=act_connections, stream_actions=stream_actions, resync=resync,
+            seed=seed, say=say,
             figures=streamclient_figures, played=lambda: messages.put(("played", None)),
             before_play=before_play)
         marker.cancel()

@@ -368,6 +368,17 @@ function render() {
   document.body.dataset.myTurn = view.to_act && view.to_act.seat === mySeat ? "1" : "0";
 }
 
+/** A view from the stream (asked with actions=new) has only the acts the page has not had,
+ * from index `actions_from`: put them after the ones it has. Null if the page lacks some
+ * (never, as the stream's earlier views were shown or a newer one was). */
+function withEarlierActs(next) {
+  var have = view.actions || [];
+  if (have.length < next.actions_from) return null;
+  next.actions = have.slice(0, next.actions_from).concat(next.actions);
+  delete next.actions_from;
+  return next;
+}
+
 /** Show `next` if it is not older than the view shown (a 托管 switch keeps the version). */
 function apply(next) {
   if (!next || next.version < view.version) return;
@@ -424,10 +435,11 @@ function send(act) {
 
 function follow() {
   if (!LIVE.events_url || view.status === "finished" || !window.EventSource) return;
-  source = new EventSource(LIVE.events_url + "?since=" + view.version);
+  source = new EventSource(LIVE.events_url + "?actions=new&since=" + view.version);
   var lost = false;
   source.addEventListener("view", function (event) {
-    apply(JSON.parse(event.data));
+    var next = withEarlierActs(JSON.parse(event.data));
+    if (next) { apply(next); } else { resync(); }
     document.body.dataset.streamed = event.lastEventId;  // the last version the stream sent
   });
   source.addEventListener("open", function () {
