@@ -63,7 +63,7 @@ def test_a_stream_is_read_across_cut_chunks_and_resumed_with_last_event_id():
     assert [(a[0], a[1]) for a in figures.arrivals] == [(5, 7), (5, 8)]
     assert seat.since == 8 and figures.opened == 1 and figures.reconnects == 1
     assert b"Last-Event-ID: 6\r\n" in requests[0] and b"Last-Event-ID: 8\r\n" in requests[1]
-    assert b"GET /api/v1/live/5/events/?seconds=60 " in requests[0]
+    assert b"GET /api/v1/live/5/events/?seconds=60&actions=new " in requests[0]
     assert b"Authorization: Token k\r\n" in requests[0]
     assert not figures.errors
 
