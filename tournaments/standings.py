@@ -57,6 +57,12 @@ logger = logging.getLogger(__name__)
 HEAL_DEBOUNCE_SECONDS = 20
 #: a change queues no recompute while one queued for it has not started, for at most this long
 PENDING_SECONDS = 60
+#: a coalesced recompute (after a change, with a shared cache) waits this long on the worker's
+#: queue before it runs, so the changes of those seconds cost one run: a round's live games
+#: end by the hundred a minute, and back-to-back runs kept the worker and PostgreSQL busy for
+#: the whole wave, on the cores the acts need (docs/BENCHMARKS.md, "Tenth pass"); well under
+#: :data:`PENDING_SECONDS`
+GATHER_SECONDS = 3
 
 NUMERIC_KEYS = ("points", "match_points", "game_wins", "head_count", "opponents_points",
                 "head_to_head")
@@ -340,7 +346,9 @@ def standings_queue_recompute(event_id: int, *, why: str, coalesce: bool = False
     recompute is already queued and has not started yet, for it will cover this change too
     (the task clears the mark when it starts, before it reads ``results_version``). A round's
     thousands of confirmations then queue a handful of tasks, not one each, and a draw is not
-    stuck behind them on the worker (``load_event``: 45 s before)."""
+    stuck behind them on the worker (``load_event``: 45 s before). The task so queued runs
+    :data:`GATHER_SECONDS` later, so one run covers the changes of those seconds (the standings
+    follow a change that much later)."""
     from tournaments.tasks import standings_recompute_task
 
     key = _debounce_key(event_id)
@@ -352,7 +360,11 @@ def standings_queue_recompute(event_id: int, *, why: str, coalesce: bool = False
         except Exception:  # noqa: BLE001 - the cache is a hint only: queue it
             pass
     try:
-        standings_recompute_task.delay(event_id, force=force)
+        if coalesce:
+            standings_recompute_task.apply_async((event_id,), {"force": force},
+                                                 countdown=GATHER_SECONDS)
+        else:
+            standings_recompute_task.delay(event_id, force=force)
     except _broker_errors() as exc:
         first_line = (str(exc).strip().splitlines() or [""])[0][:200]
         logger.warning("standings of event %s not queued after %s (stale until healed): %s: %s",
