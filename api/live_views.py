@@ -324,7 +324,10 @@ class LiveEventsApi(APIView):
         OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER,
                          description="as since, sent by a reconnecting EventSource"),
         OpenApiParameter("seconds", float, description=f"how long the stream stays open "
-                                                       f"(at most {MAX_STREAM:.0f})"),
+                                                       f"(at most {MAX_STREAM / 2:.0f} to "
+                                                       f"{MAX_STREAM:.0f}, drawn for each "
+                                                       f"stream so that streams opened "
+                                                       f"together end apart)"),
         OpenApiParameter("actions", str, enum=["all", "new"], description=(
             "`all` (default): each view has every act so far in `actions`; `new`: each view "
             "has only the acts this stream has not sent yet, from index `actions_from` (the "

@@ -27,6 +27,7 @@ threads (:mod:`live.aio`). Any view wraps them — the API's (api/live_views.py)
 from __future__ import annotations
 
 import asyncio
+import random
 import threading
 import time
 import weakref
@@ -208,8 +209,13 @@ def new_acts_asked(value: str | None) -> bool:
 
 
 def _stream_seconds(seconds: float) -> float:
-    """How long a stream stays open: ``seconds``, at most :data:`MAX_STREAM` (NaN: that)."""
-    return min(MAX_STREAM, max(0.0, seconds)) if seconds == seconds else MAX_STREAM
+    """How long a stream stays open: ``seconds`` (NaN: the most), at most a time drawn between
+    half :data:`MAX_STREAM` and all of it. Streams opened together — an event's start, a
+    restart, a network drop — then end apart, and their clients' reconnects do not come
+    together: 10,000 streams reopened within 26 s stopped 556 acts/s for two minutes
+    (``bench_live --streams``, docs/BENCHMARKS.md "Tenth pass")."""
+    most = MAX_STREAM * random.uniform(0.5, 1.0)
+    return min(most, max(0.0, seconds)) if seconds == seconds else most
 
 
 #: A ``view`` event as sent, and how many acts its game had then: where the next event of a
