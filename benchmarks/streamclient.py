@@ -31,6 +31,8 @@ from benchmarks.loadclient import HOST
 
 ID_LINE = re.compile(rb"\nid: (\d+)\nevent: view\n")  # (a frame follows a chunk's size line)
 CHUNKED_END = b"\r\n0\r\n\r\n"
+#: in a view's data once its game is over (the row's status, in the part every viewer sees)
+FINISHED = b'"status":"finished"'
 
 
 @dataclass
@@ -39,6 +41,7 @@ class SeatStream:
     seat: int
     token: str
     since: int  # the version the seat has (sent as Last-Event-ID)
+    finished: bool = False  # its game's last view has come: the stream is not reopened
 
 
 @dataclass
@@ -114,7 +117,8 @@ async def _read_head(reader: asyncio.StreamReader) -> tuple[int, dict]:
 
 async def follow(port: int, seat: SeatStream, seconds: float, figures: Figures,
                  opened: asyncio.Event | None, stop: asyncio.Event, actions: str = "new") -> None:
-    """One seat's event stream until ``stop``; reconnects when it ends. The stream is read in
+    """One seat's event stream until ``stop``; reconnects when it ends, unless its game's last
+    view has come (the live table page then closes its stream). The stream is read in
     the loop's data callback (:class:`_Follower`), not by a task woken through a StreamReader
     for every frame: the client shares the two cores with the servers, and it took 0.24-0.25
     of them at 10,000 streams that way, 0.20 this way (docs/BENCHMARKS.md, "Eighth pass")."""
@@ -135,6 +139,8 @@ async def follow(port: int, seat: SeatStream, seconds: float, figures: Figures,
                 figures.errors[f"stream {code}"] += 1
                 await asyncio.sleep(1.0)
                 continue
+            if seat.finished:
+                return  # (as the live table page closes its stream at the game's end)
             figures.reconnects += 1
         except asyncio.CancelledError:
             raise
@@ -189,6 +195,8 @@ class _Follower(asyncio.Protocol):
                 version = int(match.group(1))
                 seat.since = max(seat.since, version)
                 arrivals.append((seat.live_id, version, now))
+            if buffer.find(FINISHED, 0, end) >= 0:
+                seat.finished = True
             if buffer.endswith(CHUNKED_END):
                 self._end(None)
                 return

@@ -68,6 +68,40 @@ def test_a_stream_is_read_across_cut_chunks_and_resumed_with_last_event_id():
     assert not figures.errors
 
 
+
+def test_a_stream_whose_game_is_over_is_not_reopened():
+    """As the live table page closes its stream at the game's end, the client follows a
+    finished game no further: 10,000 streams reopening as their games end would measure a
+    load no page makes."""
+    requests: list[bytes] = []
+    last = json.dumps({"version": 9, "status": "finished"}, separators=(",", ":"))
+
+    async def serve(reader, writer):
+        requests.append(await reader.readuntil(b"\r\n\r\n"))
+        writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                     b"transfer-encoding: chunked\r\n\r\n")
+        body = chunk(f"id: 9\nevent: view\ndata: {last}\n\n") + b"0\r\n\r\n"
+        for k in range(0, len(body), 5):  # the marker cut across reads
+            writer.write(body[k:k + 5])
+            await writer.drain()
+            await asyncio.sleep(0)
+        writer.close()
+
+    async def scenario():
+        server = await asyncio.start_server(serve, HOST, 0)
+        port = server.sockets[0].getsockname()[1]
+        figures = streamclient.Figures()
+        seat = streamclient.SeatStream(live_id=5, seat=2, token="k", since=8)
+        await asyncio.wait_for(streamclient.follow(port, seat, 60, figures, None,
+                                                   asyncio.Event()), 5)
+        server.close()
+        return figures, seat
+
+    figures, seat = asyncio.run(scenario())
+    assert seat.finished and seat.since == 9 and len(requests) == 1
+    assert figures.reconnects == 0 and not figures.errors
+
+
 def test_acts_share_kept_alive_connections():
     connections = []
 
