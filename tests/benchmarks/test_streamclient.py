@@ -17,6 +17,14 @@ def chunk(text: str) -> bytes:
     return f"{len(data):x}\r\n".encode() + data + b"\r\n"
 
 
+async def write_cut(writer, body: bytes, size: int) -> None:
+    """Send ``body`` in pieces of ``size`` bytes, each its own TCP write."""
+    for k in range(0, len(body), size):
+        writer.write(body[k:k + size])
+        await writer.drain()
+        await asyncio.sleep(0)
+
+
 def test_a_stream_is_read_across_cut_chunks_and_resumed_with_last_event_id():
     requests: list[bytes] = []
     view = json.dumps({"version": 8, "note": "id: 99\nevent: view"})  # (escaped in JSON)
@@ -30,10 +38,7 @@ def test_a_stream_is_read_across_cut_chunks_and_resumed_with_last_event_id():
             body = (chunk("retry: 1000\n: 5\n\n") + chunk(f"id: 7\nevent: view\ndata: {view}\n\n")
                     + chunk(": keep-alive\n\n") + chunk(f"id: 8\nevent: view\ndata: {view}\n\n")
                     + b"0\r\n\r\n")
-            for k in range(0, len(body), 7):  # cut anywhere
-                writer.write(body[k:k + 7])
-                await writer.drain()
-                await asyncio.sleep(0)
+            await write_cut(writer, body, 7)  # cut anywhere
         else:
             writer.write(chunk("retry: 1000\n: 5\n\n"))
             await writer.drain()
@@ -81,10 +86,7 @@ def test_a_stream_whose_game_is_over_is_not_reopened():
         writer.write(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
                      b"transfer-encoding: chunked\r\n\r\n")
         body = chunk(f"id: 9\nevent: view\ndata: {last}\n\n") + b"0\r\n\r\n"
-        for k in range(0, len(body), 5):  # the marker cut across reads
-            writer.write(body[k:k + 5])
-            await writer.drain()
-            await asyncio.sleep(0)
+        await write_cut(writer, body, 5)  # the marker cut across reads
         writer.close()
 
     async def scenario():
