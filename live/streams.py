@@ -46,7 +46,9 @@ from live.notify import wait_for_version, wait_for_version_async
 from tournaments.errors import ServiceError
 
 MAX_WAIT = 25.0  # seconds a long-poll waits at most
-MAX_STREAM = 300.0  # seconds one event stream stays open; the client reconnects (Last-Event-ID)
+#: seconds an event stream stays open at most (each draws half to all of it:
+#: :func:`_stream_seconds`); the client reconnects with Last-Event-ID
+MAX_STREAM = 300.0
 KEEP_ALIVE = 15.0  # seconds between comment lines on a quiet stream
 
 
