@@ -73,7 +73,6 @@ def test_a_stream_is_read_across_cut_chunks_and_resumed_with_last_event_id():
     assert not figures.errors
 
 
-
 def test_a_stream_whose_game_is_over_is_not_reopened():
     """As the live table page closes its stream at the game's end, the client follows a
     finished game no further: 10,000 streams reopening as their games end would measure a

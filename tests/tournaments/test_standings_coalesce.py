@@ -75,16 +75,15 @@ def test_with_a_per_process_cache_every_change_queues(stale_event, queued,  # no
 
 
 def test_a_refused_gathered_task_leaves_the_next_change_to_queue_it(
-        stale_event, shared_cache, monkeypatch, django_capture_on_commit_callbacks):  # noqa: F811
+        stale_event, gathered, shared_cache, monkeypatch,  # noqa: F811
+        django_capture_on_commit_callbacks):
     from kombu.exceptions import OperationalError as BrokerError
 
     def refuse(*args, **kwargs):
         raise BrokerError("Error 111 connecting to redis:6379. Connection refused.")
-    monkeypatch.setattr(standings_recompute_task, "apply_async", refuse)
-    change(stale_event, django_capture_on_commit_callbacks)  # stored; the task not queued
+    with monkeypatch.context() as broker_down:
+        broker_down.setattr(standings_recompute_task, "apply_async", refuse)
+        change(stale_event, django_capture_on_commit_callbacks)  # stored; the task not queued
     assert cache.get(standings._debounce_key(stale_event.pk)) is None
-    calls = []
-    monkeypatch.setattr(standings_recompute_task, "apply_async",
-                        lambda args, kwargs=None, **options: calls.append(args[0]))
     change(stale_event, django_capture_on_commit_callbacks)
-    assert calls == [stale_event.pk]
+    assert gathered == [(stale_event.pk, standings.GATHER_SECONDS)]
