@@ -24,11 +24,11 @@ from config.eventstream import EventStreamResponse
 from config.ratelimit import client_address
 from live import fastjson, spectate, streams
 from live import services as live
-from live.aio import in_db_thread, on_event_loop, waiting_view
+from live.aio import in_db_thread, on_event_loop, reopener, waiting_view
 from live.cache import GameGone, games
 from live.models import LiveGame
 from live.queries import live_for_view
-from live.streams import MAX_STREAM, MAX_WAIT
+from live.streams import MAX_STREAM, MAX_WAIT, RECHECK
 from tournaments.errors import ServiceError
 from tournaments.selectors import is_referee, public_seat_of
 
@@ -323,11 +323,12 @@ class LiveEventsApi(APIView):
                                                    "(default: the current view at once)"),
         OpenApiParameter("Last-Event-ID", int, OpenApiParameter.HEADER,
                          description="as since, sent by a reconnecting EventSource"),
-        OpenApiParameter("seconds", float, description=f"how long the stream stays open "
-                                                       f"(at most {MAX_STREAM / 2:.0f} to "
-                                                       f"{MAX_STREAM:.0f}, drawn for each "
-                                                       f"stream so that streams opened "
-                                                       f"together end apart)"),
+        OpenApiParameter("seconds", float, description=(
+            f"how long the stream stays open (at most {MAX_STREAM / 2:.0f} to "
+            f"{MAX_STREAM:.0f}, drawn for each stream so that streams opened together end "
+            f"apart); every {RECHECK / 2:.0f} to {RECHECK:.0f} seconds the server checks again "
+            f"that the stream's credentials still open it, with the same seat, and ends it "
+            f"if not: the client's reconnect then gets the answer")),
         OpenApiParameter("actions", str, enum=["all", "new"], description=(
             "`all` (default): each view has every act so far in `actions`; `new`: each view "
             "has only the acts this stream has not sent yet, from index `actions_from` (the "
@@ -352,9 +353,14 @@ class LiveEventsApi(APIView):
             seconds = float(request.query_params.get("seconds", MAX_STREAM))
         except ValueError:
             seconds = MAX_STREAM
-        opener = streams.open_events_async if on_event_loop(request) else streams.open_events
-        events = opener(lg, lg.user_seat, since, seconds, address=client_address(request),
-                        spectator=_spectator(request, lg), new_acts=new_acts)
+        address, spectator = client_address(request), _spectator(request, lg)
+        if on_event_loop(request):
+            events = streams.open_events_async(lg, lg.user_seat, since, seconds,
+                                               address=address, spectator=spectator,
+                                               new_acts=new_acts, reopen=reopener(request))
+        else:
+            events = streams.open_events(lg, lg.user_seat, since, seconds, address=address,
+                                         spectator=spectator, new_acts=new_acts)
         return EventStreamResponse(events)
 
 

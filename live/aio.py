@@ -24,15 +24,25 @@ streams are open.
 
 from __future__ import annotations
 
+import copy
+import functools
+import logging
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import ContextVar
 from typing import TypeVar
 
 from asgiref.sync import sync_to_async
 from django.conf import settings
+from django.contrib.auth.middleware import AuthenticationMiddleware
+from django.contrib.sessions.middleware import SessionMiddleware
+from django.core.exceptions import PermissionDenied
 from django.db import close_old_connections
+from django.http import Http404
+
+log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -96,12 +106,70 @@ def on_event_loop(request) -> bool:
 def waiting_view(view: Callable):
     """The ASGI form of a sync view that answers with a live stream: its checks (who may follow
     which seat) run in a stream database thread, then the stream it returns, built with
-    :func:`live.streams.open_events_async`, is iterated on the event loop."""
+    :func:`live.streams.open_events_async`, is iterated on the event loop. The stream can check
+    its access again later without its client reconnecting (:func:`reopener`)."""
 
     async def waiting(request, *args, **kwargs):
         request.live_on_event_loop = True
+        request.live_reopen = functools.partial(_reopened, view, request, args, kwargs)
         return await in_db_thread(view, request, *args, **kwargs)
 
     waiting.csrf_exempt = True  # a GET; as csrf_exempt would mark it
     waiting.__name__ = getattr(view, "__name__", "waiting")
     return waiting
+
+
+#: What a stream's opener notes instead of opening a stream, while its view runs again to check
+#: the stream's access (:func:`_reopen`); ``None`` the rest of the time.
+reopening: ContextVar[list | None] = ContextVar("reopening", default=None)
+
+
+def reopener(request) -> Callable[[], Awaitable[tuple | None]] | None:
+    """For a stream opened by a view of :func:`waiting_view`: a coroutine function that runs
+    the view again, as if its client had reconnected with the same request, and gives what the
+    view would open now — :func:`live.streams.open_events_async` notes its ``(game id, seat,
+    spectator)`` in :data:`reopening` — or ``None`` if the view would refuse (the token deleted,
+    the session signed out, the private link revoked, the seat given to someone else…).
+    ``None`` for a request that came another way (a sync server's stream cannot wait for it)."""
+    return getattr(request, "live_reopen", None)
+
+
+async def _reopened(view: Callable, request, args: tuple, kwargs: dict) -> tuple | None:
+    return await in_db_thread(_reopen, view, request, args, kwargs)
+
+
+def _reopen(view: Callable, request, args: tuple, kwargs: dict) -> tuple | None:
+    """In a stream database thread: what ``view`` would open for ``request`` now
+    (:func:`reopener`), its credentials read again (:func:`afresh`)."""
+    noted: list = []
+    token = reopening.set(noted)
+    try:
+        response = view(afresh(request), *args, **kwargs)
+    except (Http404, PermissionDenied):
+        return None
+    except Exception:  # (the database, say: the stream ends, and its client reconnects)
+        log.warning("a stream's access could not be checked again; the stream ends",
+                    exc_info=True)
+        return None
+    finally:
+        reopening.reset(token)
+    return noted[0] if response.status_code == 200 and len(noted) == 1 else None
+
+
+def afresh(request):
+    """A copy of ``request`` whose session and user are read again, as the middleware reads
+    them for a new request (a signed-out session, a deactivated user, a changed password show);
+    its headers — an ``Authorization`` token, the session cookie — are the same."""
+    again = copy.copy(request)
+    for name in ("session", "user", "auser", "_cached_user", "_acached_user"):
+        again.__dict__.pop(name, None)
+    middleware = settings.MIDDLEWARE
+    if "django.contrib.sessions.middleware.SessionMiddleware" in middleware:
+        SessionMiddleware(_unused).process_request(again)
+        if "django.contrib.auth.middleware.AuthenticationMiddleware" in middleware:
+            AuthenticationMiddleware(_unused).process_request(again)
+    return again
+
+
+def _unused(request):  # (the get_response of a middleware whose process_request alone runs)
+    raise AssertionError("not called")

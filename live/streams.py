@@ -27,28 +27,37 @@ threads (:mod:`live.aio`). Any view wraps them — the API's (api/live_views.py)
 from __future__ import annotations
 
 import asyncio
+import math
 import random
 import threading
 import time
 import weakref
 from collections import Counter
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 from django.conf import settings
 from django.db import connection
 from django.utils.translation import gettext as _
 
 from live import fastjson, services
-from live.aio import in_db_thread, keeps_connection
+from live.aio import in_db_thread, keeps_connection, reopening
 from live.cache import GameGone, Recent, games
 from live.models import LiveGame
 from live.notify import wait_for_version, wait_for_version_async
 from tournaments.errors import ServiceError
 
 MAX_WAIT = 25.0  # seconds a long-poll waits at most
+#: Seconds an event stream follows a game on the access it was opened with. After a time drawn
+#: between half of it and all of it (:func:`_drawn`), a stream on the event loop checks that
+#: access again — its view runs again, its credentials read afresh (:func:`live.aio.reopener`)
+#: — and goes on if the view would open the same stream, or ends; a stream that cannot check
+#: (a sync server's) ends then. So a deleted token, a signed-out session, a revoked private
+#: link or a seat given to someone else stops a stream within this, and the client's
+#: reconnect (``Last-Event-ID``) gets the view's answer.
+RECHECK = 300.0
 #: seconds an event stream stays open at most (each draws half to all of it:
 #: :func:`_stream_seconds`); the client reconnects with Last-Event-ID
-MAX_STREAM = 300.0
+MAX_STREAM = 3600.0
 KEEP_ALIVE = 15.0  # seconds between comment lines on a quiet stream
 
 
@@ -210,13 +219,19 @@ def new_acts_asked(value: str | None) -> bool:
     raise UnknownActsChoice(value)
 
 
-def _stream_seconds(seconds: float) -> float:
-    """How long a stream stays open: ``seconds`` (NaN: the most), at most a time drawn between
-    half :data:`MAX_STREAM` and all of it. Streams opened together — an event's start, a
-    restart, a network drop — then end apart, and their clients' reconnects do not come
-    together: 10,000 streams reopened within 26 s stopped 556 acts/s for two minutes
-    (``bench_live --streams``, docs/BENCHMARKS.md "Tenth pass")."""
-    most = MAX_STREAM * random.uniform(0.5, 1.0)
+def _drawn(most: float) -> float:
+    """A time drawn between half ``most`` and all of it: streams opened together — an event's
+    start, a restart, a network drop — then end (or check their access) apart, not together:
+    10,000 streams reopened within 26 s stopped 556 acts/s for two minutes (``bench_live
+    --streams``, docs/BENCHMARKS.md "Tenth pass")."""
+    return most * random.uniform(0.5, 1.0)
+
+
+def _stream_seconds(seconds: float, rechecked: bool = False) -> float:
+    """How long a stream stays open: ``seconds`` (NaN: the most), at most a time drawn up to
+    :data:`MAX_STREAM` — or, for a stream that does not check its access again (not
+    ``rechecked``), up to :data:`RECHECK`."""
+    most = _drawn(MAX_STREAM) if rechecked else min(_drawn(MAX_STREAM), _drawn(RECHECK))
     return min(most, max(0.0, seconds)) if seconds == seconds else most
 
 
@@ -293,7 +308,8 @@ def live_events(live: LiveGame, seat: int | None, since: int, seconds: float,
                 new_acts: bool = False) -> Iterator[bytes]:
     """The server-sent events of one seat's (or the public) view: one ``view`` event per new
     version (``id:`` is the version), comment lines while nothing happens; ends when the game
-    is over or after ``seconds`` (capped at :data:`MAX_STREAM`). ``new_acts``: each event's
+    is over or after ``seconds`` (capped at a time drawn up to :data:`RECHECK`: a sync stream
+    does not check its access again). ``new_acts``: each event's
     ``actions`` are only those the stream has not sent yet, from index ``actions_from`` (its
     first event has them all): a view does not grow with the game."""
     deadline = time.monotonic() + _stream_seconds(seconds)
@@ -434,9 +450,16 @@ async def wait_past_async(live: LiveGame, since: int, timeout: float) -> bool:
 
 
 async def seat_events(live: LiveGame, seat: int | None, since: int, seconds: float,
-                      new_acts: bool = False) -> AsyncIterator[bytes]:
-    """:func:`live_events` as an async generator: the same frames, the same rules."""
-    deadline = time.monotonic() + _stream_seconds(seconds)
+                      new_acts: bool = False,
+                      still_open: Callable[[], Awaitable[bool]] | None = None
+                      ) -> AsyncIterator[bytes]:
+    """:func:`live_events` as an async generator: the same frames, the same rules. With
+    ``still_open`` (whether the stream's access still holds), the stream asks it every
+    :data:`RECHECK` seconds (drawn) and ends when it says no, else runs up to
+    :data:`MAX_STREAM`; without it, it ends at its first check."""
+    start = time.monotonic()
+    deadline = start + _stream_seconds(seconds, rechecked=still_open is not None)
+    check_at = start + _drawn(RECHECK) if still_open is not None else math.inf
     after = 0 if new_acts else None
     try:  # (before the opening line: a client that has it has a stream ready for the acts)
         frame = await in_db_thread(_first_frame, live, since, seat, after)
@@ -451,10 +474,16 @@ async def seat_events(live: LiveGame, seat: int | None, since: int, seconds: flo
             yield frame
             if live.status == LiveGame.Status.FINISHED:
                 return
-        left = deadline - time.monotonic()
+        now = time.monotonic()
+        left = deadline - now
         if left <= 0:
             return
-        moved = await wait_for_version_async(live.pk, since, min(left, KEEP_ALIVE))
+        if now >= check_at:
+            if not await still_open():
+                return
+            check_at = time.monotonic() + _drawn(RECHECK)
+        moved = await wait_for_version_async(
+            live.pk, since, min(left, KEEP_ALIVE, max(0.0, check_at - now)))
         if moved is None:
             frame = None
             yield KEEP_ALIVE_FRAME
@@ -499,18 +528,40 @@ class _AsyncSlotHeld:
 
 
 def open_events_async(live: LiveGame, seat: int | None, since: int, seconds: float, *,
-                      address: str = "", spectator: bool = False,
-                      new_acts: bool = False) -> AsyncIterator[bytes]:
+                      address: str = "", spectator: bool = False, new_acts: bool = False,
+                      reopen: Callable[[], Awaitable[tuple | None]] | None = None
+                      ) -> AsyncIterator[bytes]:
     """:func:`open_events` for an ASGI view: an async iterator of the frames of
     :func:`seat_events`; a ``spectator``'s stream holds a slot of :data:`spectators` until it
-    ends, and none free raises :class:`SpectatorsBusy` (before anything is sent)."""
-    events = seat_events(live, seat, since, seconds, new_acts)
+    ends, and none free raises :class:`SpectatorsBusy` (before anything is sent). ``reopen``
+    (:func:`live.aio.reopener`) runs the view again: the stream then checks its access every
+    :data:`RECHECK` seconds and goes on while the view would open the same stream (the same
+    game, seat, and spectator or not), instead of ending for its client to reconnect. Called
+    by that check (:data:`live.aio.reopening` set), it notes what it would open and opens
+    nothing."""
+    noted = reopening.get()
+    if noted is not None:
+        noted.append((live.pk, seat, spectator))
+        return _nothing()
+    still_open = None
+    if reopen is not None:
+        opened = (live.pk, seat, spectator)
+
+        async def still_open() -> bool:
+            return await reopen() == opened
+
+    events = seat_events(live, seat, since, seconds, new_acts, still_open)
     if not spectator:
         return events
     give_back = spectators.take(address)
     if give_back is None:
         raise SpectatorsBusy()
     return _AsyncSlotHeld(events, give_back)
+
+
+async def _nothing() -> AsyncIterator[bytes]:
+    return
+    yield  # (an async generator that yields nothing)
 
 
 def must_wait(live: LiveGame, since: int, wait: float) -> bool:

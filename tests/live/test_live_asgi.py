@@ -405,3 +405,165 @@ def test_the_server_answers_the_lifespan_protocol():
 
     async_to_sync(served)()
     assert loopdb.database.connections() == 0
+
+
+# ----------------------------------------------------------------------------- access checked again
+# An open stream checks its access again every RECHECK seconds (drawn): its view runs again
+# with the credentials read afresh (live.aio.reopener), and the stream goes on while the view
+# would open the same stream, instead of ending for its client to reconnect.
+
+@pytest.fixture
+def rechecks(monkeypatch):
+    """RECHECK shortened to 0.3 s (each check after 0.15-0.3 s); the checks' answers, listed."""
+    from live import aio, streams
+
+    monkeypatch.setattr(streams, "RECHECK", 0.3)
+    answers = []
+    reopen = aio._reopen
+
+    def counted(*args):
+        answers.append(reopen(*args))
+        return answers[-1]
+
+    monkeypatch.setattr(aio, "_reopen", counted)
+    return answers
+
+
+async def _until(condition, timeout: float = 10.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "not within the time"
+        await asyncio.sleep(0.02)
+
+
+def test_a_stream_whose_access_holds_goes_on_past_its_checks(started, quiet_reads, rechecks):
+    lt, live_id = started
+    client = async_client(lt.users[2])
+
+    async def scenario():
+        r = await client.get(f"/api/v1/live/{live_id}/events/?seconds=30",
+                             headers={"Accept": "text/event-stream"})
+        reading = asyncio.ensure_future(read_views(r, want=2))
+        await _until(lambda: len(rechecks) >= 3)  # about a second: three checks passed
+        await until_waiting(live_id)
+        moved = await sync_to_async(act_once, thread_sensitive=False)(lt, live_id)
+        views = await reading
+        await r.streaming_content.aclose()
+        return moved, views
+
+    moved, views = async_to_sync(scenario)()
+    assert views[-1]["id"] == moved and views[-1]["data"]["seat"] == 2
+    assert set(rechecks) == {(live_id, 2, False)}
+    assert hidden_card_problems(views[-1]["data"], 2, server_game(live_id)) == []
+
+
+def _stream_ends(client, url: str, change, timeout: float = 10.0) -> float:
+    """Open ``url``'s stream, make ``change`` (sync, in a thread) once it waits; the seconds
+    until the stream ended after it."""
+
+    async def scenario():
+        r = await client.get(url, headers={"Accept": "text/event-stream"})
+        assert r.status_code == 200, r.content
+
+        async def to_the_end():
+            async for _chunk in r.streaming_content:
+                pass
+
+        reading = asyncio.ensure_future(to_the_end())
+        await until_waiting(live_id_of(url))
+        await sync_to_async(change, thread_sensitive=False)()
+        t0 = time.monotonic()
+        await asyncio.wait_for(reading, timeout)
+        return time.monotonic() - t0
+
+    return async_to_sync(scenario)()
+
+
+def live_id_of(url: str) -> int:
+    return int(url.rstrip("/").split("/live/")[1].split("/")[0])
+
+
+def test_a_deleted_token_ends_its_stream_at_the_next_check(started, quiet_reads, rechecks):
+    lt, live_id = started
+    client = async_client(lt.users[1])
+    took = _stream_ends(client, f"/api/v1/live/{live_id}/events/?seconds=30",
+                        lambda: Token.objects.filter(user=lt.users[1]).delete())
+    assert took < 2 and rechecks[-1] is None
+    again = async_to_sync(client.get)(f"/api/v1/live/{live_id}/events/")
+    assert again.status_code == 401  # what the client's reconnect gets
+
+
+def test_a_seat_given_to_another_player_ends_its_stream(started, quiet_reads, rechecks):
+    """The seat's player is replaced at the table (the seat's row names another user): the
+    stream, which showed that seat's hand, ends; the old player's reconnect gets the public
+    view."""
+    from tournaments.models import Player, Seat
+
+    lt, live_id = started
+    client = async_client(lt.users[3])
+    seat = Seat.objects.select_related("player").get(table=lt.table, seat=3)
+    stranger = type(lt.users[3]).objects.create_user("stand-in")
+
+    took = _stream_ends(client, f"/api/v1/live/{live_id}/events/?seconds=30",
+                        lambda: Player.objects.filter(pk=seat.player_id).update(user=stranger))
+    assert took < 2 and rechecks[-1] == (live_id, None, True)
+    views = parse(async_to_sync(_all)(client, f"/api/v1/live/{live_id}/events/?seconds=0"))
+    assert views[-1]["data"]["seat"] is None and "hand" not in views[-1]["data"]
+
+
+def test_a_revoked_private_link_ends_the_pages_stream(started, quiet_reads, rechecks):
+    from tests.pages.test_live_table_views import links_of
+    from tournaments import services as tournaments
+    from tournaments.models import Seat
+
+    lt, live_id = started
+    link = links_of(lt.table)[5]
+    seat = Seat.objects.select_related("entry", "player").get(table=lt.table, seat=5)
+    took = _stream_ends(AsyncClient(), f"{link}live/{live_id}/events/?seconds=30",
+                        lambda: tournaments.entry_link_revoke(entry=seat.entry,
+                                                              player=seat.player))
+    assert took < 2 and rechecks[-1] is None
+    assert async_to_sync(AsyncClient().get)(f"{link}live/{live_id}/events/").status_code == 404
+
+
+def test_a_changed_password_ends_the_signed_in_pages_stream(started, quiet_reads, rechecks):
+    """The page's stream for a signed-in player (``/me/live/<id>/events/``): the session is
+    read again at each check, so a password changed elsewhere (Django then signs the session
+    out) ends it."""
+    lt, live_id = started
+    user = lt.users[0]
+    client = AsyncClient()
+    async_to_sync(client.aforce_login)(user)
+
+    def change_password():
+        user.set_password("another secret 1")
+        user.save()
+
+    took = _stream_ends(client, f"/me/live/{live_id}/events/?seconds=30", change_password)
+    assert took < 2 and rechecks[-1] is None
+    assert async_to_sync(client.get)(f"/me/live/{live_id}/events/").status_code == 302
+
+
+def test_a_spectators_check_takes_no_second_slot(started, settings, quiet_reads, rechecks):
+    """A spectator's stream holds its one slot past its checks: the view runs again without
+    opening a stream, so the cap (here one) does not refuse it."""
+    lt, live_id = started
+    settings.LIVE_SPECTATOR_WAITERS = 1
+
+    async def scenario():
+        r = await AsyncClient().get(f"/api/v1/live/{live_id}/events/?seconds=30",
+                                    headers={"Accept": "text/event-stream"})
+        assert r.status_code == 200
+        reading = asyncio.ensure_future(read_views(r, want=2))
+        await _until(lambda: len(rechecks) >= 3)
+        held = spectators.held()
+        await until_waiting(live_id)
+        moved = await sync_to_async(act_once, thread_sensitive=False)(lt, live_id)
+        views = await reading
+        await r.streaming_content.aclose()
+        return held, moved, views
+
+    held, moved, views = async_to_sync(scenario)()
+    assert held == 1 and views[-1]["id"] == moved and "hand" not in views[-1]["data"]
+    assert set(rechecks) == {(live_id, None, True)}
+    assert spectators.held() == 0

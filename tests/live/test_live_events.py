@@ -242,14 +242,18 @@ def test_an_unknown_actions_parameter_is_a_json_400_naming_it(started, value):
     assert error["code"] == "bad_actions" and "actions" in error["message"]
 
 
-def test_streams_opened_together_end_apart():
-    """A stream's most is drawn between half MAX_STREAM and all of it, so streams opened in
-    one moment (an event's start, a restart) do not all reconnect in one later moment; a
-    shorter time asked for is kept."""
-    from live.streams import MAX_STREAM, _stream_seconds
+@pytest.mark.parametrize("rechecked", [False, True])
+def test_streams_opened_together_end_apart(rechecked):
+    """A stream's most is drawn between half its bound and all of it — MAX_STREAM for a stream
+    that checks its access again, RECHECK for one that cannot — so streams opened in one
+    moment (an event's start, a restart) do not all reconnect in one later moment; a shorter
+    time asked for is kept."""
+    from live.streams import MAX_STREAM, RECHECK, _stream_seconds
 
-    lasts = [_stream_seconds(float("inf")) for _ in range(400)]
-    assert all(MAX_STREAM / 2 <= s <= MAX_STREAM for s in lasts)
-    assert max(lasts) - min(lasts) > MAX_STREAM / 4  # spread, not one value
-    assert all(MAX_STREAM / 2 <= _stream_seconds(float("nan")) <= MAX_STREAM for _ in range(3))
-    assert _stream_seconds(20.0) == 20.0 and _stream_seconds(-5.0) == 0.0
+    most = MAX_STREAM if rechecked else RECHECK
+    lasts = [_stream_seconds(float("inf"), rechecked) for _ in range(400)]
+    assert all(most / 2 <= s <= most for s in lasts)
+    assert max(lasts) - min(lasts) > most / 4  # spread, not one value
+    assert all(most / 2 <= _stream_seconds(float("nan"), rechecked) <= most for _ in range(3))
+    assert _stream_seconds(20.0, rechecked) == 20.0
+    assert _stream_seconds(-5.0, rechecked) == 0.0
