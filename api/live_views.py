@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from django.shortcuts import get_object_or_404
+from django.http import Http404
 from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.types import OpenApiTypes
@@ -109,7 +109,9 @@ def _live(request, pk) -> LiveGame:
     (``user_seat``). A seat is remembered for the player's acts in this process (their update
     checks it again): a player opens the game's stream before acting, so the first act need
     not read it."""
-    lg = get_object_or_404(live_for_view(pk, request.user))
+    lg = live_for_view(pk, request.user)
+    if lg is None:
+        raise Http404("No LiveGame matches the given query.")  # (as get_object_or_404)
     require_table_visible(request, lg.table)
     if lg.user_seat is not None:
         games.remember(lg, request.user)

@@ -3,9 +3,9 @@
 One rule is written here once: **a user sits at a live game's table, and the table is open to
 its players** (its event and its round's seating are published: a player acts only at a table
 the public can see). :func:`user_seat_sql` and :func:`seating_public_sql` state it as SQL
-fragments, and every path uses them: the ORM read of the API (:func:`live_for_view`, as a
-``RawSQL`` annotation), the locked read of every act and 托管 switch (:func:`live_row_sql`, run
-by :func:`live.locks.lock_live`) and the conditional update of an act in a game this process
+fragments, and every path uses them: the read of the API and the pages (:func:`live_for_view`),
+the locked read of every act and 托管 switch (:func:`live_row_sql`, run by
+:func:`live.locks.lock_live`) and the conditional update of an act in a game this process
 knows (:func:`act_update_sql`). The hot paths are SQL built once per process: the ORM took
 longer (about 1 ms) to build the locked read than PostgreSQL took to run it.
 """
@@ -15,12 +15,11 @@ from __future__ import annotations
 import functools
 
 from django.db import connection
-from django.db.models import IntegerField, QuerySet
-from django.db.models.expressions import RawSQL
 
 from live.models import LiveGame
 from tournaments.models import Event, Player, Round, Seat, Table
 from tournaments.selectors import SEATING_PUBLIC
+from tournaments.sqlrows import Columns, fetch_one
 
 
 def _q(model) -> str:
@@ -58,16 +57,45 @@ def seating_public_params() -> list:
     return [str(status) for status in SEATING_PUBLIC]
 
 
-def live_for_view(pk: int, user) -> QuerySet:
-    """The live game ``pk`` for the API, without its state (this process's cache has the game)
-    and with its table, round and event (not the round's large draw data), annotated with
-    ``user_seat``, the seat ``user`` has at its table (``None``: not seated, or anonymous)."""
+def live_for_view(pk: int, user, table_id: int | None = None) -> LiveGame | None:
+    """The live game ``pk`` (``table_id``: only if it is at that table) for the API and the
+    pages, or ``None``: without its state (this process's cache has the game), with its table,
+    round and event (not the round's large draw data), and with ``user_seat``, the seat
+    ``user`` has at its table (``None``: not seated, or anonymous). One prepared statement,
+    built once (:func:`_view_sql`): through the ORM, building the query and its four
+    instances was most of the check a stream makes of its access every few minutes
+    (live.aio.reopener; ``bench_live --streams``)."""
     user_id = user.pk if user is not None and user.is_authenticated else None
-    table_id = f"{_q(LiveGame)}.{_col(LiveGame, 'table')}"
-    return (LiveGame.objects.filter(pk=pk).select_related("table__round__event")
-            .defer("state", "table__round__draw_entries", "table__round__draw_input")
-            .annotate(user_seat=RawSQL(user_seat_sql(table_id), [user_id],
-                                       output_field=IntegerField())))
+    parts, sql = _view_sql()
+    row = fetch_one(sql, [user_id, pk])
+    if row is None:
+        return None
+    built, start = [], 0
+    for columns in parts:
+        built.append(columns.build(row[start:start + len(columns)]))
+        start += len(columns)
+    live, table, rnd, event = built
+    if table_id is not None and live.table_id != table_id:
+        return None
+    rnd.event, table.round, live.table = event, rnd, table
+    live.user_seat = row[start]
+    return live
+
+
+@functools.cache
+def _view_sql() -> tuple[tuple[Columns, ...], str]:
+    """:func:`live_for_view`'s statement and the columns it reads, in order (then the user's
+    seat). Parameters: the user's id (or NULL), the game's id."""
+    parts = (Columns(LiveGame, "lg", skip=("state",)), Columns(Table, "t"),
+             Columns(Round, "r", skip=("draw_entries", "draw_input")), Columns(Event, "e"))
+    table_id = f"lg.{_col(LiveGame, 'table')}"
+    sql = (f"SELECT {', '.join(columns.sql for columns in parts)}, "
+           f"{user_seat_sql(table_id)} FROM {_q(LiveGame)} lg "
+           f"JOIN {_q(Table)} t ON t.{_col(Table, 'id')} = {table_id} "
+           f"JOIN {_q(Round)} r ON r.{_col(Round, 'id')} = t.{_col(Table, 'round')} "
+           f"JOIN {_q(Event)} e ON e.{_col(Event, 'id')} = r.{_col(Round, 'event')} "
+           f"WHERE lg.{_col(LiveGame, 'id')} = %s")
+    return parts, sql
 
 
 @functools.cache

@@ -145,7 +145,7 @@ def _my_live(holder: Holder, live_id: int) -> LiveGame:
     _, seat = _my_table(holder)
     if seat is None or holder.user is None:
         raise Http404("not seated")
-    lg = live_for_view(live_id, holder.user).filter(table_id=seat.table_id).first()
+    lg = live_for_view(live_id, holder.user, table_id=seat.table_id)
     if lg is None or lg.user_seat is None:
         raise Http404("no such live game at your table")
     return lg
