@@ -22,6 +22,12 @@ def encode(value) -> bytes:
     return orjson.dumps(value, default=_fallback, option=_OPTIONS)
 
 
+def fragment(encoded: bytes) -> orjson.Fragment:
+    """JSON encoded already, as a value that :func:`encode` (and so :func:`dumps` and
+    :func:`db_param`) writes as it is."""
+    return orjson.Fragment(encoded)
+
+
 def dumps(value) -> str:
     """``value`` as compact JSON text."""
     return encode(value).decode()

@@ -76,8 +76,9 @@ class Views:
             to_act.pop("burners", None)
         return to_act
 
-    def record(self) -> dict:
-        """The game record so far (RECORD.md ``gouji-record/1``)."""
+    def record(self, actions: bool = True) -> dict:
+        """The game record so far (RECORD.md ``gouji-record/1``); ``actions=False``: its
+        ``actions`` left out (``None``), for a caller that has them encoded already."""
         rec = {
             "format": "gouji-record/1",
             "rules": self.rules.spec(),
@@ -86,17 +87,19 @@ class Views:
             "deal": [list(h) for h in self.deal],
             "pre": [dict(e) for e in self.pre_events],
             "leader": self.leader,
-            "actions": [dict(a) for a in self.actions],
+            "actions": [dict(a) for a in self.actions] if actions else None,
         }
         if self.agreed is not None:
             rec["agreed"] = list(self.agreed)
         return rec
 
-    def to_state(self) -> dict:
-        """A JSON-serialisable state; :meth:`from_state` rebuilds the same game exactly."""
+    def to_state(self, actions: bool = True) -> dict:
+        """A JSON-serialisable state; :meth:`from_state` rebuilds the same game exactly.
+        ``actions=False``: the record's ``actions`` left out (``None``), for a caller that
+        encodes them itself (the live service encodes each act once, not at every act)."""
         return {
             "format": "gouji-state/1",
-            "record": self.record(),
+            "record": self.record(actions),
             "live": self.live,
             "first_game": self.first_game,
             "requested_leader": self.requested_leader,

@@ -747,3 +747,17 @@ def test_view_counts_le10_and_always():
     assert g.view(2)["counts"][2] in (36, "10+") and g.view(2)["counts"][0] == "10+"
     g = Game("online", hands, live=False)
     assert g.view(None)["counts"] == [36] * 6
+
+
+def test_a_state_without_its_acts_is_the_state_with_them_left_out():
+    """``to_state(actions=False)``: the same state, its record's ``actions`` ``None`` (a caller
+    that has them encoded puts them back)."""
+    rng = random.Random(7)
+    bots = [HeuristicBot(random.Random(70 + i)) for i in range(6)]
+    game = Game("dagang", deal(rng))
+    while game.state != "over" and len(game.actions) < 30:
+        game.act(*next_act(game, bots))
+    whole, without = game.to_state(), game.to_state(actions=False)
+    assert without["record"]["actions"] is None and len(whole["record"]["actions"]) == 30
+    without["record"]["actions"] = whole["record"]["actions"]
+    assert without == whole
