@@ -24,7 +24,7 @@ from config.eventstream import EventStreamResponse
 from config.ratelimit import client_address
 from live import fastjson, spectate, streams
 from live import services as live
-from live.aio import in_db_thread, on_event_loop, reopener, waiting_view
+from live.aio import in_db_thread, on_event_loop, waiting_view
 from live.cache import GameGone, games
 from live.models import LiveGame
 from live.queries import live_for_view
@@ -355,14 +355,9 @@ class LiveEventsApi(APIView):
             seconds = float(request.query_params.get("seconds", MAX_STREAM))
         except ValueError:
             seconds = MAX_STREAM
-        address, spectator = client_address(request), _spectator(request, lg)
-        if on_event_loop(request):
-            events = streams.open_events_async(lg, lg.user_seat, since, seconds,
-                                               address=address, spectator=spectator,
-                                               new_acts=new_acts, reopen=reopener(request))
-        else:
-            events = streams.open_events(lg, lg.user_seat, since, seconds, address=address,
-                                         spectator=spectator, new_acts=new_acts)
+        events = streams.open_events_for(request, lg, lg.user_seat, since, seconds,
+                                         address=client_address(request),
+                                         spectator=_spectator(request, lg), new_acts=new_acts)
         return EventStreamResponse(events)
 
 

@@ -18,8 +18,9 @@ frames and rules, but an open stream is a coroutine waiting on its process's one
 subscription (:class:`live.notify.Dispatcher`), not a thread, and reads in one of a few database
 threads (:mod:`live.aio`). Any view wraps them — the API's (api/live_views.py) and a page's:
 
-- :func:`open_events_async` → an async iterator of server-sent event frames for a
-  ``StreamingHttpResponse`` (raises :class:`SpectatorsBusy` before anything is sent);
+- :func:`open_events_for` → a view's stream: :func:`open_events_async`, an async iterator of
+  server-sent event frames for a ``StreamingHttpResponse`` (raises :class:`SpectatorsBusy`
+  before anything is sent), or :func:`open_events` under a sync server;
 - :func:`seat_events` → the bare async generator of one seat's (or the public) frames;
 - :func:`long_poll_async` → the long-poll's wait, then answer with the view as usual.
 """
@@ -40,7 +41,7 @@ from django.db import connection
 from django.utils.translation import gettext as _
 
 from live import fastjson, services
-from live.aio import in_db_thread, keeps_connection, reopening
+from live.aio import in_db_thread, keeps_connection, on_event_loop, reopener, reopening
 from live.cache import GameGone, Recent, games
 from live.models import LiveGame
 from live.notify import wait_for_version, wait_for_version_async
@@ -345,11 +346,13 @@ def live_events(live: LiveGame, seat: int | None, since: int, seconds: float,
 #
 # The API (for any view, api/ or web/):
 #
-#   events = open_events_async(live, seat, since, seconds, address=..., spectator=...)
-#   return StreamingHttpResponse(events, content_type="text/event-stream")
+#   events = open_events_for(request, live, seat, since, seconds, address=..., spectator=...)
+#   return EventStreamResponse(events)
 #
-# in an async view (served by uvicorn, config/asgi.py); a sync view (gunicorn, runserver) uses
-# open_events, as a sync server cannot iterate an async stream without buffering it whole.
+# in a view wrapped by live.aio.waiting_view (served by uvicorn, config/asgi.py), where it is
+# open_events_async, with the stream's access checked again every RECHECK seconds; under a sync
+# server (gunicorn, runserver) it is open_events, as a sync server cannot iterate an async
+# stream without buffering it whole.
 # ``live`` is the game's row read without its state (live.queries.live_for_view), ``seat`` the
 # asking user's seat at its table or None (the public view: no hidden cards). It raises
 # SpectatorsBusy at once when a spectator finds no free slot; the iterator gives the slot back
@@ -562,6 +565,17 @@ def open_events_async(live: LiveGame, seat: int | None, since: int, seconds: flo
 async def _nothing() -> AsyncIterator[bytes]:
     return
     yield  # (an async generator that yields nothing)
+
+
+def open_events_for(request, live: LiveGame, seat: int | None, since: int, seconds: float,
+                    **options) -> Iterator[bytes] | AsyncIterator[bytes]:
+    """The stream a view answers ``request`` with: :func:`open_events_async` when the request
+    came through :func:`live.aio.waiting_view` (an ASGI server), with the check of its access
+    (:func:`live.aio.reopener`), else :func:`open_events` (a sync server, which cannot iterate
+    an async stream). ``options``: theirs (``address``, ``spectator``, ``new_acts``)."""
+    if on_event_loop(request):
+        return open_events_async(live, seat, since, seconds, reopen=reopener(request), **options)
+    return open_events(live, seat, since, seconds, **options)
 
 
 def must_wait(live: LiveGame, since: int, wait: float) -> bool:

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET
 
 from config.eventstream import EventStreamResponse
 from live import streams
-from live.aio import on_event_loop, reopener, waiting_view
+from live.aio import waiting_view
 from live.streams import MAX_STREAM
 from tournaments.errors import ServiceError
 from web.views.live_table import _my_live, refusal_response
@@ -42,11 +42,8 @@ def live_events(request, holder: Holder, live_id: int):
     lg = _my_live(holder, live_id)
     since = int(_number(request.headers.get("Last-Event-ID") or request.GET.get("since"), -1))
     seconds = _number(request.GET.get("seconds"), MAX_STREAM)
-    if on_event_loop(request):
-        events = streams.open_events_async(lg, lg.user_seat, since, seconds, new_acts=new_acts,
-                                           reopen=reopener(request))
-    else:
-        events = streams.open_events(lg, lg.user_seat, since, seconds, new_acts=new_acts)
+    events = streams.open_events_for(request, lg, lg.user_seat, since, seconds,
+                                     new_acts=new_acts)
     return EventStreamResponse(events)
 
 
