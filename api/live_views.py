@@ -328,7 +328,7 @@ class LiveEventsApi(APIView):
         OpenApiParameter("seconds", float, description=(
             f"how long the stream stays open (at most {MAX_STREAM / 2:.0f} to "
             f"{MAX_STREAM:.0f}, drawn for each stream so that streams opened together end "
-            f"apart); every {RECHECK / 2:.0f} to {RECHECK:.0f} seconds the server checks again "
+            f"apart); at least every {RECHECK:.0f} seconds the server checks again "
             f"that the stream's credentials still open it, with the same seat, and ends it "
             f"if not: the client's reconnect then gets the answer")),
         OpenApiParameter("actions", str, enum=["all", "new"], description=(

@@ -48,13 +48,14 @@ from live.notify import wait_for_version, wait_for_version_async
 from tournaments.errors import ServiceError
 
 MAX_WAIT = 25.0  # seconds a long-poll waits at most
-#: Seconds an event stream follows a game on the access it was opened with. After a time drawn
-#: between half of it and all of it (:func:`_drawn`), a stream on the event loop checks that
-#: access again — its view runs again, its credentials read afresh (:func:`live.aio.reopener`)
-#: — and goes on if the view would open the same stream, or ends; a stream that cannot check
-#: (a sync server's) ends then. So a deleted token, a signed-out session, a revoked private
-#: link or a seat given to someone else stops a stream within this, and the client's
-#: reconnect (``Last-Event-ID``) gets the view's answer.
+#: Seconds an event stream follows a game on the access it was opened with. A stream on the
+#: event loop checks that access again every RECHECK seconds, the first time at a moment drawn
+#: within its first RECHECK (:func:`_first_check`): its view runs again, its credentials read
+#: afresh (:func:`live.aio.reopener`), and the stream goes on if the view would open the same
+#: stream, or ends; a stream that cannot check (a sync server's) ends within RECHECK instead.
+#: So a deleted token, a signed-out session, a revoked private link or a seat given to someone
+#: else stops a stream within this, and the client's reconnect (``Last-Event-ID``) gets the
+#: view's answer.
 RECHECK = 300.0
 #: seconds an event stream stays open at most (each draws half to all of it:
 #: :func:`_stream_seconds`); the client reconnects with Last-Event-ID
@@ -222,10 +223,21 @@ def new_acts_asked(value: str | None) -> bool:
 
 def _drawn(most: float) -> float:
     """A time drawn between half ``most`` and all of it: streams opened together — an event's
-    start, a restart, a network drop — then end (or check their access) apart, not together:
+    start, a restart, a network drop — then end apart, not together:
     10,000 streams reopened within 26 s stopped 556 acts/s for two minutes (``bench_live
     --streams``, docs/BENCHMARKS.md "Tenth pass")."""
     return most * random.uniform(0.5, 1.0)
+
+
+def _first_check(start: float) -> float:
+    """When a stream opened at ``start`` (monotonic) first checks its access: at a moment drawn
+    between then and :data:`RECHECK` later, each stream its own, and every RECHECK after it.
+    Streams opened together (an event's round, a restart) so check at an even rate from the
+    start — 10,000 streams, 33 checks a second — and never more than RECHECK apart; drawing each
+    interval between half RECHECK and all of it instead brought them all due together half a
+    RECHECK later, 67 a second, when the games were at their busiest (``bench_live --streams``,
+    docs/BENCHMARKS.md "Twelfth pass")."""
+    return start + random.uniform(0.0, RECHECK)
 
 
 def _stream_seconds(seconds: float, rechecked: bool = False) -> float:
@@ -274,7 +286,7 @@ def _frame_of(live: LiveGame, seat: int | None, read: bool = True,
     key = frames.key(live, None, after)[:-2]
     public = publics.get(key)
     parts = services.live_view_parts(live=live, seat=seat, public=public is None, read=read,
-                                     acts_after=after)
+                                     acts_after=after, acts_encoded=True)
     if parts is None:
         return None
     own, shown = parts
@@ -458,11 +470,11 @@ async def seat_events(live: LiveGame, seat: int | None, since: int, seconds: flo
                       ) -> AsyncIterator[bytes]:
     """:func:`live_events` as an async generator: the same frames, the same rules. With
     ``still_open`` (whether the stream's access still holds), the stream asks it every
-    :data:`RECHECK` seconds (drawn) and ends when it says no, else runs up to
+    :data:`RECHECK` seconds (:func:`_first_check`) and ends when it says no, else runs up to
     :data:`MAX_STREAM`; without it, it ends at its first check."""
     start = time.monotonic()
     deadline = start + _stream_seconds(seconds, rechecked=still_open is not None)
-    check_at = start + _drawn(RECHECK) if still_open is not None else math.inf
+    check_at = _first_check(start) if still_open is not None else math.inf
     after = 0 if new_acts else None
     try:  # (before the opening line: a client that has it has a stream ready for the acts)
         frame = await in_db_thread(_first_frame, live, since, seat, after)
@@ -484,7 +496,7 @@ async def seat_events(live: LiveGame, seat: int | None, since: int, seconds: flo
         if now >= check_at:
             if not await still_open():
                 return
-            check_at = time.monotonic() + _drawn(RECHECK)
+            check_at = max(check_at + RECHECK, time.monotonic())
         moved = await wait_for_version_async(
             live.pk, since, min(left, KEEP_ALIVE, max(0.0, check_at - now)))
         if moved is None:

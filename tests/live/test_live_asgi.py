@@ -408,20 +408,31 @@ def test_the_server_answers_the_lifespan_protocol():
 
 
 # ----------------------------------------------------------------------------- access checked again
-# An open stream checks its access again every RECHECK seconds (drawn): its view runs again
-# with the credentials read afresh (live.aio.reopener), and the stream goes on while the view
-# would open the same stream, instead of ending for its client to reconnect.
+# An open stream checks its access again every RECHECK seconds (the first time within the first
+# RECHECK, drawn): its view runs again with the credentials read afresh (live.aio.reopener), and
+# the stream goes on while the view would open the same stream, instead of ending for its client
+# to reconnect.
+
+class _Checks(list):
+    """The checks' answers, with when each began (``times``, monotonic)."""
+
+    def __init__(self):
+        super().__init__()
+        self.times = []
+
 
 @pytest.fixture
 def rechecks(monkeypatch):
-    """RECHECK shortened to 0.3 s (each check after 0.15-0.3 s); the checks' answers, listed."""
+    """RECHECK shortened to 0.3 s (the first check within 0.3 s, then every 0.3 s); the checks'
+    answers, listed."""
     from live import aio, streams
 
     monkeypatch.setattr(streams, "RECHECK", 0.3)
-    answers = []
+    answers = _Checks()
     reopen = aio._reopen
 
     def counted(*args):
+        answers.times.append(time.monotonic())
         answers.append(reopen(*args))
         return answers[-1]
 
@@ -454,6 +465,8 @@ def test_a_stream_whose_access_holds_goes_on_past_its_checks(started, quiet_read
     moved, views = async_to_sync(scenario)()
     assert views[-1]["id"] == moved and views[-1]["data"]["seat"] == 2
     assert set(rechecks) == {(live_id, 2, False)}
+    times = rechecks.times  # one every RECHECK after the first, not sooner
+    assert times[-1] - times[0] >= 0.3 * (len(times) - 1) - 0.05
     assert hidden_card_problems(views[-1]["data"], 2, server_game(live_id)) == []
 
 

@@ -8,6 +8,7 @@ The stream is read in a thread while the main thread acts, so the tests are
 from __future__ import annotations
 
 import json
+from collections import Counter
 import threading
 import time
 
@@ -257,3 +258,15 @@ def test_streams_opened_together_end_apart(rechecked):
     assert all(most / 2 <= _stream_seconds(float("nan"), rechecked) <= most for _ in range(3))
     assert _stream_seconds(20.0, rechecked) == 20.0
     assert _stream_seconds(-5.0, rechecked) == 0.0
+
+
+def test_streams_opened_together_check_their_access_at_an_even_rate():
+    """Each stream's first check is drawn anywhere within its first RECHECK (then one every
+    RECHECK): streams opened in one moment check at an even rate from the start, not all in
+    the second half of the first RECHECK, and none waits longer than RECHECK."""
+    from live.streams import RECHECK, _first_check
+
+    firsts = [_first_check(1000.0) - 1000.0 for _ in range(2000)]
+    assert all(0.0 <= f <= RECHECK for f in firsts)
+    quarters = Counter(min(3, int(4 * f / RECHECK)) for f in firsts)
+    assert all(350 <= quarters[q] <= 650 for q in range(4)), quarters  # ~500 each
