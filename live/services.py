@@ -313,9 +313,17 @@ def unlocked_act(live_id: int, act: dict, version: int, seat: int | None, user, 
 
 def _state_encoding(game: engine.Game) -> dict:
     """``game.to_state()`` for the act's update, its record's acts already JSON
-    (:func:`live.fastjson.fragment`): each act is encoded once, as it is made, and kept with the game
-    (:attr:`_ACTS_JSON`), not the whole record rebuilt and encoded again at every act — late
-    in a game, a tenth of the stream server's CPU (``bench_live --streams``). A record's acts
+    (:func:`acts_json`), not the whole record rebuilt and encoded again at every act — late in
+    a game, a tenth of the stream server's CPU (``bench_live --streams``)."""
+    state = game.to_state(actions=False)
+    state["record"]["actions"] = fastjson.fragment(acts_json(game))
+    return state
+
+
+def acts_json(game: engine.Game) -> bytes:
+    """The acts of ``game``'s record so far as JSON, each act encoded once, as it is made, and
+    kept with the game (:attr:`_ACTS_JSON`): the act's stored state (:func:`_state_encoding`)
+    and the views that carry every act (:func:`live_view_parts`) splice it in. A record's acts
     are only ever appended, never changed: the encoding of the first ones stays theirs."""
     acts = game.actions
     done, encoded = getattr(game, _ACTS_JSON, (0, b"[]"))
@@ -325,13 +333,11 @@ def _state_encoding(game: engine.Game) -> dict:
         more = fastjson.encode(acts[done:])
         encoded = more if done == 0 else encoded[:-1] + b"," + more[1:]
         setattr(game, _ACTS_JSON, (len(acts), encoded))
-    state = game.to_state(actions=False)
-    state["record"]["actions"] = fastjson.fragment(encoded)
-    return state
+    return encoded
 
 
 #: the attribute of a live game's engine object that holds its record's acts as JSON, and how
-#: many of them (:func:`_state_encoding`)
+#: many of them (:func:`acts_json`)
 _ACTS_JSON = "_live_acts_json"
 
 
@@ -566,8 +572,8 @@ def live_view(*, live: LiveGame, seat: int | None) -> dict:
 
 
 def live_view_parts(*, live: LiveGame, seat: int | None, public: bool = True,
-                    read: bool = True, acts_after: int | None = None
-                    ) -> tuple[dict, dict | None] | None:
+                    read: bool = True, acts_after: int | None = None,
+                    acts_encoded: bool = False) -> tuple[dict, dict | None] | None:
     """:func:`live_view` in its two parts (:meth:`engine.Game.seat_view` and
     :meth:`engine.Game.public_view`): ``(seat's own part, the part every viewer sees, with
     the row's fields)``, the second ``None`` unless ``public`` (a caller that has it encoded
@@ -577,14 +583,24 @@ def live_view_parts(*, live: LiveGame, seat: int | None, public: bool = True,
     ``acts_after``: a stream's view that carries only the acts its client does not have yet,
     the ``actions`` from index ``acts_after`` on (all of them if the game has fewer), with
     ``actions_from``, the index of the first, in the seat's own part; the public part then has
-    no ``actions``."""
+    no ``actions``. ``acts_encoded``: the public part's ``actions`` are JSON already
+    (:func:`acts_json`, a :func:`live.fastjson.fragment`), for a caller that encodes the view
+    with :mod:`live.fastjson`: every act of the game, not encoded again for every view."""
     def parts(game):
         own = game.seat_view(seat)
         if acts_after is not None:
             done = len(game.actions)
             own["actions_from"] = first = acts_after if acts_after <= done else 0
             own["actions"] = game.actions[first:]
-        shown = game.public_view(actions=acts_after is None) if public else None
+        shown = None
+        if public:
+            every_act = acts_after is None
+            shown = game.public_view(actions=every_act and not acts_encoded)
+            if every_act and acts_encoded:  # (where public_view has them: before the result)
+                result = shown.pop("result", _NONE)
+                shown["actions"] = fastjson.fragment(acts_json(game))
+                if result is not _NONE:
+                    shown["result"] = result
         return own, shown, sorted(game.auto_seats) if public else None
 
     got = games.read(live, parts) if read else games.read_cached(live, parts)
@@ -592,6 +608,9 @@ def live_view_parts(*, live: LiveGame, seat: int | None, public: bool = True,
         return None
     own, shown, auto_seats = got
     return own, None if shown is None else _view_with_row(live, shown, auto_seats)
+
+
+_NONE = object()
 
 
 def _view_with_row(live: LiveGame, view: dict, auto_seats: list) -> dict:

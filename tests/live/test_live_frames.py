@@ -75,6 +75,30 @@ def _data(frame: bytes) -> dict:
     return json.loads(frame.split(b"data: ", 1)[1])
 
 
+def test_a_whole_view_frame_is_the_json_get_answers_byte_for_byte(live_table):
+    """A frame that carries every act splices its game's acts encoded once
+    (live.services.acts_json) into the part every viewer sees: its data is still, byte for byte,
+    what GET's renderer gives for the view — mid-game, and over, with the result after the
+    acts."""
+    from tests.live.helpers import play_on_server
+
+    lg, _game = warm_game(live_table)
+    for finished in (False, True):
+        lg, game = play_on_server(live_table, lg.pk,
+                                  until=None if finished else lambda g: len(g.actions) >= 12)
+        assert (lg.status == LiveGame.Status.FINISHED) is finished
+        for seat in (None, 0, 3):
+            row = _row(lg)
+            streams.frames.clear()
+            streams.publics.clear()
+            data = streams._view_frame(row, seat)[0].split(b"data: ", 1)[1][:-2]
+            assert data == JSONRenderer().render(live.live_view(live=_row(lg), seat=seat))
+            assert streams.view_json_cached(_row(lg), seat) == data
+        view = json.loads(data)
+        assert list(view).index("actions") < list(view).index("outcome")
+        assert len(view["actions"]) == len(game.actions) >= 12
+
+
 def test_a_frame_of_new_acts_has_only_them_and_is_kept_apart_from_the_whole_view(live_table):
     # given: a game a few acts into its play
     lg, game = warm_game(live_table)
