@@ -8,9 +8,9 @@ The stream is read in a thread while the main thread acts, so the tests are
 from __future__ import annotations
 
 import json
-from collections import Counter
 import threading
 import time
+from collections import Counter
 
 import pytest
 from django.db import connections
