@@ -42,6 +42,8 @@ from django.core.exceptions import PermissionDenied
 from django.db import close_old_connections
 from django.http import Http404
 
+from config.ratelimit import COUNTED
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -159,8 +161,12 @@ def _reopen(view: Callable, request, args: tuple, kwargs: dict) -> tuple | None:
 def afresh(request):
     """A copy of ``request`` whose session and user are read again, as the middleware reads
     them for a new request (a signed-out session, a deactivated user, a changed password show);
-    its headers — an ``Authorization`` token, the session cookie — are the same."""
+    its headers — an ``Authorization`` token, the session cookie — are the same. It is not
+    another request of its client: the view's throttles let it through uncounted
+    (:data:`config.ratelimit.COUNTED`), so a client that used up its rate does not lose its open
+    stream at a check, and a check does not spend the client's rate."""
     again = copy.copy(request)
+    again.scope = {**getattr(request, "scope", {}), COUNTED: True}
     for name in ("session", "user", "auser", "_cached_user", "_acached_user"):
         again.__dict__.pop(name, None)
     middleware = settings.MIDDLEWARE

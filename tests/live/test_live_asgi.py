@@ -470,6 +470,40 @@ def test_a_stream_whose_access_holds_goes_on_past_its_checks(started, quiet_read
     assert hidden_card_problems(views[-1]["data"], 2, server_game(live_id)) == []
 
 
+def test_a_check_is_not_a_request_of_the_client_and_spends_none_of_its_rate(
+        started, quiet_reads, rechecks, monkeypatch):
+    """A client allowed two requests a minute of the stream's view (the ``live`` rate) opens a
+    stream (one): the stream's checks run the view again without counting against that rate —
+    it goes on past three of them — and the client still has its second stream afterwards,
+    not a third."""
+    from rest_framework.throttling import SimpleRateThrottle
+
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES",
+                        {**SimpleRateThrottle.THROTTLE_RATES, "live": "2/min"})
+    lt, live_id = started
+    client = async_client(lt.users[4])
+
+    async def scenario():
+        r = await client.get(f"/api/v1/live/{live_id}/events/?seconds=30",
+                             headers={"Accept": "text/event-stream"})
+        assert r.status_code == 200
+        reading = asyncio.ensure_future(read_views(r, want=2))  # (reading: the stream goes on)
+        await _until(lambda: len(rechecks) >= 3)
+        await until_waiting(live_id)
+        moved = await sync_to_async(act_once, thread_sensitive=False)(lt, live_id)
+        views = await reading
+        url = f"/api/v1/live/{live_id}/events/?seconds=0"
+        again = await client.get(url, headers={"Accept": "text/event-stream"})
+        third = await client.get(url, headers={"Accept": "text/event-stream"})
+        await r.streaming_content.aclose()
+        return moved, views, again.status_code, third.status_code
+
+    moved, views, again, third = async_to_sync(scenario)()
+    assert set(rechecks) == {(live_id, 4, False)}  # each check: the same stream, not a 429
+    assert views[-1]["id"] == moved and views[-1]["data"]["seat"] == 4
+    assert (again, third) == (200, 429)  # the rate is the client's own: two, then refused
+
+
 def _stream_ends(client, url: str, change, timeout: float = 10.0) -> float:
     """Open ``url``'s stream, make ``change`` (sync, in a thread) once it waits; the seconds
     until the stream ended after it."""
