@@ -234,9 +234,9 @@ def _first_check(start: float) -> float:
     between then and :data:`RECHECK` later, each stream its own, and every RECHECK after it.
     Streams opened together (an event's round, a restart) so check at an even rate from the
     start — 10,000 streams, 33 checks a second — and never more than RECHECK apart; drawing each
-    interval between half RECHECK and all of it instead brought them all due together half a
-    RECHECK later, 67 a second, when the games were at their busiest (``bench_live --streams``,
-    docs/BENCHMARKS.md "Twelfth pass")."""
+    interval between half RECHECK and all of it instead brought the first checks of them all
+    into the second half of the first RECHECK, 67 a second, a tenth of a core on top of the
+    games' own load (``bench_live --streams``, docs/BENCHMARKS.md "Twelfth pass")."""
     return start + random.uniform(0.0, RECHECK)
 
 
