@@ -21,7 +21,7 @@ from live import fastjson, streams
 from live import services as live
 from live.cache import games
 from live.models import LiveGame
-from tests.live.helpers import bot_pick, hidden_card_problems, warm_game
+from tests.live.helpers import bot_pick, hidden_card_problems, play_on_server, warm_game
 
 pytestmark = pytest.mark.django_db(transaction=True)  # on_commit fills the cache
 
@@ -80,18 +80,15 @@ def test_a_whole_view_frame_is_the_json_get_answers_byte_for_byte(live_table):
     (live.services.acts_json) into the part every viewer sees: its data is still, byte for byte,
     what GET's renderer gives for the view — mid-game, and over, with the result after the
     acts."""
-    from tests.live.helpers import play_on_server
-
     lg, _game = warm_game(live_table)
     for finished in (False, True):
         lg, game = play_on_server(live_table, lg.pk,
                                   until=None if finished else lambda g: len(g.actions) >= 12)
         assert (lg.status == LiveGame.Status.FINISHED) is finished
         for seat in (None, 0, 3):
-            row = _row(lg)
             streams.frames.clear()
             streams.publics.clear()
-            data = streams._view_frame(row, seat)[0].split(b"data: ", 1)[1][:-2]
+            data = streams._view_frame(_row(lg), seat)[0].split(b"data: ", 1)[1][:-2]
             assert data == JSONRenderer().render(live.live_view(live=_row(lg), seat=seat))
             assert streams.view_json_cached(_row(lg), seat) == data
         view = json.loads(data)
