@@ -592,15 +592,9 @@ def live_view_parts(*, live: LiveGame, seat: int | None, public: bool = True,
             done = len(game.actions)
             own["actions_from"] = first = acts_after if acts_after <= done else 0
             own["actions"] = game.actions[first:]
-        shown = None
-        if public:
-            every_act = acts_after is None
-            shown = game.public_view(actions=every_act and not acts_encoded)
-            if every_act and acts_encoded:  # (where public_view has them: before the result)
-                result = shown.pop("result", _NONE)
-                shown["actions"] = fastjson.fragment(acts_json(game))
-                if result is not _NONE:
-                    shown["result"] = result
+        shown = game.public_view(actions=acts_after is None) if public else None
+        if shown is not None and acts_after is None and acts_encoded:
+            shown["actions"] = fastjson.fragment(acts_json(game))  # (in its place, as GET's)
         return own, shown, sorted(game.auto_seats) if public else None
 
     got = games.read(live, parts) if read else games.read_cached(live, parts)
@@ -608,9 +602,6 @@ def live_view_parts(*, live: LiveGame, seat: int | None, public: bool = True,
         return None
     own, shown, auto_seats = got
     return own, None if shown is None else _view_with_row(live, shown, auto_seats)
-
-
-_NONE = object()
 
 
 def _view_with_row(live: LiveGame, view: dict, auto_seats: list) -> dict:
