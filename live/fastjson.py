@@ -43,10 +43,11 @@ def loads(text: str | bytes):
 
 
 def db_param(value):
-    """``value`` as the parameter of a JSON column in raw SQL (what the ORM's ``JSONField``
-    passes, encoded by :func:`dumps`): ``Jsonb`` on PostgreSQL, the text elsewhere."""
+    """``value`` as the parameter of a live game's state in raw SQL (what the ORM passes for
+    its :class:`tournaments.fields.JSONTextField`), encoded by :func:`dumps`: ``Json`` on
+    PostgreSQL, the text elsewhere."""
     if connection.vendor == "postgresql":
-        from psycopg.types.json import Jsonb
+        from psycopg.types.json import Json
 
-        return Jsonb(value, dumps=dumps)
+        return Json(value, dumps=dumps)
     return dumps(value)

@@ -32,6 +32,7 @@ import re
 from django.conf import settings
 from django.db import connections
 from psycopg import errors, pq
+from psycopg.types.json import Json as _Json
 from psycopg.types.json import Jsonb as _Jsonb
 
 from live import fastjson
@@ -59,7 +60,7 @@ class LoopDatabase:
 
     async def rowcount(self, sql: str, params: list) -> int:
         """Run ``sql`` with ``params`` (``%s`` placeholders, Django's raw SQL; ``None``, whole
-        numbers, text, aware datetimes and psycopg's ``Jsonb``) and answer how many rows it
+        numbers, text, aware datetimes and psycopg's ``Json`` and ``Jsonb``) and answer how many rows it
         changed (or, for a ``SELECT``, gave)."""
         loop = self._bind()
         async with self._slots:
@@ -161,7 +162,7 @@ def as_text(value) -> bytes | None:
         if value.tzinfo is None:
             raise TypeError("a naive datetime is not a moment: give it a time zone")
         return value.isoformat().encode()
-    if isinstance(value, _Jsonb):
+    if isinstance(value, (_Json, _Jsonb)):
         return fastjson.encode(value.obj)
     raise TypeError(f"no text form here for a parameter of type {type(value).__name__}")
 

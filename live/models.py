@@ -5,6 +5,8 @@ from __future__ import annotations
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+from tournaments.fields import JSONTextField
+
 
 class LiveGame(models.Model):
     """A game played on the service move by move; ``state`` is the engine's JSON state and
@@ -19,7 +21,7 @@ class LiveGame(models.Model):
     number = models.PositiveSmallIntegerField(_("game"))
     status = models.CharField(_("status"), max_length=20, choices=Status.choices,
                               default=Status.RUNNING)
-    state = models.JSONField(_("engine state"))
+    state = JSONTextField(_("engine state"))
     version = models.PositiveIntegerField(_("version"), default=0)
     move_seconds = models.PositiveIntegerField(_("move time limit (s)"), default=60)
     turn_deadline = models.DateTimeField(_("turn deadline"), null=True, blank=True)
@@ -59,7 +61,7 @@ class PracticeGame(models.Model):
     seat = models.PositiveSmallIntegerField(_("player's seat"))
     status = models.CharField(_("status"), max_length=20, choices=Status.choices,
                               default=Status.RUNNING)
-    state = models.JSONField(_("engine state"))
+    state = JSONTextField(_("engine state"))
     version = models.PositiveIntegerField(_("version"), default=0)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True, db_index=True)

@@ -29,3 +29,31 @@ class FastJSONField(models.JSONField):
                 type(adapted).__name__ == "Jsonb":
             adapted.dumps = _dumps
         return adapted
+
+
+class JSONTextField(FastJSONField):
+    """A :class:`FastJSONField` stored in PostgreSQL as ``json`` — its text as written, checked
+    to be JSON — not as ``jsonb``, which PostgreSQL parses into its binary form on every write:
+    for a large value rewritten far more often than it is read, and never searched inside by
+    the database. A live game's 5-9 KB state, rewritten at every act, cost 539 us of the
+    backend's CPU per update as ``jsonb`` and 351 us as ``json`` (both compressed with pglz;
+    docs/BENCHMARKS.md, "Thirteenth pass"). Elsewhere (SQLite) it is a ``JSONField``.
+
+    psycopg reads a ``json`` column into its value itself (Django has it leave only ``jsonb``
+    as text), so on PostgreSQL a value read is the value."""
+
+    def db_type(self, connection):
+        return "json" if connection.vendor == "postgresql" else super().db_type(connection)
+
+    def get_db_prep_value(self, value, connection, prepared=False):
+        adapted = super().get_db_prep_value(value, connection, prepared)
+        if connection.vendor == "postgresql" and type(adapted).__name__ == "Jsonb":
+            from psycopg.types.json import Json
+
+            return Json(adapted.obj, dumps=adapted.dumps)
+        return adapted
+
+    def from_db_value(self, value, expression, connection):
+        if connection.vendor == "postgresql":
+            return value
+        return super().from_db_value(value, expression, connection)

@@ -133,16 +133,18 @@ def test_the_loop_connections_are_the_running_loops():
 
 def test_a_statement_takes_its_parameters_as_text_in_the_statements_types():
     """The parameters the act's statement gives (whole numbers, text, aware datetimes, NULL,
-    ``Jsonb``) reach PostgreSQL as the values they are; ``%%`` is a percent sign."""
+    ``Json`` and ``Jsonb``) reach PostgreSQL as the values they are; ``%%`` is a percent sign."""
     import datetime
 
-    from psycopg.types.json import Jsonb
+    from psycopg.types.json import Json, Jsonb
 
     db = loopdb.LoopDatabase(size=1)
     moment = datetime.datetime(2026, 12, 3, 21, 30, 1, 250000, tzinfo=datetime.UTC)
     checks = [
         ("SELECT 1 WHERE %s::jsonb = '{\"seat\": 3, \"zh\": \"够级\"}'::jsonb",
          [Jsonb({"seat": 3, "zh": "够级"})]),
+        ("SELECT 1 WHERE %s::json::text = '{\"seat\":3,\"zh\":\"够级\"}'",
+         [Json({"seat": 3, "zh": "够级"})]),
         ("SELECT 1 WHERE %s::timestamptz = '2026-12-03 21:30:01.25+00'", [moment]),
         ("SELECT 1 WHERE %s::bigint = 9007199254740993 AND %s::text = 'a%%b'",
          [9007199254740993, "a%b"]),
@@ -153,7 +155,7 @@ def test_a_statement_takes_its_parameters_as_text_in_the_statements_types():
         return [await db.rowcount(sql, params) for sql, params in checks]
 
     try:
-        assert asyncio.run(statements()) == [1, 1, 1, 1]
+        assert asyncio.run(statements()) == [1, 1, 1, 1, 1]
     finally:
         db.close_now()
     assert loopdb.numbered("a = %s AND b LIKE 'x%%' AND c = %s") == \
