@@ -111,3 +111,19 @@ def speed(repeats: int = 5, seed: int = 2026) -> float:
 def speed_line(ms: float) -> str:
     return (f"machine speed: {ms:.0f} ms of CPU for the fixed engine workload "
             f"(benchmarks/machine.py; lower is faster; runs compare at like speeds)")
+
+
+def cpu_per_act_line(cores: dict[str, float], acts_per_second: float) -> str | None:
+    """Each process group's CPU an act (``cores``: its cores used while the acts came at
+    ``acts_per_second``), and the servers' over the client's: the client does the same work in
+    every run, so that ratio compares the servers' code across hosts of unlike pace, where the
+    latencies and the cores do not (docs/BENCHMARKS.md, "Twelfth pass"). ``None`` without acts."""
+    if acts_per_second <= 0 or not cores:
+        return None
+    line = "CPU an act: " + ", ".join(f"{name} {used / acts_per_second * 1000:.2f} ms"
+                                       for name, used in cores.items())
+    servers = sum(used for name, used in cores.items() if name in ("uvicorn", "api"))
+    if servers and cores.get("client"):
+        line += (f"; the servers' over the client's {servers / cores['client']:.2f} (the "
+                 f"client's work is the same every run: a yardstick of the host)")
+    return line

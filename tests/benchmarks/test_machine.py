@@ -55,3 +55,13 @@ def test_speed_is_the_median_cpu_time_of_the_runs(monkeypatch):
     assert machine.speed(repeats=3, seed=5) == pytest.approx(40)
     assert ran == [5, 5, 5, 5]  # one to warm up, then the three timed
     assert "40 ms of CPU" in machine.speed_line(40)
+
+
+def test_the_cpu_an_act_and_the_servers_over_the_client():
+    line = machine.cpu_per_act_line({"uvicorn": 1.2, "client": 0.25, "postgres": 0.3}, 500.0)
+    assert line.startswith("CPU an act: uvicorn 2.40 ms, client 0.50 ms, postgres 0.60 ms; ")
+    assert "the servers' over the client's 4.80" in line
+    gunicorn_too = machine.cpu_per_act_line({"uvicorn": 0.5, "api": 0.7, "client": 0.3}, 100.0)
+    assert "the servers' over the client's 4.00" in gunicorn_too
+    assert machine.cpu_per_act_line({"uvicorn": 1.0}, 200.0) == "CPU an act: uvicorn 5.00 ms"
+    assert machine.cpu_per_act_line({"uvicorn": 1.0}, 0.0) is None

@@ -863,6 +863,9 @@ class Command(BaseCommand):
                    1e-9, played["at"] - opened["at"])
                for name in ("uvicorn", "api", "client", "postgres") if played.get(name)}
         out("cores used while playing: " + ", ".join(f"{k} {v:.2f}" for k, v in cpu.items()))
+        per_act = machine.cpu_per_act_line(cpu, acts / max(1e-9, ran))
+        if per_act:
+            out(per_act)
         whole = machine.used(opened["machine"], played["machine"])
         if whole is not None:
             out(whole.line(os.cpu_count()))
