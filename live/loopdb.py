@@ -60,8 +60,8 @@ class LoopDatabase:
 
     async def rowcount(self, sql: str, params: list) -> int:
         """Run ``sql`` with ``params`` (``%s`` placeholders, Django's raw SQL; ``None``, whole
-        numbers, text, aware datetimes and psycopg's ``Json`` and ``Jsonb``) and answer how many rows it
-        changed (or, for a ``SELECT``, gave)."""
+        numbers, text, aware datetimes and psycopg's ``Json`` and ``Jsonb``) and answer how many
+        rows it changed (or, for a ``SELECT``, gave)."""
         loop = self._bind()
         async with self._slots:
             link = self._open_idle() or await _Link.open(loop)
