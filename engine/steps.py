@@ -36,7 +36,7 @@ WHY_CODES = (
 
 
 def _hand(game: Game, seat: int) -> list[str]:
-    return sort_cards(c for c, n in game.hands[seat].items() for _ in range(n))
+    return game.sorted_hand(seat)
 
 
 def answer_rights(game: Game) -> dict | None:

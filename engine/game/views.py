@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from ..cards import sort_cards
-
 if TYPE_CHECKING:
     from . import Game
 
@@ -41,7 +39,7 @@ class Views:
             counts.append("10+" if le10 and n > 10 and s != seat else n)
         v = {"seat": seat, "counts": counts}
         if seat is not None:
-            v["hand"] = sort_cards(c for c, n in self.hands[seat].items() for _ in range(n))
+            v["hand"] = self.sorted_hand(seat)
             v["legal"] = self.legal_actions(seat)
         return v
 

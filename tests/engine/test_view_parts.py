@@ -26,3 +26,29 @@ def test_a_view_is_its_seat_part_and_its_public_part_and_nothing_else():
             if game.state == "over":
                 break
             game.act(*next_act(game, bots))
+
+
+def test_a_seats_hand_in_its_view_is_its_cards_in_card_order_after_every_act():
+    """The view's hand is kept between acts that leave a seat's cards alone
+    (:meth:`engine.Game.sorted_hand`): through matches — tributes, 还贡 and 买3 move cards
+    before play, plays and burns take them, a seat out or in revolution has none — every
+    seat's view shows exactly what it holds, sorted, and a view's list is its own."""
+    from engine.cards import sort_cards
+
+    rng = random.Random(5)
+    for preset in ("dagang", "online"):
+        previous = None
+        bots = [make_bot("heuristic", random.Random(rng.random())) for _ in range(6)]
+        for number in range(3):  # (games after the first pay and return tributes)
+            game = engine.Game(preset, engine.deal(rng), previous, first_game=number == 0)
+            while True:
+                for seat in range(6):
+                    held = sort_cards(c for c, n in game.hands[seat].items() for _ in range(n))
+                    shown = game.seat_view(seat)["hand"]
+                    assert shown == held
+                    shown.append("RJ")  # (a caller's list: the next view is not changed)
+                    assert game.seat_view(seat)["hand"] == held
+                if game.state == "over":
+                    break
+                game.act(*next_act(game, bots))
+            previous = game.result()
