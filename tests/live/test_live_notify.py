@@ -149,6 +149,19 @@ def test_outside_a_request_an_announcement_goes_out_at_once(no_pubsub):
     assert live_notify._latest[9100] == 4
 
 
+def test_the_publish_command_is_written_as_redis_py_packs_it():
+    """The announcement's ``PUBLISH`` in Redis's protocol, formatted at once, is byte for byte
+    what redis-py's own packing writes, whatever the data holds (line ends, spaces, bytes
+    beyond ASCII, nothing, a large act)."""
+    from redis.connection import Connection
+
+    packer = Connection()
+    for data in (b"", b"7", b"12 {\"seat\":3} 0f\r\n ab", bytes(range(256)), b"x" * 70_000):
+        channel = f"gouji:live:{len(data)}"
+        assert live_notify._publish_command(channel.encode(), data) == b"".join(
+            packer.pack_command("PUBLISH", channel, data))
+
+
 @pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
 def test_the_publisher_delivers_every_announcement_in_order_without_waiting_for_replies(settings):
     """live.notify.Publisher writes each PUBLISH and reads the replies later, UNREAD at a time:
