@@ -70,6 +70,23 @@ def test_the_common_act_is_stored_on_the_event_loop(game, viewed, paths):  # noq
     assert paths["loop"] == 24 - paths["thread"] and paths["loop"] >= 18
 
 
+def test_an_act_stored_on_the_loop_is_answered_in_the_requests_language(
+        game, viewed, paths):  # noqa: F811
+    """The loop's answer carries the headers of the request's language, as the view's does
+    (no language is activated on the loop: the headers are made for it)."""
+    lt, live_id, keys = game
+    for _ in range(12):  # (each seat's first act reads its token, in a thread)
+        seat, payload = next_act(lt, live_id)
+        assert act(live_id, keys[seat], payload)[0] == 200
+    for language in ("zh-hans", "en", "zh-hans"):
+        on_loop = paths["loop"]
+        seat, payload = next_act(lt, live_id)
+        status, headers, _body = act(live_id, keys[seat], payload, **{"Accept-Language": language})
+        assert status == 200 and paths["loop"] == on_loop + 1
+        assert headers["content-language"] == language
+    assert viewed == []
+
+
 def test_with_the_setting_off_the_act_is_stored_in_a_thread(game, viewed, paths,  # noqa: F811
                                                              settings):
     settings.LIVE_ACT_ON_LOOP = False
