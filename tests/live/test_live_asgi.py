@@ -347,6 +347,18 @@ def test_an_event_stream_hands_its_frames_to_the_server_as_they_are():
     assert b"".join(sync) == b"a\n\nb\n\n"
 
 
+def test_the_servers_chunks_of_a_part_are_djangos():
+    """config.asgi.Handler.chunk_bytes hands a part no larger than a chunk on as it is and
+    splits a larger one as Django does: the same chunks, the same last flags."""
+    from django.core.handlers.asgi import ASGIHandler
+
+    from config.asgi import Handler
+
+    size = ASGIHandler.chunk_size
+    for data in (b"", b"x", b"y" * size, b"z" * (size + 1), b"w" * (3 * size + 5)):
+        assert list(Handler.chunk_bytes(data)) == list(ASGIHandler.chunk_bytes(data))
+
+
 def test_the_stream_server_collects_its_older_generations_rarely_and_its_young_one_often():
     """config.asgi.GC_THRESHOLDS: with Python's default thresholds, 10,000 open streams made
     the collector walk the whole heap every few seconds (0.8 s each, the event loop stopped).
