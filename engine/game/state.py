@@ -186,7 +186,7 @@ class GameState:
         """Seat ``s``'s cards in card order (:func:`~engine.cards.sort_cards`), as a new list:
         :meth:`cards_by_rank` laid end to end, kept until the hand changes. A seat's view shows
         it after every act of the game, and five seats of six hold the same cards as before
-        (sorting each hand anew was 4 % of a live stream server's samples, py-spy of
+        (sorting each hand anew was 3 % of a live stream server's samples, py-spy of
         ``bench_live --streams 10000``)."""
         ranks = self.cards_by_rank(s)
         got = self._sorted_hand[s]
