@@ -68,8 +68,6 @@ class GameState:
         self.hands: list[dict[str, int]] = []
         # per seat: (the hand dict it was made from, {rank: cards}); see cards_by_rank
         self._rank_view: list[tuple | None] = [None] * 6
-        # per seat: (the cards by rank it was made from, the hand in card order); see sorted_hand
-        self._sorted_hand: list[tuple | None] = [None] * 6
         for hand in self.deal:
             self.hands.append(dict(Counter(hand)))  # cards in the order first dealt
         self.count = [36] * 6
@@ -184,15 +182,11 @@ class GameState:
 
     def sorted_hand(self, s: int) -> list[str]:
         """Seat ``s``'s cards in card order (:func:`~engine.cards.sort_cards`), as a new list:
-        :meth:`cards_by_rank` laid end to end, kept until the hand changes. A seat's view shows
+        :meth:`cards_by_rank`, kept until the hand changes, laid end to end. A seat's view shows
         it after every act of the game, and five seats of six hold the same cards as before
         (sorting each hand anew was 3 % of a live stream server's samples, py-spy of
         ``bench_live --streams 10000``)."""
-        ranks = self.cards_by_rank(s)
-        got = self._sorted_hand[s]
-        if got is None or got[0] is not ranks:
-            got = self._sorted_hand[s] = (ranks, [c for cs in ranks.values() for c in cs])
-        return list(got[1])
+        return [c for cards in self.cards_by_rank(s).values() for c in cards]
 
     def _take_cards(self, s: int, cards: list[str], what: str, where="pre") -> None:
         self._rank_view[s] = None
