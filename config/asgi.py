@@ -15,6 +15,7 @@ import asyncio
 import gc
 import os
 import re
+import sys
 
 import django
 from django.core.handlers.asgi import ASGIHandler
@@ -44,6 +45,18 @@ URLCONF = "config.asgi_urls"
 GC_THRESHOLDS = (10_000, 2_400, 100)
 #: seconds between the young collections the event loop makes (:class:`YoungCollections`)
 YOUNG_EVERY = 0.25
+
+#: how long a thread running Python keeps the GIL from another that asks for it, in this server
+#: (``sys.setswitchinterval``; Python's default is 5 ms). The event loop gives the GIL up at
+#: every system call (each socket read and write, each ``epoll``) and must ask for it back;
+#: while a thread runs Python — a database thread's read or access check, the sync thread's
+#: view for an act off the short path (the act that ends a game: 110–550 ms of CPU when it
+#: recomputes the event's standings in-process) — each time is a wait of up to the whole
+#: interval, so the loop served a socket every few milliseconds and its 5,000 streams and their
+#: acts fell behind: with 10,000 streams, the acts' p99 was 382–673 ms in the 10 s in which a
+#: game ended, 66 ms at a tenth of the interval (``bench_live --streams 10000``,
+#: docs/BENCHMARKS.md, "Fifteenth pass").
+SWITCH_INTERVAL = 0.0005
 
 
 class YoungCollections:
@@ -139,3 +152,4 @@ refuse_the_development_key()
 application = Handler()
 freeze_what_loading_made(URLCONF)
 gc.set_threshold(*GC_THRESHOLDS)
+sys.setswitchinterval(SWITCH_INTERVAL)
