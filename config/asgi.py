@@ -54,7 +54,7 @@ YOUNG_EVERY = 0.25
 #: recomputes the event's standings in-process) — each time is a wait of up to the whole
 #: interval, so the loop served a socket every few milliseconds and its 5,000 streams and their
 #: acts fell behind: with 10,000 streams, the acts' p99 was 382–673 ms in the 10 s in which a
-#: game ended, 66 ms at a tenth of the interval (``bench_live --streams 10000``,
+#: game ended, 66–274 ms at a tenth of the interval (``bench_live --streams 10000``,
 #: docs/BENCHMARKS.md, "Fifteenth pass").
 SWITCH_INTERVAL = 0.0005
 
