@@ -35,10 +35,6 @@ WHY_CODES = (
 )
 
 
-def _hand(game: Game, seat: int) -> list[str]:
-    return game.sorted_hand(seat)
-
-
 def answer_rights(game: Game) -> dict | None:
     """Whether each seat may answer the combo on top now (``may``, by seat) and the code of why
     (``why``, by seat: :data:`WHY_CODES`); ``None`` while nothing is on the table to answer."""
@@ -109,7 +105,7 @@ def replay_steps(record: dict, *, first_game: bool = False) -> dict:
     start = {
         "deal": [sort_cards(h) for h in game.deal],
         "pre": [dict(e) for e in game.pre_events],
-        "hands": [_hand(game, s) for s in range(6)],
+        "hands": [game.sorted_hand(s) for s in range(6)],
         "leader": game.leader,
         "void": game.state == "over",
         **_table(game),
@@ -134,7 +130,7 @@ def replay_steps(record: dict, *, first_game: bool = False) -> dict:
             "index": index, "seat": seat, "act": action.get("act"),
             "cards": list(game.actions[-1].get("cards", [])),
             "auto": bool(action.get("auto")), "round": round_number,
-            "hands": {str(s): _hand(game, s) for s in sorted(changed)},
+            "hands": {str(s): game.sorted_hand(s) for s in sorted(changed)},
             **_table(game),
         })
     return {"ok": True, "start": start, "steps": steps, "result": game.result()}
