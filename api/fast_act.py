@@ -56,8 +56,8 @@ from rest_framework.exceptions import APIException
 from api.authentication import TokenAuthentication, token_holds_sql, token_users
 from api.live_views import FastJSONRenderer, LiveActApi, LiveActSerializer, plain_act
 from api.parsers import StrictJSONParser
-from api.throttling import allow_for_view
-from config.ratelimit import COUNTED, counts_in_process
+from api.throttling import allow_for_view, counters_for_view, let_through
+from config.ratelimit import COUNTED, count_on_redis, counts_in_process, on_redis
 from live import loopdb, queries, streams
 from live import services as live
 from live.aio import in_db_thread
@@ -185,18 +185,28 @@ def _replayed(body: bytes, more: bool, receive: Receive) -> Receive:
 async def _act_here(scope: dict, body: bytes, live_id: int) -> tuple[bytes, list] | None:
     """The act stored and its answer, or ``None`` (the view answers). On PostgreSQL, when this
     process holds all the act needs (the token's user, the game at the version acted on, its
-    facts and the user's seat) and counts the throttles itself, it is checked and made on the
-    event loop and stored by one statement awaited there (:mod:`live.loopdb`); otherwise, or
-    with ``LIVE_ACT_ON_LOOP`` off, all of it happens in a stream database thread (:func:`_act`),
-    as it did before."""
+    facts and the user's seat), it is checked and made on the event loop, its throttles counted
+    in the process's memory or in Redis on the loop's own connection, and stored by one
+    statement awaited there (:mod:`live.loopdb`); otherwise, or with ``LIVE_ACT_ON_LOOP`` off,
+    all of it happens in a stream database thread (:func:`_act`), as it did before."""
     if not _on_loop():
         return await in_db_thread(_act, scope, body, live_id)
-    planned = _loop_context.run(_plan_here, scope, body, live_id)
+    checked = _loop_context.run(_checked_here, scope, body)
+    if checked is None:
+        return None
+    if checked is _IN_THREAD:
+        return await in_db_thread(_act, scope, body, live_id)
+    admitted, due = checked
+    if due is not None:  # (the throttles count in Redis: one round trip, awaited here)
+        counted, where = due
+        if not let_through(counted, await count_on_redis(*where)):
+            return None  # (the view refuses it, counting it again: past the limit already)
+        scope[COUNTED] = True
+    planned = _loop_context.run(_plan_here, admitted, live_id)
     if planned is None:
         return None
-    if planned is _IN_THREAD or planned is _IN_THREAD_COUNTED:
-        return await in_db_thread(_act, scope, body, live_id,
-                                  counted=planned is _IN_THREAD_COUNTED)
+    if planned is _IN_THREAD_COUNTED:
+        return await in_db_thread(_act, scope, body, live_id, counted=True)
     request, language, made = planned
     if await loopdb.database.rowcount(made.sql, made.params) != 1:
         return None  # moved on, finished, or reseated meanwhile: the game is dropped
@@ -214,15 +224,30 @@ _IN_THREAD = object()  # (the act goes to a stream database thread)
 _IN_THREAD_COUNTED = object()  # (the same, its throttles counted already)
 
 
-def _plan_here(scope: dict, body: bytes, live_id: int):
-    """:func:`_act_here`'s checks and the act made, on the event loop, from memory only:
-    ``(request, language, planned act)``, ``None`` (the view answers), or one of the two
-    markers that send it to a stream database thread."""
-    if not counts_in_process():
-        return _IN_THREAD  # (the throttles are counted elsewhere: a round trip)
-    admitted = _admitted(scope, body, authenticate=False)
-    if admitted is None or admitted is _IN_THREAD:
-        return admitted
+def _checked_here(scope: dict, body: bytes):
+    """:func:`_act_here`'s checks on the event loop, from memory only, and its throttles
+    counted if they count in this process: ``(the act as :func:`_admitted` gives it, None)``;
+    ``(the same, (the throttles' counters, where they count in Redis))`` when that is still
+    to do (:func:`config.ratelimit.count_on_redis`); ``None`` (the view answers); or
+    :data:`_IN_THREAD` (a token not seen lately, or throttles that count elsewhere)."""
+    request = ASGIRequest(scope, io.BytesIO(body))
+    checked = _checks(request, body, authenticate=False)
+    if checked is None or checked is _IN_THREAD:
+        return checked
+    admitted = (request, translation.get_language_from_request(request), *checked)
+    if counts_in_process():
+        return (admitted, None) if _count_throttles(request, scope) else None
+    counted = counters_for_view(request, _view)
+    where = None if counted is None else on_redis([counter for _t, counter in counted])
+    if where is None:
+        return _IN_THREAD  # (counted in the thread, by the cache's own client)
+    return admitted, (counted, where)
+
+
+def _plan_here(admitted: tuple, live_id: int):
+    """The act :func:`_checked_here` admitted (its throttles counted), made on the event loop
+    from memory only: ``(request, language, planned act)``, ``None`` (the view answers), or
+    :data:`_IN_THREAD_COUNTED` (a read is due: a stream database thread makes it)."""
     request, language, user, key, action, version, seat = admitted
     # (no language activated: nothing here is put in words — a refusal goes to the view, which
     # answers in the request's language; activating it for each act was 2 % of the server's
@@ -258,7 +283,7 @@ def _act(scope: dict, body: bytes, live_id: int, counted: bool = False
     the checks, or the database refusing the update); once it is, only the answer is left to
     render, from memory — and were that to fail, the view would find the version moved on and
     answer 409, never store the act twice. ``counted``: the throttles have counted it."""
-    admitted = _admitted(scope, body, authenticate=True, counted=counted)
+    admitted = _admitted(scope, body, counted=counted)
     if admitted is None:
         return None
     request, language, user, key, action, version, seat = admitted
@@ -268,15 +293,15 @@ def _act(scope: dict, body: bytes, live_id: int, counted: bool = False
     return None if lg is None else _answer(request, language, lg)
 
 
-def _admitted(scope: dict, body: bytes, *, authenticate: bool, counted: bool = False):
-    """The act in ``scope`` (its ``body``) checked as the view checks it (:func:`_checks`) and
-    counted by its throttles, unless ``counted`` already: ``(request, language, user, token
-    key, action, version, seat)``, ``None`` (the view answers), or, not to ``authenticate`` a
-    token not seen lately, :data:`_IN_THREAD`."""
+def _admitted(scope: dict, body: bytes, *, counted: bool = False):
+    """The act in ``scope`` (its ``body``) checked as the view checks it (:func:`_checks`, its
+    token authenticated if not seen lately) and counted by its throttles, unless ``counted``
+    already: ``(request, language, user, token key, action, version, seat)``, or ``None`` (the
+    view answers)."""
     request = ASGIRequest(scope, io.BytesIO(body))
-    checked = _checks(request, body, authenticate=authenticate)
-    if checked is None or checked is _IN_THREAD:
-        return checked
+    checked = _checks(request, body, authenticate=True)
+    if checked is None:
+        return None
     if not counted and not _count_throttles(request, scope):
         return None
     return request, translation.get_language_from_request(request), *checked

@@ -43,13 +43,27 @@ def allow_for_view(request, view) -> bool:
     """DRF's ``check_throttles`` of ``view`` for ``request``, a Django request whose ``user``
     is set, outside DRF's dispatch (api/fast_act.py): every throttle of the view counts it, as
     DRF counts it, all in one round trip to a Redis cache; whether all let it through."""
+    counted = counters_for_view(request, view)
+    if counted is None:
+        return all([throttle.allow_request(request, view) for throttle in view.get_throttles()])
+    return let_through(counted, count_requests([counter for _throttle, counter in counted]))
+
+
+def counters_for_view(request, view) -> list[tuple[AtomicWindowMixin, tuple[str, int]]] | None:
+    """The counters :func:`allow_for_view` counts ``request`` on, each with its throttle
+    (``None``: a throttle of the view counts in its own way)."""
     throttles = view.get_throttles()
     if not all(isinstance(throttle, AtomicWindowMixin) for throttle in throttles):
-        return all([throttle.allow_request(request, view) for throttle in throttles])
-    counted = [(throttle, counter) for throttle in throttles
-               if (counter := throttle.counter_for(request, view)) is not None]
-    counts = count_requests([counter for _throttle, counter in counted])
-    return all(n <= throttle.num_requests for (throttle, _c), n in zip(counted, counts, strict=True))
+        return None
+    return [(throttle, counter) for throttle in throttles
+            if (counter := throttle.counter_for(request, view)) is not None]
+
+
+def let_through(counted: list, counts: list[int]) -> bool:
+    """Whether every throttle of ``counted`` (:func:`counters_for_view`) lets the request
+    through, its counter now at ``counts``."""
+    return all(n <= throttle.num_requests
+               for (throttle, _c), n in zip(counted, counts, strict=True))
 
 
 class LoginAddressThrottle(AtomicWindowMixin, throttling.SimpleRateThrottle):

@@ -21,6 +21,8 @@ from django.conf import settings
 from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
 from django.core.cache.backends.locmem import LocMemCache
 
+from config import loopredis
+
 
 def client_address(request) -> str:
     """The client's address as our ``TRUSTED_PROXY_COUNT`` proxies saw it: each of them
@@ -90,6 +92,7 @@ for i, key in ipairs(KEYS) do
 end
 return counts"""
 _scripts: dict = {}
+_COUNT_ON_LOOP = loopredis.Script(_COUNT_SCRIPT)
 
 
 def count_request(counter: str, timeout: int) -> int:
@@ -123,6 +126,35 @@ def count_requests(counters: list[tuple[str, int]]) -> list[int]:
         return [_count_in_local_memory(backend, counter, timeout)
                 for counter, timeout in counters]
     return [_count_in_cache(counter, timeout) for counter, timeout in counters]
+
+
+def on_redis(counters: list[tuple[str, int]]) -> tuple[str, list[str], list[int]] | None:
+    """What :func:`count_on_redis` counts ``counters`` (``(counter, timeout)``) with: the
+    cache's first server (where its writes go), the counters' keys and their timeouts, as
+    :func:`count_requests` counts them; ``None`` when the cache is not Redis."""
+    from django.core.cache.backends.redis import RedisCache
+
+    backend = caches[DEFAULT_CACHE_ALIAS]
+    if not isinstance(backend, RedisCache):
+        return None
+    return (backend._servers[0], [backend.make_and_validate_key(c) for c, _t in counters],
+            [timeout for _c, timeout in counters])
+
+
+async def count_on_redis(server: str, keys: list[str], timeouts: list[int]) -> list[int]:
+    """:func:`count_requests` on Redis (:func:`on_redis` gave the arguments) from the running
+    event loop, without a thread: the same script on the same keys, sent on the loop's own
+    connection (:func:`config.loopredis.client`). A Redis that fails or does not answer raises
+    :class:`config.loopredis.RedisError` (the counters may have counted).
+
+    A stream server whose throttles count in Redis — the production layout: one cache for
+    every process — sent every act to a stream database thread for this one round trip, and the
+    hops cost more than the act (``bench_live --streams 10000 --broker …``,
+    docs/BENCHMARKS.md, "Sixteenth pass")."""
+    if not keys:
+        return []
+    redis = await loopredis.client(server)
+    return [int(n) for n in await _COUNT_ON_LOOP(redis, keys, timeouts)]
 
 
 def counts_in_process() -> bool:

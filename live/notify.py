@@ -44,6 +44,7 @@ from django.conf import settings
 from django.core.signals import request_finished, request_started
 from django.db import transaction
 
+from config import loopredis
 from live import fastjson
 
 log = logging.getLogger(__name__)
@@ -598,40 +599,18 @@ class _Subscriber(asyncio.Protocol):
 
     @classmethod
     async def open(cls, url: str, on_reply) -> _Subscriber:
-        """Connect to the Redis of ``url`` (at most 2 s), sign in if it names a password, and
-        subscribe: replies go to ``on_reply`` from then on."""
-        from redis.connection import SSLConnection, UnixDomainSocketConnection, parse_url
-
-        options = parse_url(url)
-        loop = asyncio.get_running_loop()
-        made = lambda: cls(on_reply)  # noqa: E731
-        kind = options.get("connection_class")
-        if kind is UnixDomainSocketConnection:
-            connecting = loop.create_unix_connection(made, options["path"])
-        else:
-            secure = None
-            if kind is SSLConnection:
-                import ssl
-
-                secure = ssl.create_default_context()
-                if str(options.get("ssl_cert_reqs", "required")).lower() in ("none", "0"):
-                    secure.check_hostname, secure.verify_mode = False, ssl.CERT_NONE
-            connecting = loop.create_connection(made, options.get("host", "localhost"),
-                                                options.get("port", 6379), ssl=secure)
-        _transport, subscriber = await asyncio.wait_for(connecting, timeout=2.0)
-        if options.get("password") is not None:
-            subscriber.command("AUTH", *([options["username"]] if options.get("username")
-                                         else []), options["password"])
+        """Connect to the Redis of ``url`` (:func:`config.loopredis.connect`: at most 2 s,
+        signed in if it names a password) and subscribe: replies go to ``on_reply`` from then
+        on."""
+        subscriber, first = await loopredis.connect(url, lambda: cls(on_reply))
+        for command in first:
+            subscriber._transport.write(command)
         subscriber.command("PSUBSCRIBE", f"{CHANNEL_PREFIX}*")
         return subscriber
 
     def command(self, *words: str) -> None:
         """Send one command (in Redis' protocol)."""
-        parts = [b"*%d\r\n" % len(words)]
-        for word in words:
-            data = word.encode()
-            parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
-        self._transport.write(b"".join(parts))
+        self._transport.write(loopredis.packed(*words))
 
     async def held(self) -> None:
         """Until the connection is lost (or stops answering)."""

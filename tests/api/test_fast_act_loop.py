@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 
 import pytest
 from asgiref.sync import async_to_sync
 from django.db import OperationalError, connection
 
 from api import fast_act
+from config import loopredis
 from live import loopdb
 from live.models import LiveGame
 from tests.api.test_fast_act import (  # noqa: F401
@@ -25,6 +27,7 @@ from tests.api.test_fast_act import (  # noqa: F401
     viewed,
 )
 from tests.live.helpers import lifespan
+from tests.live.test_live_notify import redis_up
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -68,6 +71,56 @@ def test_the_common_act_is_stored_on_the_event_loop(game, viewed, paths):  # noq
     assert viewed == []
     assert paths["thread"] <= 6  # at most each seat's first act
     assert paths["loop"] == 24 - paths["thread"] and paths["loop"] >= 18
+
+
+@pytest.fixture
+def redis_throttles(settings, monkeypatch):
+    """The throttles count in Redis (``CACHE_URL``, as in production): the counts each act
+    made on the event loop's own connection, by how many counters."""
+    if not redis_up():
+        pytest.skip("needs Redis on 127.0.0.1:6379")
+    settings.CACHES = {"default": {
+        "BACKEND": "django.core.cache.backends.redis.RedisCache",
+        "LOCATION": "redis://127.0.0.1:6379/7", "KEY_PREFIX": uuid.uuid4().hex}}
+    counted, count_on_redis = [], fast_act.count_on_redis
+
+    def on_loop(server, keys, timeouts):
+        counted.append(len(keys))
+        return count_on_redis(server, keys, timeouts)
+
+    monkeypatch.setattr(fast_act, "count_on_redis", on_loop)
+    return counted
+
+
+def test_with_the_throttles_in_redis_the_act_is_counted_and_stored_on_the_loop(
+        game, viewed, paths, redis_throttles):  # noqa: F811
+    """Before, throttles that count in Redis sent every act to a stream database thread for
+    that round trip; now it is awaited on the loop, on the loop's own connection."""
+    lt, live_id, keys = game
+    for _ in range(24):
+        seat, payload = next_act(lt, live_id)
+        status, _headers, body = act(live_id, keys[seat], payload)
+        assert status == 200, body
+    assert viewed == [] and paths["thread"] <= 6  # at most each seat's first act
+    assert redis_throttles == [2] * paths["loop"] and paths["loop"] >= 18
+
+
+def test_a_failed_count_in_redis_hands_the_act_to_the_view_which_stores_it_once(
+        game, viewed, paths, redis_throttles, monkeypatch):  # noqa: F811
+    lt, live_id, keys = game
+    for _ in range(8):  # (every seat's token known)
+        seat, payload = next_act(lt, live_id)
+        assert act(live_id, keys[seat], payload)[0] == 200
+
+    async def broken(server, keys, timeouts):
+        raise loopredis.RedisError("the connection to Redis was lost")
+
+    monkeypatch.setattr(fast_act, "count_on_redis", broken)
+    seat, payload = next_act(lt, live_id)
+    status, _headers, body = act(live_id, keys[seat], payload)
+    assert status == 200, body
+    assert viewed == [live_id]
+    assert LiveGame.objects.get(pk=live_id).version == json.loads(body)["version"]  # once
 
 
 def test_an_act_stored_on_the_loop_is_answered_in_the_requests_language(

@@ -1,0 +1,182 @@
+"""Redis on the event loop itself: a connection whose commands are written as they come and
+whose replies, parsed by hiredis (Redis' own C parser, redis-py's too), resolve the commands'
+futures in order, in the loop's own data callback — no thread, no task per command.
+
+The stream server (config/asgi.py) uses it for the two things it asks of Redis on the loop:
+the act's throttles, counted in the shared cache (:func:`config.ratelimit.
+count_requests_on_loop`), and the live games' pub/sub subscription (:class:`live.notify.
+Dispatcher`), which opens its connection with :func:`connect`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import hashlib
+import weakref
+
+import hiredis
+
+#: seconds a command waits for its reply (as redis-py's ``socket_timeout`` of the cache and
+#: the pub/sub clients): past it the connection is closed and every command waiting on it fails
+TIMEOUT = 2.0
+
+
+def packed(*words: str | bytes | int) -> bytes:
+    """One command in Redis' protocol (RESP: an array of bulk strings)."""
+    parts = [b"*%d\r\n" % len(words)]
+    for word in words:
+        data = word if isinstance(word, bytes) else str(word).encode()
+        parts.append(b"$%d\r\n%s\r\n" % (len(data), data))
+    return b"".join(parts)
+
+
+async def connect(url: str, factory, *, select_db: bool = False
+                  ) -> tuple[asyncio.Protocol, list[bytes]]:
+    """A connection to the Redis of ``url`` (read by redis-py: ``redis://``, ``rediss://``,
+    ``unix://``, a user and password, a database number) with the protocol ``factory()``
+    makes, at most :data:`TIMEOUT` seconds to connect, and the commands to send on it before
+    any other: ``AUTH`` if the URL names a password, and, with ``select_db``, ``SELECT`` of the
+    URL's database."""
+    from redis.connection import SSLConnection, UnixDomainSocketConnection, parse_url
+
+    options = parse_url(url)
+    loop = asyncio.get_running_loop()
+    kind = options.get("connection_class")
+    if kind is UnixDomainSocketConnection:
+        connecting = loop.create_unix_connection(factory, options["path"])
+    else:
+        secure = None
+        if kind is SSLConnection:
+            import ssl
+
+            secure = ssl.create_default_context()
+            if str(options.get("ssl_cert_reqs", "required")).lower() in ("none", "0"):
+                secure.check_hostname, secure.verify_mode = False, ssl.CERT_NONE
+        connecting = loop.create_connection(factory, options.get("host", "localhost"),
+                                            options.get("port", 6379), ssl=secure)
+    _transport, protocol = await asyncio.wait_for(connecting, timeout=TIMEOUT)
+    first = []
+    if options.get("password") is not None:
+        first.append(packed("AUTH", *([options["username"]] if options.get("username")
+                                      else []), options["password"]))
+    if select_db and options.get("db"):
+        first.append(packed("SELECT", options["db"]))
+    return protocol, first
+
+
+class RedisError(Exception):
+    """Redis answered a command with an error, or the connection failed before its reply."""
+
+
+class LoopRedis(asyncio.Protocol):
+    """One connection of the running loop: :meth:`call` writes a command and awaits its reply.
+    Commands from many requests share it, pipelined (Redis answers in order). A reply that does
+    not come within :data:`TIMEOUT`, or a lost connection, fails every command waiting and
+    closes it: the next :func:`client` call opens another. Made by :func:`client`."""
+
+    def __init__(self):
+        self._parser = hiredis.Reader()
+        self._waiting: collections.deque = collections.deque()  # (future, its timer)
+        self._transport = None
+        self.closed = False
+
+    def write(self, data: bytes) -> asyncio.Future:
+        """Send ``data`` (one command, :func:`packed`); the future of its reply."""
+        loop = asyncio.get_running_loop()
+        future = loop.create_future()
+        self._waiting.append((future, loop.call_later(TIMEOUT, self._timed_out, future)))
+        self._transport.write(data)
+        return future
+
+    async def call(self, *words: str | bytes | int):
+        """Run one command: its reply (an error reply raises :class:`RedisError`)."""
+        if self.closed:
+            raise RedisError("the connection is closed")
+        return await self.write(packed(*words))
+
+    def close(self, why: str = "closed") -> None:
+        self.closed = True
+        if self._transport is not None:
+            self._transport.close()
+        while self._waiting:
+            future, timer = self._waiting.popleft()
+            timer.cancel()
+            if not future.done():
+                future.set_exception(RedisError(f"the connection to Redis was {why}"))
+
+    def _timed_out(self, future: asyncio.Future) -> None:
+        if not future.done():
+            self.close(f"not answered within {TIMEOUT} s")
+
+    # -- asyncio.Protocol
+    def connection_made(self, transport) -> None:
+        self._transport = transport
+
+    def data_received(self, data: bytes) -> None:
+        self._parser.feed(data)
+        while (reply := self._parser.gets()) is not False:
+            if not self._waiting:  # (a reply nobody asked for: the stream is out of step)
+                self.close("out of step")
+                return
+            future, timer = self._waiting.popleft()
+            timer.cancel()
+            if future.done():
+                continue  # (its caller was cancelled)
+            if isinstance(reply, hiredis.ReplyError):
+                future.set_exception(RedisError(str(reply)))
+            else:
+                future.set_result(reply)
+
+    def connection_lost(self, exc) -> None:
+        self.close("lost")
+
+
+#: the loop -> the URL -> its open connection, or the future of the one opening
+_clients: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+async def client(url: str) -> LoopRedis:
+    """The running loop's connection to the Redis of ``url`` (its database selected), opened
+    by the first caller while the others wait for it."""
+    loop = asyncio.get_running_loop()
+    clients = _clients.setdefault(loop, {})
+    got = clients.get(url)
+    if isinstance(got, LoopRedis) and not got.closed:
+        return got
+    if isinstance(got, asyncio.Future):
+        return await asyncio.shield(got)
+    opening = clients[url] = loop.create_future()
+    try:
+        made, first = await connect(url, LoopRedis, select_db=True)
+        try:
+            for command in first:
+                await made.write(command)
+        except BaseException:
+            made.close()
+            raise
+    except BaseException as exc:
+        del clients[url]
+        opening.set_exception(RedisError(f"could not connect to Redis: {type(exc).__name__}"))
+        opening.exception()  # (retrieved: none may be waiting)
+        raise
+    clients[url] = made
+    opening.set_result(made)
+    return made
+
+
+class Script:
+    """A Lua script run by its digest (``EVALSHA``), sent whole (``EVAL``) the first time a
+    server does not know it."""
+
+    def __init__(self, source: str):
+        self.source = source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()
+
+    async def __call__(self, redis: LoopRedis, keys: list, args: list):
+        try:
+            return await redis.call("EVALSHA", self.sha, len(keys), *keys, *args)
+        except RedisError as exc:
+            if not str(exc).startswith("NOSCRIPT"):
+                raise
+        return await redis.call("EVAL", self.source, len(keys), *keys, *args)

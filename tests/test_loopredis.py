@@ -1,0 +1,122 @@
+"""Redis on the event loop (config/loopredis.py) and the throttles' counting there
+(config.ratelimit.count_on_redis), against the local Redis: commands pipelined on one
+connection each get their own reply, an error reply fails only its command, a Redis that does
+not answer fails what waits on it and is replaced, and the loop counts exactly what the
+cache's own client counts, on the same keys of the same database."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import uuid
+
+import pytest
+import redis as redis_py
+
+from config import loopredis, ratelimit
+from tests.live.test_live_notify import redis_up
+
+pytestmark = pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
+
+URL = "redis://127.0.0.1:6379/7"
+
+
+def test_pipelined_commands_each_get_their_own_reply_and_an_error_fails_only_its_own():
+    key = f"loopredis-test:{uuid.uuid4().hex}"
+
+    async def run():
+        redis = await loopredis.client(URL)
+        assert await loopredis.client(URL) is redis  # (one connection for the loop)
+        replies = await asyncio.gather(
+            *(redis.call("INCRBY", key, n) for n in range(1, 51)),
+            redis.call("LPUSH", key, "x"),  # (a number is not a list)
+            redis.call("GET", key), return_exceptions=True)
+        await redis.call("DEL", key)
+        return replies
+
+    replies = asyncio.run(run())
+    assert replies[:50] == [n * (n + 1) // 2 for n in range(1, 51)]
+    assert isinstance(replies[50], loopredis.RedisError) and "WRONGTYPE" in str(replies[50])
+    assert replies[51] == b"1275"
+
+
+def test_the_database_of_the_url_is_selected():
+    key = f"loopredis-test:{uuid.uuid4().hex}"
+
+    async def run():
+        redis = await loopredis.client(URL)
+        await redis.call("SET", key, "on seven", "EX", 60)
+
+    asyncio.run(run())
+    assert redis_py.Redis.from_url(URL).get(key) == b"on seven"
+    assert redis_py.Redis.from_url("redis://127.0.0.1:6379/0").get(key) is None
+
+
+def test_a_redis_that_does_not_answer_fails_the_waiting_commands_and_is_replaced(monkeypatch):
+    """A server that accepts the connection and never answers: the command fails after the
+    timeout, the connection is closed, and the next call opens a new one."""
+    monkeypatch.setattr(loopredis, "TIMEOUT", 0.2)
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
+
+    async def run():
+        redis = await loopredis.client(url)
+        with pytest.raises(loopredis.RedisError, match="not answered"):
+            await redis.call("PING")
+        assert redis.closed
+        with pytest.raises(loopredis.RedisError, match="closed"):
+            await redis.call("PING")
+        return redis, await loopredis.client(url)
+
+    try:
+        first, second = asyncio.run(run())
+    finally:
+        silent.close()
+    assert second is not first and not second.closed
+
+
+def test_a_script_unknown_to_the_server_is_sent_whole_once():
+    script = loopredis.Script(f"return '{uuid.uuid4().hex}'")
+    sent = []
+
+    async def run():
+        redis = await loopredis.client(URL)
+        call = redis.call
+
+        async def recorded(*words):
+            sent.append(words[0])
+            return await call(*words)
+        redis.call = recorded
+        try:
+            return [await script(redis, [], []) for _ in range(3)]
+        finally:
+            del redis.call
+
+    results = asyncio.run(run())
+    assert len(set(results)) == 1 and sent == ["EVALSHA", "EVAL", "EVALSHA", "EVALSHA"]
+
+
+def test_the_loop_counts_what_the_caches_own_client_counts(settings):
+    """The throttles' counters counted on the loop and by :func:`count_requests` (the cache's
+    client, in a thread) are the same counters: together they count every request once."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": URL, "KEY_PREFIX": uuid.uuid4().hex}}
+    counters = [("throttle_user_1:99", 61), ("throttle_live_1:99", 61)]
+    assert ratelimit.count_requests(counters) == [1, 1]
+    where = ratelimit.on_redis(counters)
+    assert where[0] == URL and where[2] == [61, 61]
+
+    async def run():
+        return [await ratelimit.count_on_redis(*where) for _ in range(3)]
+
+    assert asyncio.run(run()) == [[2, 2], [3, 3], [4, 4]]
+    assert ratelimit.count_requests(counters[:1]) == [5]
+    ttl = redis_py.Redis.from_url(URL).ttl(where[1][0])
+    assert 0 < ttl <= 61
+
+
+def test_another_cache_is_not_counted_on_the_loop(settings):
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    assert ratelimit.on_redis([("throttle_user_1:99", 61)]) is None
