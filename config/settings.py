@@ -272,6 +272,13 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 600
 CELERY_TASK_SOFT_TIME_LIMIT = 540
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A worker keeps its database connections from task to task, checked before and after each as a
+# request's are (config/celery.py); Celery's Django fixup closes them every 2 × this many tasks.
+# By default it closed them around every task — and, with a pool (DB_POOL_MAX_SIZE) in a prefork
+# worker, the whole pool — so every 托管 timer opened a PostgreSQL connection for one read
+# (a quarter of the worker's samples: ``bench_live --streams 10000 --broker …``,
+# docs/BENCHMARKS.md, "Sixteenth pass").
+CELERY_DB_REUSE_MAX = _whole("CELERY_DB_REUSE_MAX", 1000, minimum=1)
 # Redis redelivers a message that a worker took but never acknowledged (acks_late: the worker
 # died mid-task) once it has been unacknowledged for visibility_timeout seconds. It must exceed
 # the longest task run plus the longest countdown (the live-play 托管 countdown, an event's
