@@ -308,6 +308,7 @@ class CeleryWorker:
         self.log_path = ""
 
     def start(self) -> CeleryWorker:
+        self.forget_earlier_runs()
         env = dict(os.environ, DATABASE_URL=database_url(), CELERY_BROKER_URL=self.broker,
                    CACHE_URL=self.cache_url, LOG_LEVEL="WARNING")
         env.setdefault("DJANGO_SECRET_KEY", RUN_SECRET_KEY)  # its 托管 acts are signed too
@@ -319,6 +320,27 @@ class CeleryWorker:
              "--without-mingle"], env=env, cwd=str(settings.BASE_DIR),
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         return self
+
+    #: kombu's keys on a Redis broker for the messages a worker took and has not acknowledged
+    #: (Redis hands them to the next worker)
+    UNACKED_KEYS = ("unacked", "unacked_index", "unacked_mutex")
+
+    def forget_earlier_runs(self) -> None:
+        """Empty the broker of what earlier runs left, before the worker starts: the queue
+        (``celery purge``) and, on Redis, the messages a stopped worker held unacknowledged. An
+        earlier run's game is still running, its seats overdue: each of its 托管 timers has the
+        bot play a turn and queues the next, for as long as the game lasts. With the
+        ``--streams`` mode not purging, five earlier runs had left 8,333 timers queued, and the
+        worker played their games while this run's timers waited."""
+        purge = subprocess.run([sys.executable, "-m", "celery", "-A", "config", "purge", "-f"],
+                               env=dict(os.environ, CELERY_BROKER_URL=self.broker),
+                               cwd=str(settings.BASE_DIR), capture_output=True, text=True)
+        if purge.returncode:
+            raise RuntimeError(f"purging the broker's queue failed: {purge.stderr[-500:]}")
+        if self.broker.startswith(("redis://", "rediss://", "unix://")):
+            import redis
+
+            redis.Redis.from_url(self.broker).delete(*self.UNACKED_KEYS)
 
     def describe(self) -> str:
         return f"celery worker pid {self.proc.pid} (prefork, 1 process); log {self.log_path}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from django.conf import settings
 
 import benchmarks.servers as servers
@@ -20,6 +21,7 @@ def test_every_server_of_a_run_shares_one_secret_key(monkeypatch):
     started = {}
     monkeypatch.setattr(servers.subprocess, "Popen",  # the worker's command, not run
                         lambda *args, env, **kw: started.update(env) or _NotRun())
+    monkeypatch.setattr(CeleryWorker, "forget_earlier_runs", lambda self: None)
     CeleryWorker("redis://127.0.0.1:6379/12", "redis://127.0.0.1:6379/13").start()
     assert started["DJANGO_SECRET_KEY"] == key  # its 托管 acts are signed with it too
     monkeypatch.setenv("DJANGO_SECRET_KEY", "the operator's own key, kept as it is given")
@@ -32,3 +34,24 @@ class _NotRun:
 
     def poll(self):
         return None
+
+
+def test_a_worker_starts_on_a_broker_emptied_of_earlier_runs_messages():
+    """Queued messages and those a stopped worker held unacknowledged (Redis hands them to
+    the next worker) are gone before the worker starts: an earlier run's 托管 timers would
+    have it play that run's games."""
+    import uuid
+
+    import redis
+
+    from tests.live.test_live_notify import redis_up
+
+    if not redis_up():
+        pytest.skip("needs Redis on 127.0.0.1:6379")
+    broker = "redis://127.0.0.1:6379/11"
+    client = redis.Redis.from_url(broker)
+    client.rpush("celery", b"{}")
+    client.hset("unacked", uuid.uuid4().hex, b"{}")
+    client.zadd("unacked_index", {uuid.uuid4().hex: 1.0})
+    CeleryWorker(broker, "redis://127.0.0.1:6379/13").forget_earlier_runs()
+    assert client.exists("celery", "unacked", "unacked_index") == 0

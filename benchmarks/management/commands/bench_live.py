@@ -419,12 +419,6 @@ class Command(BaseCommand):
             env["LIVE_PUBSUB_URL"] = pubsub
         if broker != "none":
             env.update(CELERY_BROKER_URL=broker, CACHE_URL=neighbour_db(broker))
-            purge = subprocess.run(
-                [sys.executable, "-m", "celery", "-A", "config", "purge", "-f"],
-                env=dict(os.environ, CELERY_BROKER_URL=broker), cwd=str(_repo_root()),
-                capture_output=True, text=True)
-            if purge.returncode:
-                raise CommandError(f"purging the broker's queue failed: {purge.stderr[-500:]}")
             worker = CeleryWorker(broker, env["CACHE_URL"]).start()
             self.started.append(worker)  # (run() stops what is there)
             self.stdout.write(worker.describe())
