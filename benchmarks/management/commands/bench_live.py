@@ -879,8 +879,11 @@ class Command(BaseCommand):
             f"stream database threads, up to {loop_connections} for the acts on its event loop); "
             f"all to PostgreSQL on this host: {mid['db_connections']}")
         out(f"Redis connections of uvicorn: {mid['uvicorn_redis']} (each process: one pub/sub "
-            f"subscription for all its streams" + ("; the others publish its acts' announcements)"
-                                      if act_server == "uvicorn" else ")"))
+            f"subscription for all its streams"
+            + ("; the others publish its acts' announcements" if act_server == "uvicorn" else "")
+            + ("; with the broker, also the shared cache's (the acts' throttles, one on the "
+               "event loop) and Celery's (the 托管 timers)" if self.broker != "none" else "")
+            + ")")
         p99 = percentile(sorted(figures["act_ms"]), 99) if figures["act_ms"] else float("nan")
         out(f"goal act p99 < 100 ms with {streams} open streams: "
             f"{'met' if p99 < 100 else 'NOT met'} ({p99:.1f} ms)")
