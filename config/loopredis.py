@@ -3,9 +3,9 @@ whose replies, parsed by hiredis (Redis' own C parser, redis-py's too), resolve 
 futures in order, in the loop's own data callback — no thread, no task per command.
 
 The stream server (config/asgi.py) uses it for the two things it asks of Redis on the loop:
-the act's throttles, counted in the shared cache (:func:`config.ratelimit.
-count_requests_on_loop`), and the live games' pub/sub subscription (:class:`live.notify.
-Dispatcher`), which opens its connection with :func:`connect`.
+the act's throttles, counted in the shared cache (:func:`config.ratelimit.count_on_redis`),
+and the live games' pub/sub subscription (:class:`live.notify.Dispatcher`), which opens its
+connection with :func:`connect`.
 """
 
 from __future__ import annotations
