@@ -57,6 +57,7 @@ from api.authentication import TokenAuthentication, token_holds_sql, token_users
 from api.live_views import FastJSONRenderer, LiveActApi, LiveActSerializer, plain_act
 from api.parsers import StrictJSONParser
 from api.throttling import allow_for_view, counters_for_view, let_through
+from config.loopredis import RedisError
 from config.ratelimit import COUNTED, count_on_redis, counts_in_process, on_redis
 from live import loopdb, queries, streams
 from live import services as live
@@ -123,6 +124,9 @@ async def serve(scope: dict, receive: Receive, send: Send,
     if not more and len(body) == length:
         try:
             answer = await _act_here(scope, body, live_id)
+        except RedisError as exc:  # (nothing stored yet: a line, not a traceback an act)
+            log.warning("the act's throttles could not be counted in Redis (%s); handing the "
+                        "act to the view", exc)
         except Exception:  # nothing stored twice (see _act): the view answers, or fails
             log.exception("the act's short path failed; handing the act to the view")
     if answer is None:

@@ -106,7 +106,8 @@ def test_with_the_throttles_in_redis_the_act_is_counted_and_stored_on_the_loop(
 
 
 def test_a_failed_count_in_redis_hands_the_act_to_the_view_which_stores_it_once(
-        game, viewed, paths, redis_throttles, monkeypatch):  # noqa: F811
+        game, viewed, paths, redis_throttles, monkeypatch, caplog):  # noqa: F811
+    """... and says so in one line (no traceback for every act while Redis is away)."""
     lt, live_id, keys = game
     for _ in range(8):  # (every seat's token known)
         seat, payload = next_act(lt, live_id)
@@ -121,6 +122,9 @@ def test_a_failed_count_in_redis_hands_the_act_to_the_view_which_stores_it_once(
     assert status == 200, body
     assert viewed == [live_id]
     assert LiveGame.objects.get(pk=live_id).version == json.loads(body)["version"]  # once
+    said = [r for r in caplog.records if r.name == "api.fast_act"]
+    assert [(r.levelname, r.exc_info) for r in said] == [("WARNING", None)]
+    assert "could not be counted in Redis (the connection to Redis was lost)" in said[0].message
 
 
 def test_an_act_stored_on_the_loop_is_answered_in_the_requests_language(
