@@ -55,7 +55,8 @@ def test_a_throttle_rate_is_read_as_the_readme_writes_it(written, rate):
 
 @pytest.mark.parametrize(("variable", "value"), [
     ("THROTTLE_ANON", "lots"), ("THROTTLE_LOGIN", "10/fortnight"), ("THROTTLE_USER", "0"),
-    ("TRUSTED_PROXY_COUNT", "one"), ("LOGIN_FAILURE_LIMIT", "0"), ("DB_CONN_MAX_AGE", "-1")])
+    ("TRUSTED_PROXY_COUNT", "one"), ("LOGIN_FAILURE_LIMIT", "0"), ("DB_CONN_MAX_AGE", "-1"),
+    ("CELERY_DB_REUSE_MAX", "0")])
 def test_a_value_that_cannot_be_read_stops_the_process_naming_the_variable(variable, value):
     out = run("", {variable: value}, "check")
     assert out.returncode != 0
