@@ -93,6 +93,8 @@ end
 return counts"""
 _scripts: dict = {}
 _COUNT_ON_LOOP = loopredis.Script(_COUNT_SCRIPT)
+#: the Redis cache's ``OPTIONS`` that do not change where or how it connects
+_NOT_CONNECTING = {"pool_class", "parser_class", "serializer"}
 
 
 def count_request(counter: str, timeout: int) -> int:
@@ -131,11 +133,13 @@ def count_requests(counters: list[tuple[str, int]]) -> list[int]:
 def on_redis(counters: list[tuple[str, int]]) -> tuple[str, list[str], list[int]] | None:
     """What :func:`count_on_redis` counts ``counters`` (``(counter, timeout)``) with: the
     cache's first server (where its writes go), the counters' keys and their timeouts, as
-    :func:`count_requests` counts them; ``None`` when the cache is not Redis."""
+    :func:`count_requests` counts them; ``None`` when the cache is not Redis, or its
+    ``OPTIONS`` say how to connect (a database, a password…) beyond what its URL says: the
+    loop's connection knows the URL only, so the cache's own client counts then."""
     from django.core.cache.backends.redis import RedisCache
 
     backend = caches[DEFAULT_CACHE_ALIAS]
-    if not isinstance(backend, RedisCache):
+    if not isinstance(backend, RedisCache) or set(backend._options) - _NOT_CONNECTING:
         return None
     return (backend._servers[0], [backend.make_and_validate_key(c) for c, _t in counters],
             [timeout for _c, timeout in counters])

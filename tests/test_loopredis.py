@@ -120,3 +120,14 @@ def test_the_loop_counts_what_the_caches_own_client_counts(settings):
 def test_another_cache_is_not_counted_on_the_loop(settings):
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     assert ratelimit.on_redis([("throttle_user_1:99", 61)]) is None
+
+
+def test_a_redis_cache_whose_options_say_how_to_connect_counts_with_its_own_client(settings):
+    """The loop's connection knows the cache's URL only: a database or a password given in
+    ``OPTIONS`` would have it count elsewhere, so such a cache is not counted on the loop."""
+    redis_cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": URL,
+                   "OPTIONS": {"pool_class": "config.cache.SharedConnectionPool"}}
+    settings.CACHES = {"default": redis_cache}
+    assert ratelimit.on_redis([("throttle_user_1:99", 61)]) is not None
+    settings.CACHES = {"default": {**redis_cache, "OPTIONS": {"db": 3}}}
+    assert ratelimit.on_redis([("throttle_user_1:99", 61)]) is None
