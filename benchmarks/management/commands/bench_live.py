@@ -38,6 +38,7 @@ not the latency players see.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import platform
@@ -53,7 +54,7 @@ from urllib.parse import urlparse
 
 from django.core.management.base import BaseCommand, CommandError
 
-from benchmarks import machine
+from benchmarks import cpucap, machine
 from benchmarks.figures import percentile
 from benchmarks.loadclient import HOST
 from benchmarks.servers import (
@@ -283,6 +284,10 @@ class Command(BaseCommand):
                                  "(default, as the live table page asks: each view has only "
                                  "the acts the stream has not sent yet) or all (every act so "
                                  "far in each view)")
+        parser.add_argument("--cpu-cores", type=float, default=None,
+                            help="play a slower host: confine the run, and this host's "
+                                 "PostgreSQL and Redis, to this many cores of CPU time "
+                                 "(a cgroup; needs root: benchmarks/cpucap.py)")
         parser.add_argument("--access-log", default="",
                             help="let gunicorn log each request's time here, and report the "
                                  "server-side act time beside the clients'")
@@ -301,7 +306,8 @@ class Command(BaseCommand):
                          "threads",
                          "pool", "pubsub", "broker", "think", "wait", "transport", "clients", "seed",
                          "access_log", "streams", "move_every", "act_server", "shards",
-                         "stream_db_threads", "connect_at_once", "act_connections"):
+                         "stream_db_threads", "connect_at_once", "act_connections",
+                         "cpu_cores"):
                 if opts[name] is not None:
                     argv += [f"--{name.replace('_', '-')}", str(opts[name])]
             if opts["no_fast_path"]:
@@ -326,10 +332,16 @@ class Command(BaseCommand):
             os.environ["LIVE_FAST_PATH"] = "0"  # (the servers and the worker inherit it)
             self.stdout.write("no fast path: every act takes the game's row lock")
         self.vacuum()
-        if opts["streams"]:
-            self.run_streams(**opts)
-        else:
-            self.run(**{**opts, "tables": opts["tables"] or 50})
+        cores = opts["cpu_cores"]
+        try:  # (with --cpu-cores, the run confined to that many cores: benchmarks/cpucap.py)
+            with (contextlib.nullcontext() if cores is None
+                  else cpucap.capped(cores, say=self.stdout.write)):
+                if opts["streams"]:
+                    self.run_streams(**opts)
+                else:
+                    self.run(**{**opts, "tables": opts["tables"] or 50})
+        except cpucap.CapUnavailable as exc:
+            raise CommandError(str(exc)) from exc
 
     def vacuum(self) -> None:
         """Vacuum the live games' table first: every act leaves a dead row version and its
