@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
+from benchmarks.servers import BENCH_EVENTS
 from tournaments import services
 from tournaments.models import Entry, Player, Round, Seat
 
@@ -56,7 +57,7 @@ def live_round(tables: int) -> tuple[Round, list[tuple[int, list[str]]]]:
     one with a login, round 1 drawn and published: the round and ``[(table id, the seats'
     API tokens by seat)]`` in table order (``bench_live --streams``: thousands of seats)."""
     stamp = f"{int(time.time())}-{random.randrange(10**6)}"
-    slug = f"live-bench-{stamp}"
+    slug = f"{BENCH_EVENTS}{stamp}"
     event = services.event_create(name=f"Live bench {stamp}", slug=slug, rounds_planned=1,
                                   games_per_match=1)
     services.event_publish(event=event, published=True)

@@ -289,6 +289,22 @@ def raise_open_files(want: int) -> int:
     return soft
 
 
+#: how the benchmarks' events' slugs begin (benchmarks/builders.py, bench_live)
+BENCH_EVENTS = "live-bench-"
+
+
+def end_earlier_bench_games() -> int:
+    """Mark the live games earlier benchmark runs left running as finished (no result; this is
+    the benchmark's database): their seats are all overdue, and the 托管 sweep would have the
+    bot play every one of them, once a move time each, beside this run's games. How many."""
+    from live.models import LiveGame
+
+    return LiveGame.objects.filter(
+        status=LiveGame.Status.RUNNING,
+        table__round__event__slug__startswith=BENCH_EVENTS).update(
+        status=LiveGame.Status.FINISHED, turn_deadline=None)
+
+
 def neighbour_db(redis_url: str) -> str:
     """The Redis database after the broker's (the cache every process shares, as in
     production: throttles, standings coalescing)."""
@@ -300,12 +316,15 @@ def neighbour_db(redis_url: str) -> str:
 
 
 class CeleryWorker:
-    """A Celery worker (prefork, one process) on ``broker`` and this project's database."""
+    """A Celery worker (prefork, one process) on ``broker`` and this project's database, with
+    Celery beat in it (``-B``): the 托管 sweep plays every seat whose move time ran out, as in
+    production (the README's layout runs beat)."""
 
     def __init__(self, broker: str, cache_url: str):
         self.broker, self.cache_url = broker, cache_url
         self.proc = None
         self.log_path = ""
+        self.schedule_dir = None
 
     def start(self) -> CeleryWorker:
         self.forget_earlier_runs()
@@ -314,10 +333,13 @@ class CeleryWorker:
         env.setdefault("DJANGO_SECRET_KEY", RUN_SECRET_KEY)  # its 托管 acts are signed too
         log = tempfile.NamedTemporaryFile(prefix="celery-", suffix=".log", delete=False)
         self.log_path = log.name
+        self.schedule_dir = tempfile.TemporaryDirectory(prefix="celerybeat-")
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
              "--concurrency", "1", "--loglevel", "WARNING", "--without-gossip",
-             "--without-mingle"], env=env, cwd=str(settings.BASE_DIR),
+             "--without-mingle", "--beat",
+             "--schedule", os.path.join(self.schedule_dir.name, "schedule")],
+            env=env, cwd=str(settings.BASE_DIR),
             stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         return self
 
@@ -341,9 +363,11 @@ class CeleryWorker:
             import redis
 
             redis.Redis.from_url(self.broker).delete(*self.UNACKED_KEYS)
+        end_earlier_bench_games()
 
     def describe(self) -> str:
-        return f"celery worker pid {self.proc.pid} (prefork, 1 process); log {self.log_path}"
+        return (f"celery worker pid {self.proc.pid} (prefork, 1 process, and beat); "
+                f"log {self.log_path}")
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -353,3 +377,6 @@ class CeleryWorker:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait(timeout=10)
+        if self.schedule_dir is not None:
+            self.schedule_dir.cleanup()
+            self.schedule_dir = None

@@ -14,6 +14,8 @@
 - ``LIVE_STREAM_DB_THREADS``: the database threads of an ASGI process's streams and acts
   (default 2).
 - ``LIVE_GAME_CACHE``: the running live games each process keeps in memory (default 2048).
+- ``LIVE_SWEEP_SECONDS``: how often Celery beat's 托管 sweep plays the seats whose move time ran
+  out (default 1).
 - ``LIVE_ACT_SHORT_PATH``: 0 sends every act the ASGI server gets through the DRF view.
 - ``LIVE_ACT_ON_LOOP``: 0 checks and stores the short path's acts in a stream database thread,
   not on the event loop (PostgreSQL only).
@@ -261,6 +263,9 @@ LIVE_STREAM_DB_THREADS = _whole("LIVE_STREAM_DB_THREADS", 2, minimum=1)
 # who sits where: an act in a game the process does not hold rebuilds it from the database and,
 # without its seats, takes the row lock. At least the running tables an event plays at once.
 LIVE_GAME_CACHE = _whole("LIVE_GAME_CACHE", 2048, minimum=16)
+# LIVE_SWEEP_SECONDS: how often Celery beat sends the 托管 sweep (config below), which plays every
+# seat whose move time ran out: the most a silent seat waits past its deadline
+LIVE_SWEEP_SECONDS = _whole("LIVE_SWEEP_SECONDS", 1, minimum=1)
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND") or None
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_TASK_SERIALIZER = "json"
@@ -291,9 +296,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
 # (tournaments/standings.py, standings_sweep); an event with fresh standings costs one query.
 CELERY_BEAT_SCHEDULE = {
     "standings-sweep": {"task": "tournaments.tasks.standings_sweep_task", "schedule": 60.0},
-    # and play a live seat whose 托管 timer message was lost (live/services.py, live_timer;
-    # live/tasks.py keeps the task's first name)
-    "live-sweep": {"task": "games.tasks.live_sweep_task", "schedule": 15.0},
+    # and let the bot play every live seat whose move time ran out (live/services.py,
+    # live_autoplay_overdue: a turn in 托管 has a timer of its own; live/tasks.py keeps the task's
+    # first name): a seat is played at most LIVE_SWEEP_SECONDS after its deadline
+    "live-sweep": {"task": "games.tasks.live_sweep_task", "schedule": LIVE_SWEEP_SECONDS},
 }
 
 # Request size caps: a full game record is ~6 KB; refuse what no client should send.

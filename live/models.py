@@ -42,6 +42,13 @@ class LiveGame(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["table", "number"], name="live_game_once_per_game"),
         ]
+        indexes = [
+            # the running games alone, for the 托管 sweep's query every second
+            # (live.services.live_autoplay_overdue) where finished games pile up; on columns no
+            # act changes, so that an act's update stays a heap-only (HOT) one
+            models.Index(fields=["id"], name="live_game_running",
+                         condition=models.Q(status="running")),
+        ]
 
     def __str__(self):
         return f"{self.table} · {_('live game')} {self.number}"

@@ -46,15 +46,19 @@ HOSTED_SECONDS = 1.0
 
 
 def _arm_timer(live: LiveGame, again: bool = False) -> None:
-    """Queue the game's 托管 timer for its turn deadline (``live.turn_deadline``, version
-    ``live.version``), once the transaction commits. A game has one timer at a time: it is
-    armed when the game starts, and :func:`live_timer` re-arms it for the next deadline, so
-    acts queue nothing (one countdown per act was a broker message and a task run per move:
-    at 50 tables, a worker saturating the machine). Arming twice for one version queues one
-    message (a key in the shared cache). Without a broker (tasks run in-process, which ignores
-    countdowns) nothing is queued: ``manage.py live_tick`` plays overdue seats instead.
-    ``again``: the timer of this very version fired early (clocks differ by a little): it is
-    queued again, past the key that holds the turn's one timer."""
+    """Queue a 托管 timer for the turn in hand of ``live`` (its deadline ``live.turn_deadline``,
+    version ``live.version``), once the transaction commits: for a turn of a seat in 托管,
+    whose bot plays after :data:`HOSTED_SECONDS`. Every other turn has no timer: its move time
+    running out is found by the sweep on Celery beat (:func:`live_autoplay_overdue`, every
+    ``LIVE_SWEEP_SECONDS``), one query for every running game. A timer for each turn's move
+    time — re-armed about once a minute for every game, as each fired early and found its game
+    moved on — came in waves (a round's games start together): at 1,667 tables, 1,667 timers
+    in 25 s every minute, a third of a core (``bench_live --streams 10000``, docs/BENCHMARKS.md
+    "Seventeenth pass"). Arming twice for one version queues one message (a key in the shared
+    cache). Without a broker (tasks run in-process, which ignores countdowns) nothing is
+    queued: ``manage.py live_tick`` plays overdue seats instead. ``again``: the timer of this
+    very version fired early (clocks differ by a little): it is queued again, past the key that
+    holds the turn's one timer."""
     if settings.CELERY_TASK_ALWAYS_EAGER or live.turn_deadline is None:
         return
     live_id, version, deadline = live.pk, live.version, live.turn_deadline
@@ -114,9 +118,11 @@ def live_start(*, table: Table, number: int | None = None, leader: int | None = 
             "hosted", flat=True).first() or 0
         live = LiveGame(table=table, number=number, state=game.to_state(), version=game.version,
                         move_seconds=event.move_seconds, hosted=hosted)
-        live.turn_deadline = _deadline(live, _hosted_turn(live, game))
+        hosted_turn = _hosted_turn(live, game)
+        live.turn_deadline = _deadline(live, hosted_turn)
         live.save(force_insert=True)
-        _arm_timer(live)
+        if hosted_turn:
+            _arm_timer(live)
         announce(live.pk, live.version)
     return live
 
@@ -476,7 +482,7 @@ def _act_store(live: LiveGame, game: engine.Game, *, seat: int, auto: bool) -> N
     live.save(update_fields=changed)
     announce(live.pk, live.version, _carried(live, game))
     if hosted_turn:
-        _arm_timer(live)  # the timer waits for another deadline: this turn's comes first
+        _arm_timer(live)
 
 
 def _hosted_turn(live: LiveGame, game: engine.Game) -> bool:
@@ -523,29 +529,28 @@ def live_host(*, live_id: int, on: bool, seat: int | None = None, user=None,
             live.turn_deadline = _deadline(live, on)
             changed.append("turn_deadline")
             if on:
-                _arm_timer(live, again=True)  # this version's timer waits for the old deadline
+                _arm_timer(live, again=True)  # (one this version had may have run already)
         live.save(update_fields=changed)
         games.remember(live)
     return live
 
 
 def live_timer(*, live_id: int, version: int) -> bool:
-    """The game's 托管 timer, armed at ``version``, has run out: if the turn in hand is past
-    its deadline (nobody acted in time), the bot plays it; then the timer is armed again for
-    the turn now waiting. Returns whether the bot acted. However many copies of a timer arrive,
-    late or twice, the bot acts once per overdue turn (the act names the version it was made
-    against), and the next turn's timer is queued once."""
+    """A 托管 timer armed at ``version`` has run out, or the sweep found the game's turn overdue:
+    if the turn in hand is past its deadline (nobody acted in time), the bot plays it (and the
+    act arms the next turn's timer if that seat is in 托管 too). Returns whether the bot acted.
+    However many copies of a timer arrive, late or twice, the bot acts once per overdue turn
+    (the act names the version it was made against). A timer that fires before its own turn's
+    deadline (clocks differ a little) is queued once more; one for a turn since played ends."""
     live = LiveGame.objects.filter(pk=live_id).defer("state").first()
     if live is None or live.status != LiveGame.Status.RUNNING:
         return False  # the game is over: the timer stops
     overdue = live.turn_deadline is None or live.turn_deadline <= timezone.now()
-    moved = _autoplay(live) if overdue else None
-    if overdue:
-        live = moved or LiveGame.objects.filter(pk=live_id).defer("state").first()
-    if live.status == LiveGame.Status.RUNNING:
-        # fired before its own turn's deadline (clocks differ a little): queued once more
-        _arm_timer(live, again=not overdue and live.version == version)
-    return moved is not None
+    if not overdue:
+        if live.version == version:
+            _arm_timer(live, again=True)
+        return False
+    return _autoplay(live) is not None
 
 
 def _autoplay(live: LiveGame) -> LiveGame | None:
@@ -617,13 +622,15 @@ def _view_with_row(live: LiveGame, view: dict, auto_seats: list) -> dict:
 
 
 def live_autoplay_overdue(grace: float = 0.0) -> int:
-    """Play every seat whose move time ran out more than ``grace`` seconds ago, and arm the
-    games' timers again: ``manage.py live_tick`` where no Celery worker runs the timers, and
-    the sweep on Celery beat (``live_sweep_task``) that restarts a timer whose message was lost."""
+    """Play every seat whose move time ran out more than ``grace`` seconds ago: the sweep on
+    Celery beat (``live_sweep_task``, every ``LIVE_SWEEP_SECONDS``), which finds every turn whose
+    move time ran out (and a 托管 turn whose timer's message was lost), and ``manage.py
+    live_tick`` where no Celery worker runs. One query for all running games (an index holds
+    just them: :class:`live.models.LiveGame`)."""
     n = 0
     for live_id, version in LiveGame.objects.filter(
             status=LiveGame.Status.RUNNING,
-            turn_deadline__lt=timezone.now() - timedelta(seconds=grace)).values_list(
-            "pk", "version"):
+            turn_deadline__lt=timezone.now() - timedelta(seconds=grace)).order_by().values_list(
+            "pk", "version"):  # (unordered: the model's order joins the tables, events, rounds)
         n += live_timer(live_id=live_id, version=version)
     return n

@@ -19,5 +19,6 @@ def live_autoplay_task(self, live_id: int, version: int) -> dict:
 @shared_task(name="games.tasks.live_sweep_task", acks_late=True,
              autoretry_for=(OperationalError,), retry_backoff=True, max_retries=3)
 def live_sweep_task() -> int:
-    """托管 sweep (Celery beat): seats overdue by more than 10 s, whose timer was lost."""
-    return services.live_autoplay_overdue(grace=10.0)
+    """托管 sweep (Celery beat, every ``LIVE_SWEEP_SECONDS``): the bot plays every seat whose
+    move time ran out, and a 托管 turn whose timer was lost."""
+    return services.live_autoplay_overdue()

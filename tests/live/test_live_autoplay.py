@@ -1,8 +1,9 @@
-"""托管: ``manage.py live_tick`` (``live.services.live_autoplay_overdue``, without a broker) lets the
-bot play every seat whose move time ran out, marking its act ``"auto": true``. With a broker a
-game has one timer (``live.services.live_timer``): armed when the game starts, re-armed for each
-next turn, never by an act; however many copies of it arrive, late or twice, the bot acts once
-per overdue turn."""
+"""托管: the sweep (``live.services.live_autoplay_overdue``: on Celery beat every
+``LIVE_SWEEP_SECONDS``, or ``manage.py live_tick`` without a broker) lets the bot play every seat
+whose move time ran out, marking its act ``"auto": true``. With a broker, a turn of a seat in 托管
+has a timer of its own (``live.services.live_timer``), no other turn has one, and no act of a
+seat not in 托管 queues one; however many copies of a timer arrive, late or twice, the bot acts
+once per overdue turn."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ import engine
 from games.models import GameResult
 from live import services as live
 from live.models import LiveGame
-from live.tasks import live_autoplay_task
+from live.tasks import live_autoplay_task, live_sweep_task
 from tests.live.helpers import bot_pick, in_play, live_url, make_live_table, play_on_server
 
 pytestmark = pytest.mark.django_db
@@ -134,29 +135,46 @@ def test_a_late_timer_acts_only_once_the_turn_in_hand_is_overdue():
     assert after.state["record"]["actions"][-1]["auto"] is True
 
 
-def test_acts_queue_no_timer_and_a_game_has_one_timer_per_turn(
+def test_no_turn_but_a_hosted_one_has_a_timer_and_a_timer_left_over_ends(
         started_with_broker, django_capture_on_commit_callbacks):
     lt, live_id, queued = started_with_broker
-    # starting the game armed its timer for the first turn's deadline
-    assert queued == [((live_id, 0), 30)]
+    # starting the game queued no timer: its first turn's move time is the sweep's to find
+    assert queued == []
     # and acts queue nothing
     with django_capture_on_commit_callbacks(execute=True):
         lg, _game = play_on_server(lt, live_id, until=in_play)
-    assert lg.version > 0 and len(queued) == 1
+    assert lg.version > 0 and queued == []
 
-    # when the timer fires before the turn in hand is due, it is armed once for that turn,
-    # however many copies fire
+    # a timer of an earlier turn (queued before this design, or of a turn in 托管 since
+    # played) arriving now ends without acting or queueing another, however many copies
     for _ in range(3):
         with django_capture_on_commit_callbacks(execute=True):
             assert live_autoplay_task.apply(args=(live_id, 0)).get()["acted"] is False
-    assert queued[1:] == [((live_id, lg.version), 30)]
+    assert queued == []
     assert snapshot(live_id)[0] == lg.version
 
-    # and once the game is over, a timer stops
-    LiveGame.objects.filter(pk=live_id).update(status=LiveGame.Status.FINISHED)
+    # and when the turn in hand runs out, the sweep plays it, queueing nothing for the next
+    overdue(live_id)
     with django_capture_on_commit_callbacks(execute=True):
-        live_autoplay_task.apply(args=(live_id, lg.version)).get()
-    assert len(queued) == 2
+        assert live.live_autoplay_overdue() == 1
+    assert snapshot(live_id)[0] == lg.version + 1 and queued == []
+
+
+def test_the_sweep_runs_every_live_sweep_seconds_and_plays_without_grace():
+    from django.conf import settings
+
+    assert settings.CELERY_BEAT_SCHEDULE["live-sweep"]["schedule"] == \
+        settings.LIVE_SWEEP_SECONDS == 1
+    lt = make_live_table(move_seconds=60)
+    live_id = live.live_start(table=lt.table).pk
+    lg, _game = play_on_server(lt, live_id, until=in_play)
+    LiveGame.objects.filter(pk=live_id).update(
+        turn_deadline=timezone.now() + timezone.timedelta(seconds=1))
+    assert live_sweep_task.apply().get() == 0  # not due yet
+    LiveGame.objects.filter(pk=live_id).update(
+        turn_deadline=timezone.now() - timezone.timedelta(milliseconds=10))
+    assert live_sweep_task.apply().get() == 1  # due: played at once
+    assert snapshot(live_id)[0] == lg.version + 1
 
 
 def test_an_autoplay_task_delivered_twice_acts_once():
@@ -187,18 +205,18 @@ def test_a_timer_the_broker_refused_fails_nothing_and_the_sweep_plays_the_seat(
 
     monkeypatch.setattr(live_autoplay_task, "apply_async", refuse)
     lt = make_live_table(move_seconds=60)
-    # when a game starts, its timer cannot be queued, and the start stands all the same
+    live_id = live.live_start(table=lt.table).pk
+    lg, game = play_on_server(lt, live_id, until=in_play)
+    # when the seat to act is put in 托管, its timer cannot be queued, and the switch stands
+    seat = game.to_act()["seat"]
     with django_capture_on_commit_callbacks(execute=True):
-        live_id = live.live_start(table=lt.table).pk
-    lg, _game = play_on_server(lt, live_id, until=in_play)
-    # then the sweep leaves a seat alone within its grace, and plays it after
-    LiveGame.objects.filter(pk=live_id).update(
-        turn_deadline=timezone.now() - timezone.timedelta(seconds=5))
-    assert live.live_autoplay_overdue(grace=10.0) == 0
-    LiveGame.objects.filter(pk=live_id).update(
-        turn_deadline=timezone.now() - timezone.timedelta(seconds=11))
+        live.live_host(live_id=live_id, seat=seat, on=True, user=lt.users[seat])
+    assert LiveGame.objects.get(pk=live_id).hosted >> seat & 1
+    # then the sweep leaves the seat alone until its deadline, and plays it after
+    assert live.live_autoplay_overdue() == 0
+    overdue(live_id)
     with django_capture_on_commit_callbacks(execute=True):
-        assert live.live_autoplay_overdue(grace=10.0) == 1
+        assert live.live_autoplay_overdue() == 1
     after = LiveGame.objects.get(pk=live_id)
     assert after.version == lg.version + 1
     assert after.state["record"]["actions"][-1]["auto"] is True
@@ -206,21 +224,26 @@ def test_a_timer_the_broker_refused_fails_nothing_and_the_sweep_plays_the_seat(
 
 def test_a_timer_that_fires_before_its_turns_deadline_is_queued_again(
         started_with_broker, django_capture_on_commit_callbacks):
-    _lt, live_id, queued = started_with_broker
-    assert queued == [((live_id, 0), 30)]
-    # when the game's one timer arrives early (its turn still has time), it is queued again:
-    # the turn's key says "armed", but this is that timer
+    lt, live_id, queued = started_with_broker
     with django_capture_on_commit_callbacks(execute=True):
-        assert live_autoplay_task.apply(args=(live_id, 0)).get()["acted"] is False
-    assert [args for args, _ in queued] == [(live_id, 0), (live_id, 0)]
-    assert snapshot(live_id)[0] == 0
+        lg, game = play_on_server(lt, live_id, until=in_play)
+        seat = game.to_act()["seat"]
+        live.live_host(live_id=live_id, seat=seat, on=True, user=lt.users[seat])
+    assert queued == [((live_id, lg.version), round(live.HOSTED_SECONDS))]
+    # when the turn's timer arrives early (its short deadline not reached: clocks differ), it
+    # is queued again: the turn's key says "armed", but this is that timer
+    LiveGame.objects.filter(pk=live_id).update(
+        turn_deadline=timezone.now() + timezone.timedelta(seconds=5))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert live_autoplay_task.apply(args=(live_id, lg.version)).get()["acted"] is False
+    assert [args for args, _ in queued] == [(live_id, lg.version)] * 2
+    assert snapshot(live_id)[0] == lg.version
 
 
 def test_the_live_tasks_keep_the_names_queued_messages_and_the_beat_schedule_use():
     from django.conf import settings
 
     from config.celery import app
-    from live.tasks import live_sweep_task
 
     assert live_autoplay_task.name == "games.tasks.live_autoplay_task"
     assert live_sweep_task.name == "games.tasks.live_sweep_task"

@@ -1,6 +1,6 @@
 """托管 through a real Celery worker: a seat that does not act within the event's move time is
-played by the bot from the game's timer, a task queued with a countdown (live/services.py,
-live_timer).
+played by the bot when the sweep Celery beat sends (live/services.py, live_autoplay_overdue),
+and a seat in 托管 from its turn's timer, a task queued with a countdown (live_timer).
 
 Runs only with a broker (``CELERY_BROKER_URL``, e.g. ``redis://127.0.0.1:6379/15``) and on
 PostgreSQL (the worker's threads need committed data and real row locks). The worker is
@@ -20,7 +20,7 @@ import engine
 from games.models import GameResult
 from live import services as live
 from live.models import LiveGame
-from live.tasks import live_autoplay_task
+from live.tasks import live_autoplay_task, live_sweep_task
 from tests.celery_worker import in_process_worker, wait_until
 from tests.live.helpers import act_url, bot_pick, live_url, make_live_table, start_url
 
@@ -97,13 +97,28 @@ def moved_past(lg: LiveGame, timeout: float) -> LiveGame:
         LiveGame.objects.get(pk=lg.pk)), "the worker's bot to act", timeout=timeout)
 
 
+def swept_past(lg: LiveGame, timeout: float) -> LiveGame:
+    """Celery beat's part: the sweep sent every ``LIVE_SWEEP_SECONDS`` through the broker until
+    the worker's bot acted in the game; its row then."""
+    from django.conf import settings
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        live_sweep_task.delay()
+        row = LiveGame.objects.get(pk=lg.pk)
+        if row.version > lg.version:
+            return row
+        time.sleep(settings.LIVE_SWEEP_SECONDS)
+    raise AssertionError(f"the worker's bot did not act within {timeout} s")
+
+
 def test_a_silent_seat_is_played_by_the_bot_on_the_worker(worker):
     # given a live game (2 s move time) whose seats act in time through the API up to play
     lt, live_id, lg, seat, n_actions = started_in_play(move_seconds=2)
 
-    # when the seat to act stays silent past its move time
+    # when the seat to act stays silent past its move time, the sweeps beat sends going on
     t0 = time.monotonic()
-    after = moved_past(lg, timeout=15)
+    after = swept_past(lg, timeout=15)
     waited = time.monotonic() - t0
 
     # then the worker's bot played it once, after the move time, marked auto

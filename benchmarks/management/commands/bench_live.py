@@ -58,6 +58,7 @@ from benchmarks import cpucap, machine
 from benchmarks.figures import percentile
 from benchmarks.loadclient import HOST
 from benchmarks.servers import (
+    BENCH_EVENTS,
     LOCAL_HOSTS,
     CeleryWorker,
     Gunicorn,
@@ -372,7 +373,7 @@ class Command(BaseCommand):
 
         tag = f"{int(time.time())}-{os.getpid()}"
         User = get_user_model()
-        event = services.event_create(name=f"Live bench {tag}", slug=f"live-bench-{tag}",
+        event = services.event_create(name=f"Live bench {tag}", slug=f"{BENCH_EVENTS}{tag}",
                                       games_per_match=1, rounds_planned=1)
         services.event_publish(event=event)
         with transaction.atomic():

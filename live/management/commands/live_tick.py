@@ -1,4 +1,4 @@
-"""Play overdue live seats with the bot (托管) when no Celery worker runs the countdowns."""
+"""Play overdue live seats with the bot (托管) where no Celery worker and beat run the sweep."""
 
 import time
 
