@@ -299,7 +299,10 @@ CELERY_BEAT_SCHEDULE = {
     # and let the bot play every live seat whose move time ran out (live/services.py,
     # live_autoplay_overdue: a turn in 托管 has a timer of its own; live/tasks.py keeps the task's
     # first name): a seat is played at most LIVE_SWEEP_SECONDS after its deadline
-    "live-sweep": {"task": "games.tasks.live_sweep_task", "schedule": LIVE_SWEEP_SECONDS},
+    # (a sweep not run within ten of them is dropped: a worker back after an hour away runs
+    # one, not 3,600)
+    "live-sweep": {"task": "games.tasks.live_sweep_task", "schedule": LIVE_SWEEP_SECONDS,
+                   "options": {"expires": 10 * LIVE_SWEEP_SECONDS}},
 }
 
 # Request size caps: a full game record is ~6 KB; refuse what no client should send.

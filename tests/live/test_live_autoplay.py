@@ -163,8 +163,9 @@ def test_no_turn_but_a_hosted_one_has_a_timer_and_a_timer_left_over_ends(
 def test_the_sweep_runs_every_live_sweep_seconds_and_plays_without_grace():
     from django.conf import settings
 
-    assert settings.CELERY_BEAT_SCHEDULE["live-sweep"]["schedule"] == \
-        settings.LIVE_SWEEP_SECONDS == 1
+    sweep = settings.CELERY_BEAT_SCHEDULE["live-sweep"]
+    assert sweep["schedule"] == settings.LIVE_SWEEP_SECONDS == 1
+    assert sweep["options"]["expires"] == 10  # (sweeps a stopped worker missed are dropped)
     lt = make_live_table(move_seconds=60)
     live_id = live.live_start(table=lt.table).pk
     lg, _game = play_on_server(lt, live_id, until=in_play)
