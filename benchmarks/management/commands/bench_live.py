@@ -895,7 +895,8 @@ class Command(BaseCommand):
             f"subscription for all its streams"
             + ("; the others publish its acts' announcements" if act_server == "uvicorn" else "")
             + ("; with the broker, also the shared cache's (the acts' throttles, one on the "
-               "event loop) and Celery's (the 托管 timers)" if self.broker != "none" else "")
+               "event loop) and Celery's (a game's end queues its standings, a seat in 托管 "
+               "its turns' timers)" if self.broker != "none" else "")
             + ")")
         p99 = percentile(sorted(figures["act_ms"]), 99) if figures["act_ms"] else float("nan")
         out(f"goal act p99 < 100 ms with {streams} open streams: "
