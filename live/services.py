@@ -621,16 +621,15 @@ def _view_with_row(live: LiveGame, view: dict, auto_seats: list) -> dict:
     return view
 
 
-def live_autoplay_overdue(grace: float = 0.0) -> int:
-    """Play every seat whose move time ran out more than ``grace`` seconds ago: the sweep on
-    Celery beat (``live_sweep_task``, every ``LIVE_SWEEP_SECONDS``), which finds every turn whose
-    move time ran out (and a 托管 turn whose timer's message was lost), and ``manage.py
-    live_tick`` where no Celery worker runs. One query for all running games (an index holds
-    just them: :class:`live.models.LiveGame`)."""
+def live_autoplay_overdue() -> int:
+    """Play every seat whose move time ran out: the sweep on Celery beat (``live_sweep_task``,
+    every ``LIVE_SWEEP_SECONDS``), which finds every turn whose move time ran out (and a 托管
+    turn whose timer's message was lost), and ``manage.py live_tick`` where no Celery worker
+    runs. One query for all running games (an index holds just them: :class:`live.models.
+    LiveGame`)."""
     n = 0
     for live_id, version in LiveGame.objects.filter(
-            status=LiveGame.Status.RUNNING,
-            turn_deadline__lt=timezone.now() - timedelta(seconds=grace)).order_by().values_list(
-            "pk", "version"):  # (unordered: the model's order joins the tables, events, rounds)
+            status=LiveGame.Status.RUNNING, turn_deadline__lt=timezone.now()).order_by(
+            ).values_list("pk", "version"):  # (unordered: the model's order joins 3 tables)
         n += live_timer(live_id=live_id, version=version)
     return n

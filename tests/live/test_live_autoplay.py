@@ -160,7 +160,7 @@ def test_no_turn_but_a_hosted_one_has_a_timer_and_a_timer_left_over_ends(
     assert snapshot(live_id)[0] == lg.version + 1 and queued == []
 
 
-def test_the_sweep_runs_every_live_sweep_seconds_and_plays_without_grace():
+def test_the_sweep_runs_every_live_sweep_seconds_and_plays_a_seat_once_it_is_due():
     from django.conf import settings
 
     sweep = settings.CELERY_BEAT_SCHEDULE["live-sweep"]
