@@ -159,6 +159,14 @@ def test_no_turn_but_a_hosted_one_has_a_timer_and_a_timer_left_over_ends(
         assert live.live_autoplay_overdue() == 1
     assert snapshot(live_id)[0] == lg.version + 1 and queued == []
 
+    # and once the game is over, a timer (of a seat that was in 托管) stops, and so does the sweep
+    LiveGame.objects.filter(pk=live_id).update(status=LiveGame.Status.FINISHED)
+    overdue(live_id)
+    with django_capture_on_commit_callbacks(execute=True):
+        assert live_autoplay_task.apply(args=(live_id, lg.version + 1)).get()["acted"] is False
+        assert live.live_autoplay_overdue() == 0
+    assert snapshot(live_id)[0] == lg.version + 1 and queued == []
+
 
 def test_the_sweep_runs_every_live_sweep_seconds_and_plays_a_seat_once_it_is_due():
     from django.conf import settings
