@@ -61,12 +61,17 @@ def test_rating_list_and_player_page_on_a_phone(live_server, phone, make_event, 
         phone.locator("form.ratings-filter button[type=submit]").click()
     assert rows.count() == PlayerRating.objects.filter(player__club="红星").count()
 
-    phone.goto(url(live_server, "pages:player", pk=best.player_id))
+    # the page of the best rated player who played three rounds or more: two of the 14 sit out
+    # each round, as the draw's secret seed falls, and the best may have played only two
+    # (48 seats in four rounds: some played three)
+    charted = next(r for r in PlayerRating.objects.order_by("-ordinal", "player_id")
+                   if RatingPoint.objects.filter(player_id=r.player_id).count() >= 3)
+    phone.goto(url(live_server, "pages:player", pk=charted.player_id))
     _fits(phone)
     chart = phone.locator("svg.rating-chart")
     assert chart.is_visible()
     assert chart.bounding_box()["width"] <= 390
-    rounds = RatingPoint.objects.filter(player_id=best.player_id).count()
+    rounds = RatingPoint.objects.filter(player_id=charted.player_id).count()
     assert rounds >= 3
     assert phone.locator("svg.rating-chart circle.dot").count() == rounds
     if shots:
