@@ -12,14 +12,10 @@ import pytest
 from django.core.management import CommandError, call_command
 
 from benchmarks import cpucap
+from benchmarks.servers import process_figures
 
 BUSY = "import time\nend = time.monotonic() + float(__import__('sys').argv[1])\n" \
        "while time.monotonic() < end: pass\n"
-
-
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _burn(processes: int, seconds: float) -> float:
@@ -27,7 +23,7 @@ def _burn(processes: int, seconds: float) -> float:
     children = [subprocess.Popen([sys.executable, "-c", BUSY, str(seconds)])
                 for _ in range(processes)]
     time.sleep(seconds * 0.9)
-    used = sum(_cpu_seconds(child.pid) for child in children)
+    used = process_figures([child.pid for child in children])["cpu_s"]
     for child in children:
         child.wait()
     return used
@@ -86,7 +82,7 @@ def test_without_a_cpu_controller_the_cap_says_what_it_needs(tmp_path):
             pass
 
 
-def test_bench_live_refuses_a_cap_it_cannot_have(monkeypatch, tmp_path, settings):
+def test_bench_live_refuses_a_cap_it_cannot_have(monkeypatch, tmp_path):
     monkeypatch.setattr(cpucap, "ROOT", tmp_path)
     monkeypatch.setattr("benchmarks.management.commands.bench_live.Command.vacuum",
                         lambda self: None)
