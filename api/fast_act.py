@@ -190,7 +190,8 @@ async def _act_here(scope: dict, body: bytes, live_id: int) -> tuple[bytes, list
     """The act stored and its answer, or ``None`` (the view answers). On PostgreSQL, when this
     process holds all the act needs (the token's user, the game at the version acted on, its
     facts and the user's seat), it is checked and made on the event loop, its throttles counted
-    in the process's memory or in Redis on the loop's own connection, and stored by one
+    in the process's memory or in Redis on the loop's own connection (blocks of numbers:
+    :class:`config.ratelimit.Leases`), and stored by one
     statement awaited there (:mod:`live.loopdb`); otherwise, or with ``LIVE_ACT_ON_LOOP`` off,
     all of it happens in a stream database thread (:func:`_act`), as it did before."""
     if not _on_loop():
@@ -201,7 +202,7 @@ async def _act_here(scope: dict, body: bytes, live_id: int) -> tuple[bytes, list
     if checked is _IN_THREAD:
         return await in_db_thread(_act, scope, body, live_id)
     admitted, due = checked
-    if due is not None:  # (the throttles count in Redis: one round trip, awaited here)
+    if due is not None:  # (in Redis: from this process's blocks, or a round trip for new ones)
         counted, where = due
         if not let_through(counted, await count_on_redis(*where)):
             return None  # (the view refuses it, counting it again: past the limit already)
@@ -242,7 +243,8 @@ def _checked_here(scope: dict, body: bytes):
     if counts_in_process():
         return (admitted, None) if _count_throttles(request, scope) else None
     counted = counters_for_view(request, _view)
-    where = None if counted is None else on_redis([counter for _t, counter in counted])
+    where = None if counted is None else on_redis(
+        [counter for _t, counter in counted], [throttle.num_requests for throttle, _c in counted])
     if where is None:
         return _IN_THREAD  # (counted in the thread, by the cache's own client)
     return admitted, (counted, where)

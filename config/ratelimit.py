@@ -92,7 +92,6 @@ for i, key in ipairs(KEYS) do
 end
 return counts"""
 _scripts: dict = {}
-_COUNT_ON_LOOP = loopredis.Script(_COUNT_SCRIPT)
 #: the Redis cache's ``OPTIONS`` that do not change where or how it connects
 _NOT_CONNECTING = {"pool_class", "parser_class", "serializer"}
 
@@ -130,35 +129,125 @@ def count_requests(counters: list[tuple[str, int]]) -> list[int]:
     return [_count_in_cache(counter, timeout) for counter, timeout in counters]
 
 
-def on_redis(counters: list[tuple[str, int]]) -> tuple[str, list[str], list[int]] | None:
-    """What :func:`count_on_redis` counts ``counters`` (``(counter, timeout)``) with: the
-    cache's first server (where its writes go), the counters' keys and their timeouts, as
-    :func:`count_requests` counts them; ``None`` when the cache is not Redis, or its
-    ``OPTIONS`` say how to connect (a database, a password…) beyond what its URL says: the
-    loop's connection knows the URL only, so the cache's own client counts then."""
+def on_redis(counters: list[tuple[str, int]], limits: list[int]
+             ) -> tuple[str, list[str], list[int], list[int]] | None:
+    """What :func:`count_on_redis` counts ``counters`` (``(counter, timeout)``, their throttles'
+    ``limits`` beside them) with: the cache's first server (where its writes go), the
+    counters' keys, their timeouts and the limits, as :func:`count_requests` counts them;
+    ``None`` when the cache is not Redis, or its ``OPTIONS`` say how to connect (a database,
+    a password…) beyond what its URL says: the loop's connection knows the URL only, so the
+    cache's own client counts then."""
     from django.core.cache.backends.redis import RedisCache
 
     backend = caches[DEFAULT_CACHE_ALIAS]
     if not isinstance(backend, RedisCache) or set(backend._options) - _NOT_CONNECTING:
         return None
     return (backend._servers[0], [backend.make_and_validate_key(c) for c, _t in counters],
-            [timeout for _c, timeout in counters])
+            [timeout for _c, timeout in counters], list(limits))
 
 
-async def count_on_redis(server: str, keys: list[str], timeouts: list[int]) -> list[int]:
+#: the share of a throttle's limit the event loop takes from a Redis counter at once
+#: (:class:`Leases`): a block of a twentieth, at least one number
+LEASE_SHARE = 20
+
+#: Redis: take a block of numbers of each counter — ``ARGV`` holds, for each key, the block
+#: wanted, the counter's timeout and its limit — never past the limit (at least one number, so
+#: a request past it is counted, as :data:`_COUNT_SCRIPT` counts it); a new counter gets its
+#: expiry. The reply: each counter's new value (the block's last number) and the block's size.
+_LEASE_SCRIPT = """
+local out = {}
+for i, key in ipairs(KEYS) do
+  local have = tonumber(redis.call('GET', key) or '0')
+  local take = math.max(1, math.min(tonumber(ARGV[3 * i - 2]), tonumber(ARGV[3 * i]) - have))
+  local n = redis.call('INCRBY', key, take)
+  if n == take then redis.call('EXPIRE', key, ARGV[3 * i - 1]) end
+  out[2 * i - 1] = n
+  out[2 * i] = take
+end
+return out"""
+_LEASE_ON_LOOP = loopredis.Script(_LEASE_SCRIPT)
+
+
+class Leases:
+    """The blocks of the throttles' counters (their numbers in the current window) this
+    process took from Redis and has not handed out yet, on its event loop (one loop: no lock).
+
+    The live act is the only request the event loop counts (api/fast_act.py), and it counted
+    each act with a round trip to Redis: its write and the wake-up for the answer were a tenth
+    of the stream server's CPU (``bench_live --streams 10000 --cpu-cores 1.31``, py-spy,
+    docs/BENCHMARKS.md "Eighteenth pass"). Now the loop takes a block of a counter's numbers —
+    :data:`LEASE_SHARE` of its limit, never past it — and hands them to the requests that follow
+    in the same window. Nothing gets past a limit: every number handed out was taken from the
+    shared counter first. A number taken and not handed out (the window ended, another
+    process's block came first) counts as a request, so a client spread over several
+    processes may be refused up to a block a process before its limit; one that sends a game's
+    acts to one process (the README's layout) is refused exactly at it."""
+
+    def __init__(self):
+        #: key -> [the next number to hand out, the block's last, when its counter expires]
+        self._blocks: dict[str, list] = {}
+        self._swept = time.time()
+
+    def take(self, key: str) -> int | None:
+        """The next number of ``key``'s block, or ``None`` when none is left here."""
+        block = self._blocks.get(key)
+        if block is None or block[0] > block[1]:
+            return None
+        block[0] += 1
+        return block[0] - 1
+
+    def keep(self, key: str, last: int, taken: int, timeout: int) -> int:
+        """Note the block of ``taken`` numbers up to ``last`` that Redis gave ``key``; the
+        first of them, for the request that asked."""
+        now = time.time()
+        if now - self._swept > SWEEP_SECONDS:  # (the windows that ended: their keys are dead)
+            self._blocks = {k: b for k, b in self._blocks.items() if b[2] > now}
+            self._swept = now
+        first = last - taken + 1
+        if taken > 1:
+            self._blocks[key] = [first + 1, last, now + timeout]
+        return first
+
+    def clear(self) -> None:
+        self._blocks.clear()
+
+
+#: seconds between the sweeps of the blocks of ended windows (:meth:`Leases.keep`)
+SWEEP_SECONDS = 60
+leases = Leases()
+
+
+def lease_size(limit: int) -> int:
+    """How many numbers of a counter whose throttle allows ``limit`` the loop takes at once."""
+    return max(1, limit // LEASE_SHARE)
+
+
+async def count_on_redis(server: str, keys: list[str], timeouts: list[int],
+                         limits: list[int]) -> list[int]:
     """:func:`count_requests` on Redis (:func:`on_redis` gave the arguments) from the running
-    event loop, without a thread: the same script on the same keys, sent on the loop's own
-    connection (:func:`config.loopredis.client`). A Redis that fails or does not answer raises
+    event loop, without a thread: each counter's number for this request, from the block this
+    process holds (:class:`Leases`) or, when none is left, from a new block taken in one
+    script call on the loop's own connection (:func:`config.loopredis.client`) for all the
+    counters that need one. A number past a limit means the request is refused, as with
+    :func:`count_requests`. A Redis that fails or does not answer raises
     :class:`config.loopredis.RedisError` (the counters may have counted).
 
     A stream server whose throttles count in Redis — the production layout: one cache for
     every process — sent every act to a stream database thread for this one round trip, and the
     hops cost more than the act (``bench_live --streams 10000 --broker …``,
     docs/BENCHMARKS.md, "Sixteenth pass")."""
-    if not keys:
-        return []
-    redis = await loopredis.client(server)
-    return [int(n) for n in await _COUNT_ON_LOOP(redis, keys, timeouts)]
+    counts: list[int | None] = [leases.take(key) for key in keys]
+    due = [i for i, n in enumerate(counts) if n is None]
+    if due:
+        args = []
+        for i in due:
+            args += [lease_size(limits[i]), timeouts[i], limits[i]]
+        redis = await loopredis.client(server)
+        reply = await _LEASE_ON_LOOP(redis, [keys[i] for i in due], args)
+        for j, i in enumerate(due):
+            counts[i] = leases.keep(keys[i], int(reply[2 * j]), int(reply[2 * j + 1]),
+                                    timeouts[i])
+    return counts
 
 
 def counts_in_process() -> bool:

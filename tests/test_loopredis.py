@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import uuid
+from types import SimpleNamespace
 
 import pytest
 import redis as redis_py
@@ -98,28 +99,98 @@ def test_a_script_unknown_to_the_server_is_sent_whole_once():
     assert len(set(results)) == 1 and sent == ["EVALSHA", "EVAL", "EVALSHA", "EVALSHA"]
 
 
-def test_the_loop_counts_what_the_caches_own_client_counts(settings):
+def test_the_loop_counts_on_the_counters_the_caches_own_client_counts(settings):
     """The throttles' counters counted on the loop and by :func:`count_requests` (the cache's
-    client, in a thread) are the same counters: together they count every request once."""
+    client, in a thread) are the same counters: the loop takes a block of each counter's
+    numbers (a twentieth of its limit) and hands them out one a request; the cache's client
+    counts after the blocks."""
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                                    "LOCATION": URL, "KEY_PREFIX": uuid.uuid4().hex}}
     counters = [("throttle_user_1:99", 61), ("throttle_live_1:99", 61)]
     assert ratelimit.count_requests(counters) == [1, 1]
-    where = ratelimit.on_redis(counters)
-    assert where[0] == URL and where[2] == [61, 61]
+    where = ratelimit.on_redis(counters, [3000, 1200])
+    assert where[0] == URL and where[2] == [61, 61] and where[3] == [3000, 1200]
 
     async def run():
         return [await ratelimit.count_on_redis(*where) for _ in range(3)]
 
     assert asyncio.run(run()) == [[2, 2], [3, 3], [4, 4]]
-    assert ratelimit.count_requests(counters[:1]) == [5]
-    ttl = redis_py.Redis.from_url(URL).ttl(where[1][0])
-    assert 0 < ttl <= 61
+    redis = redis_py.Redis.from_url(URL)
+    assert [int(redis.get(key)) for key in where[1]] == [1 + 150, 1 + 60]  # (the blocks)
+    assert ratelimit.count_requests(counters[:1]) == [152]
+    assert 0 < redis.ttl(where[1][0]) <= 61
+
+
+def _loop_counts(where, times: int, round_trips: list) -> list[list[int]]:
+    """``times`` counts of ``where`` on one event loop, and the script calls they made."""
+    script = ratelimit._LEASE_ON_LOOP
+
+    async def run():
+        async def recorded(redis, keys, args):
+            round_trips.append(len(keys))
+            return await script(redis, keys, args)
+
+        ratelimit._LEASE_ON_LOOP = recorded
+        try:
+            return [await ratelimit.count_on_redis(*where) for _ in range(times)]
+        finally:
+            ratelimit._LEASE_ON_LOOP = script
+
+    return asyncio.run(run())
+
+
+def test_the_loop_hands_out_a_block_per_round_trip_and_never_past_the_limit(settings):
+    """At 100 a window, blocks of 5: 100 requests in 20 round trips, numbered 1 to 100, then
+    every request refused (its number past the limit) and counted, one round trip each."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": URL, "KEY_PREFIX": uuid.uuid4().hex}}
+    where = ratelimit.on_redis([("throttle_live_2:99", 61)], [100])
+    round_trips = []
+    assert _loop_counts(where, 100, round_trips) == [[n] for n in range(1, 101)]
+    assert round_trips == [1] * 20
+    round_trips.clear()
+    assert _loop_counts(where, 3, round_trips) == [[101], [102], [103]]
+    assert round_trips == [1] * 3
+    assert int(redis_py.Redis.from_url(URL).get(where[1][0])) == 103
+
+
+def test_processes_taking_blocks_of_one_counter_let_through_no_more_than_the_limit(settings):
+    """Two processes (each its own blocks) and the cache's own client, one request at a time
+    in turn, at 30 a window (blocks of 1 would be exact: 30 // 20 = 1; 70 gives blocks of 3):
+    together they let through at most the limit, and the blocks' leftovers cost at most a
+    block a process."""
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+                                   "LOCATION": URL, "KEY_PREFIX": uuid.uuid4().hex}}
+    limit = 70
+    counter = [("throttle_live_3:99", 61)]
+    where = ratelimit.on_redis(counter, [limit])
+    mine, theirs = ratelimit.Leases(), ratelimit.Leases()
+    admitted = 0
+    try:
+        for turn in range(120):
+            if turn % 3 == 2:
+                n = ratelimit.count_requests(counter)[0]
+            else:
+                ratelimit.leases = mine if turn % 3 == 0 else theirs
+                n = _loop_counts(where, 1, [])[0][0]
+            admitted += n <= limit
+    finally:
+        ratelimit.leases = ratelimit.Leases()
+    assert limit - 2 * ratelimit.lease_size(limit) <= admitted <= limit
+
+
+def test_a_block_of_an_ended_window_is_swept(monkeypatch):
+    leases = ratelimit.Leases()
+    assert leases.keep("a:1", 10, 5, 61) == 6 and leases.take("a:1") == 7
+    later = ratelimit.time.time() + 62
+    monkeypatch.setattr(ratelimit, "time", SimpleNamespace(time=lambda: later))
+    assert leases.keep("b:2", 5, 5, 61) == 1
+    assert leases.take("a:1") is None and leases.take("b:2") == 2
 
 
 def test_another_cache_is_not_counted_on_the_loop(settings):
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
-    assert ratelimit.on_redis([("throttle_user_1:99", 61)]) is None
+    assert ratelimit.on_redis([("throttle_user_1:99", 61)], [3000]) is None
 
 
 def test_a_redis_cache_whose_options_say_how_to_connect_counts_with_its_own_client(settings):
@@ -128,6 +199,6 @@ def test_a_redis_cache_whose_options_say_how_to_connect_counts_with_its_own_clie
     redis_cache = {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": URL,
                    "OPTIONS": {"pool_class": "config.cache.SharedConnectionPool"}}
     settings.CACHES = {"default": redis_cache}
-    assert ratelimit.on_redis([("throttle_user_1:99", 61)]) is not None
+    assert ratelimit.on_redis([("throttle_user_1:99", 61)], [3000]) is not None
     settings.CACHES = {"default": {**redis_cache, "OPTIONS": {"db": 3}}}
-    assert ratelimit.on_redis([("throttle_user_1:99", 61)]) is None
+    assert ratelimit.on_redis([("throttle_user_1:99", 61)], [3000]) is None

@@ -231,9 +231,9 @@ def test_an_act_is_counted_once_by_the_throttles_whichever_path_answers_it(
                         lambda counters: calls.append(len(counters)) or count_requests(counters))
     count_on_redis = api.fast_act.count_on_redis
 
-    def on_loop(server, keys, timeouts):
+    def on_loop(server, keys, timeouts, limits):
         calls.append(len(keys))
-        return count_on_redis(server, keys, timeouts)
+        return count_on_redis(server, keys, timeouts, limits)
     monkeypatch.setattr(api.fast_act, "count_on_redis", on_loop)
     seat, payload = next_act(lt, live_id)
     answers = [act(live_id, keys[seat], payload) for _ in range(4)]

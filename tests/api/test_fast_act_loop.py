@@ -84,9 +84,9 @@ def redis_throttles(settings, monkeypatch):
         "LOCATION": "redis://127.0.0.1:6379/7", "KEY_PREFIX": uuid.uuid4().hex}}
     counted, count_on_redis = [], fast_act.count_on_redis
 
-    def on_loop(server, keys, timeouts):
+    def on_loop(server, keys, timeouts, limits):
         counted.append(len(keys))
-        return count_on_redis(server, keys, timeouts)
+        return count_on_redis(server, keys, timeouts, limits)
 
     monkeypatch.setattr(fast_act, "count_on_redis", on_loop)
     return counted
@@ -113,7 +113,7 @@ def test_a_failed_count_in_redis_hands_the_act_to_the_view_which_stores_it_once(
         seat, payload = next_act(lt, live_id)
         assert act(live_id, keys[seat], payload)[0] == 200
 
-    async def broken(server, keys, timeouts):
+    async def broken(server, keys, timeouts, limits):
         raise loopredis.RedisError("the connection to Redis was lost")
 
     monkeypatch.setattr(fast_act, "count_on_redis", broken)
