@@ -14,7 +14,7 @@ from rest_framework.authtoken.models import Token
 
 from benchmarks.servers import BENCH_EVENTS
 from tournaments import services
-from tournaments.models import Entry, Player, Round, Seat
+from tournaments.models import MOVE_SECONDS_MAX, Entry, Player, Round, Seat
 
 
 def published_round(tables: int) -> tuple[Round, dict[int, str]]:
@@ -55,11 +55,16 @@ def published_round(tables: int) -> tuple[Round, dict[int, str]]:
 def live_round(tables: int) -> tuple[Round, list[tuple[int, list[str]]]]:
     """A published event of one-game matches with 6 × ``tables`` checked-in players, every
     one with a login, round 1 drawn and published: the round and ``[(table id, the seats'
-    API tokens by seat)]`` in table order (``bench_live --streams``: thousands of seats)."""
+    API tokens by seat)]`` in table order (``bench_live --streams``: thousands of seats).
+
+    Its move time is the longest an event may have: the run measures play, and a game's clock
+    runs from its start, while the other games start and 10,000 streams open — a minute on a
+    slow host, when the sweep began to play the first games' seats (a 60 s move time) as play
+    began, and their clients, out of step, met 409s and read their games again."""
     stamp = f"{int(time.time())}-{random.randrange(10**6)}"
     slug = f"{BENCH_EVENTS}{stamp}"
     event = services.event_create(name=f"Live bench {stamp}", slug=slug, rounds_planned=1,
-                                  games_per_match=1)
+                                  games_per_match=1, move_seconds=MOVE_SECONDS_MAX)
     services.event_publish(event=event, published=True)
     User = get_user_model()
     password = make_password(None)
