@@ -33,6 +33,7 @@ import functools
 import hashlib
 import hmac
 import logging
+import math
 import os
 import threading
 import time
@@ -53,6 +54,10 @@ CHANNEL_PREFIX = "gouji:live:"
 FALLBACK_POLL = 0.25  # seconds between version reads when there is no pub/sub
 SAFETY_READ = 5.0  # with pub/sub, seconds between version reads all the same
 FRESH = 2.0  # seconds after (re)subscribing in which a waiter reads the version once first
+#: an async wait of at least a second (a stream's keep-alive, a long-poll) ends within this
+#: many seconds after its timeout: the waits that end in one such slice share one timer
+#: (:meth:`Dispatcher.expire_at`)
+EXPIRY_SLICE = 0.25
 
 _lock = threading.Lock()
 _latest: dict[int, int] = {}  # live game id -> highest version announced to this process
@@ -466,6 +471,7 @@ class Dispatcher:
         self._loop = weakref.ref(loop)
         self._waiters: dict[int, set[asyncio.Future]] = {}
         self._read_due = asyncio.Event()
+        self._expiring: dict[int, set[asyncio.Future]] = {}  # slice -> the waits ending in it
         self.subscribed = False  # the subscription is confirmed and the connection alive
         self.subscribed_at = float("-inf")
         self.subscriptions = 0  # how many times it subscribed (one connection each time)
@@ -485,6 +491,25 @@ class Dispatcher:
             waiting.discard(waiter)
             if not waiting:
                 del self._waiters[live_id]
+
+    def expire_at(self, deadline: float, waiter: asyncio.Future) -> set[asyncio.Future]:
+        """Resolve ``waiter`` (with ``None``) at loop time ``deadline``, or up to
+        :data:`EXPIRY_SLICE` later: the waits that end in one slice share one timer. Its
+        timer each — made and freed by uvloop for every wait, six an act — was 4 % of a stream
+        server's samples (py-spy, ``bench_live --streams 10000``, docs/BENCHMARKS.md
+        "Eighteenth pass"). Returns the slice's set, from which the waiter that ends first
+        discards itself."""
+        slot = math.ceil(deadline / EXPIRY_SLICE)
+        expiring = self._expiring.get(slot)
+        if expiring is None:
+            expiring = self._expiring[slot] = set()
+            self._loop().call_at(slot * EXPIRY_SLICE, self._expire, slot)
+        expiring.add(waiter)
+        return expiring
+
+    def _expire(self, slot: int) -> None:
+        for waiter in self._expiring.pop(slot, ()):
+            _resolve(waiter)
 
     def waiting(self) -> int:
         """How many waiters wait now (over all games)."""
@@ -690,25 +715,33 @@ async def wait_for_version_async(live_id: int, since: int, timeout: float) -> in
     ``None`` if it did not move. The caller has just read the game at ``since`` (or later); the
     waiter reads nothing itself (its loop's :class:`Dispatcher` reads for every waiter).
 
-    A waiter is a bare future with a timer (``asyncio.wait_for`` makes a task per wait: with
-    10,000 streams sending a comment every 15 s, it was a third of the server's time)."""
+    A waiter is a bare future (``asyncio.wait_for`` makes a task per wait: with 10,000 streams
+    sending a comment every 15 s, it was a third of the server's time), whose timeout is one
+    of the dispatcher's shared timers (:meth:`Dispatcher.expire_at`) when it is a second or
+    more, else a timer of its own."""
     loop = asyncio.get_running_loop()
-    deadline = time.monotonic() + timeout
+    deadline = loop.time() + timeout
     hub = dispatcher()
     while True:
         known = latest(live_id)
         if known > since:
             return known
-        left = deadline - time.monotonic()
+        left = deadline - loop.time()
         if left <= 0:
             return None
         waiter = loop.create_future()
         hub.add(live_id, waiter)
-        timer = loop.call_later(left, _resolve, waiter)
+        if left < 1.0:
+            timer, expiring = loop.call_at(deadline, _resolve, waiter), None
+        else:
+            timer, expiring = None, hub.expire_at(deadline, waiter)
         try:
             await waiter
         finally:
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
+            else:
+                expiring.discard(waiter)
             hub.discard(live_id, waiter)
 
 

@@ -190,3 +190,47 @@ def test_the_subscription_is_kept_alive_and_made_again_when_redis_drops_it(setti
         return quiet
 
     assert async_to_sync(scenario)() == 1
+
+
+def test_long_waits_share_a_timer_a_slice_and_end_within_it_after_their_timeout(settings,
+                                                                                  reads):
+    """Waits of a second or more end on the dispatcher's timers, one for all the waits that
+    end in one slice of :data:`notify.EXPIRY_SLICE` (a timer made and freed for every wait was
+    4 % of a stream server's samples); a woken wait leaves its slice at once, and a short wait
+    keeps a timer of its own, to the millisecond."""
+    settings.LIVE_PUBSUB_URL = None
+
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        hub = notify.dispatcher()
+        timers, call_at = [], loop.call_at
+
+        def counted(when, callback, *args, **kwargs):
+            timers.append(getattr(callback, "__name__", callback))
+            return call_at(when, callback, *args, **kwargs)
+
+        loop.call_at = counted
+        try:
+            t0 = loop.time()
+            tasks = [asyncio.ensure_future(notify.wait_for_version_async(7400 + i % 2, 1, 1.2))
+                     for i in range(50)]
+            await _until(lambda: hub.waiting() == 50)
+            notify._seen(7400, 2)  # (an act of this process: half the waits woken)
+            assert await asyncio.gather(*tasks[0::2]) == [2] * 25
+            assert sum(len(waits) for waits in hub._expiring.values()) == 25
+            assert await asyncio.gather(*tasks[1::2]) == [None] * 25
+            long_wait = loop.time() - t0
+            assert hub._expiring == {} and hub.waiting() == 0
+            assert 1 <= timers.count("_expire") <= 2 and "_resolve" not in timers  # (a slice
+            # boundary may fall between the first wait and the last)
+            t1 = loop.time()
+            assert await notify.wait_for_version_async(7402, 1, 0.05) is None
+            short_wait = loop.time() - t1
+            assert timers.count("_resolve") == 1
+        finally:
+            del loop.call_at
+        return long_wait, short_wait
+
+    long_wait, short_wait = async_to_sync(scenario)()
+    assert 1.2 <= long_wait < 1.2 + notify.EXPIRY_SLICE + 0.3
+    assert 0.05 <= short_wait < 0.25
