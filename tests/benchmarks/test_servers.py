@@ -69,3 +69,24 @@ def test_a_worker_starts_on_a_broker_emptied_of_earlier_runs_messages_and_games(
     assert client.exists("celery", "unacked", "unacked_index") == 0
     assert LiveGame.objects.get(pk=left).status == LiveGame.Status.FINISHED
     assert LiveGame.objects.get(pk=kept).status == LiveGame.Status.RUNNING
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bench_live_starts_after_a_checkpoint():
+    """What the database server did before a run (a test suite's databases made and dropped)
+    is written and synced before it, not by a checkpoint during it."""
+    from django.db import connection
+
+    from benchmarks.management.commands.bench_live import Command
+
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's checkpoints")
+
+    def requested() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT checkpoints_req FROM pg_stat_bgwriter")
+            return cursor.fetchone()[0]
+
+    before = requested()
+    Command().vacuum()
+    assert requested() > before
