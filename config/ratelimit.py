@@ -208,9 +208,6 @@ class Leases:
             self._blocks[key] = [first + 1, last, now + timeout]
         return first
 
-    def clear(self) -> None:
-        self._blocks.clear()
-
 
 #: seconds between the sweeps of the blocks of ended windows (:meth:`Leases.keep`)
 SWEEP_SECONDS = 60

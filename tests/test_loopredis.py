@@ -156,9 +156,8 @@ def test_the_loop_hands_out_a_block_per_round_trip_and_never_past_the_limit(sett
 
 def test_processes_taking_blocks_of_one_counter_let_through_no_more_than_the_limit(settings):
     """Two processes (each its own blocks) and the cache's own client, one request at a time
-    in turn, at 30 a window (blocks of 1 would be exact: 30 // 20 = 1; 70 gives blocks of 3):
-    together they let through at most the limit, and the blocks' leftovers cost at most a
-    block a process."""
+    in turn, at 70 a window (blocks of 3): together they let through at most the limit, and
+    the blocks' leftovers cost at most a block a process."""
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
                                    "LOCATION": URL, "KEY_PREFIX": uuid.uuid4().hex}}
     limit = 70
