@@ -44,6 +44,23 @@ def vacuum_if_autovacuum_is_off(say=print) -> None:
         cursor.execute("VACUUM (ANALYZE)")
 
 
+def checkpoint(say=print) -> None:
+    """A PostgreSQL checkpoint before a run: what the server did before it (a test suite's
+    databases made and dropped: 32,409 files) would otherwise be written and synced by a
+    checkpoint during it — one such sync (3.8 s) came with 50 s of acts p99 6-14 s under
+    ``bench_live --cpu-cores 1.31`` (docs/BENCHMARKS.md, "Eighteenth pass"). A server that
+    refuses (a superuser's or ``pg_checkpoint``'s right) is named and the run goes on."""
+    from django.db import DatabaseError, connection
+
+    if connection.vendor != "postgresql":
+        return
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("CHECKPOINT")
+    except DatabaseError as exc:
+        say(f"no checkpoint before the run: {str(exc).strip()}")
+
+
 def ensure_database(say=print) -> None:
     """Create the configured database if it does not exist (PostgreSQL), then migrate."""
     from django.core.management import call_command

@@ -72,12 +72,10 @@ def test_a_worker_starts_on_a_broker_emptied_of_earlier_runs_messages_and_games(
 
 
 @pytest.mark.django_db(transaction=True)
-def test_bench_live_starts_after_a_checkpoint():
+def test_a_run_starts_after_a_checkpoint():
     """What the database server did before a run (a test suite's databases made and dropped)
     is written and synced before it, not by a checkpoint during it."""
     from django.db import connection
-
-    from benchmarks.management.commands.bench_live import Command
 
     if connection.vendor != "postgresql":
         pytest.skip("PostgreSQL's checkpoints")
@@ -87,6 +85,27 @@ def test_bench_live_starts_after_a_checkpoint():
             cursor.execute("SELECT checkpoints_req FROM pg_stat_bgwriter")
             return cursor.fetchone()[0]
 
-    before = requested()
-    Command().vacuum()
-    assert requested() > before
+    before, said = requested(), []
+    servers.checkpoint(say=said.append)
+    assert requested() > before and said == []
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_server_that_refuses_the_checkpoint_is_named_and_the_run_goes_on():
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        pytest.skip("PostgreSQL's checkpoints")
+    with connection.cursor() as cursor:
+        cursor.execute("DROP ROLE IF EXISTS gouji_no_checkpoint")
+        cursor.execute("CREATE ROLE gouji_no_checkpoint")
+        cursor.execute("SET ROLE gouji_no_checkpoint")
+    said = []
+    try:
+        servers.checkpoint(say=said.append)
+    finally:
+        with connection.cursor() as cursor:
+            cursor.execute("RESET ROLE")
+            cursor.execute("DROP ROLE gouji_no_checkpoint")
+    assert len(said) == 1 and said[0].startswith("no checkpoint before the run: ")
+    assert "pg_checkpoint" in said[0] or "superuser" in said[0]

@@ -349,8 +349,9 @@ class Command(BaseCommand):
         TOASTed state behind, and earlier runs' would weigh on this one where autovacuum is off
         (as on the CI machine's PostgreSQL; production runs it). Then a checkpoint, so that the
         run's own checkpoint does not write and sync what came before it."""
-        from django.db import DatabaseError, connection
+        from django.db import connection
 
+        from benchmarks.servers import checkpoint
         from live.models import LiveGame
 
         if connection.vendor != "postgresql":
@@ -361,14 +362,7 @@ class Command(BaseCommand):
                 self.stdout.write("autovacuum is off on this PostgreSQL: vacuuming the live "
                                   "games' table before the run")
             cursor.execute(f"VACUUM (ANALYZE) {connection.ops.quote_name(LiveGame._meta.db_table)}")
-            # What the server did before the run (a test suite's databases made and dropped:
-            # 32,409 files) would otherwise be written and synced by a checkpoint during it:
-            # one such sync (3.8 s) came with 50 s of acts p99 6-14 s at --cpu-cores 1.31
-            # (docs/BENCHMARKS.md, "Eighteenth pass").
-            try:
-                cursor.execute("CHECKPOINT")
-            except DatabaseError as exc:  # (a superuser's or pg_checkpoint's right)
-                self.stdout.write(f"no checkpoint before the run: {str(exc).strip()}")
+        checkpoint(say=self.stdout.write)
 
     def make_tables(self, n: int):
         """A published event with ``6 × n`` players (logins with API tokens), its round 1 drawn
