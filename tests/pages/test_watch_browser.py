@@ -257,8 +257,8 @@ def test_a_players_history_from_the_leaderboard(live_server, browser, event,  # 
                  if row.entry.player_id in both)
     context, tab = phone(browser, "en-US")
     tab.goto(live_server.url + reverse("pages:leaderboard", kwargs={"slug": event.slug}))
-    tab.locator("#standings tbody a[href='%s']" % reverse(
-        "pages:entry-history", args=[event.slug, first.entry_id])).click()
+    history = reverse("pages:entry-history", args=[event.slug, first.entry_id])
+    tab.locator(f"#standings tbody a[href='{history}']").click()
     tab.wait_for_url("**/players/**")
     assert tab.locator("h1").inner_text().startswith(first.entry.player.name)
     assert tab.locator("svg.chart circle.dot").count() == 2
