@@ -575,8 +575,10 @@ class Dispatcher:
 
         while True:
             every = SAFETY_READ if self.subscribed else FALLBACK_POLL
-            try:
-                await asyncio.wait_for(self._read_due.wait(), timeout=every)
+            try:  # (not wait_for: on 3.11 it swallows a cancellation that comes as the
+                # event is set, and the loop's close then waits for this task for ever)
+                async with asyncio.timeout(every):
+                    await self._read_due.wait()
             except TimeoutError:
                 pass
             self._read_due.clear()
@@ -641,8 +643,9 @@ class _Subscriber(asyncio.Protocol):
         """Until the connection is lost (or stops answering)."""
         pinged = None
         while True:
-            try:
-                await asyncio.wait_for(asyncio.shield(self._lost), timeout=self.HEALTH)
+            try:  # (asyncio.timeout, not wait_for: see Dispatcher._poll)
+                async with asyncio.timeout(self.HEALTH):
+                    await asyncio.shield(self._lost)
                 return
             except TimeoutError:
                 if pinged is not None and self._heard < pinged:
