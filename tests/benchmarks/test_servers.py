@@ -69,4 +69,3 @@ def test_a_worker_starts_on_a_broker_emptied_of_earlier_runs_messages_and_games(
     assert client.exists("celery", "unacked", "unacked_index") == 0
     assert LiveGame.objects.get(pk=left).status == LiveGame.Status.FINISHED
     assert LiveGame.objects.get(pk=kept).status == LiveGame.Status.RUNNING
-
