@@ -1,7 +1,8 @@
 """A live or practice game's state is stored as ``json`` in PostgreSQL (its text, compressed with
-lz4 where the server offers it; ``live.0003``): what the ORM and the act's own statement write
-reads back as the same state, through the model and as a value, on every database; and
-migrating back to ``jsonb`` and forward again keeps every state."""
+lz4 where the server offers it; ``live.0003``), in pages filled to half (``live.0005``): what the
+ORM and the act's own statement write reads back as the same state, through the model and as a
+value, on every database; migrating back to ``jsonb`` and forward again keeps every state; and
+the acts' updates of a full table stay on their rows' pages."""
 
 from __future__ import annotations
 
@@ -77,3 +78,47 @@ def test_migrating_to_jsonb_and_back_keeps_every_state():
         MigrationExecutor(connection).migrate(latest)
     assert (_states(LiveGame), _states(PracticeGame)) == before
     _assert_json_compressed_with_lz4_where_offered()
+
+
+def _fillfactors() -> dict:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT relname, reloptions FROM pg_class WHERE relname IN "
+                       "('games_livegame', 'live_practicegame')")
+        return {name: options for name, options in cursor.fetchall()}
+
+
+@on_postgresql
+def test_the_games_pages_are_filled_to_half_and_migrating_back_resets_it():
+    half = {"games_livegame": ["fillfactor=50"], "live_practicegame": ["fillfactor=50"]}
+    assert _fillfactors() == half
+    executor = MigrationExecutor(connection)
+    latest = executor.loader.graph.leaf_nodes()
+    try:
+        executor.migrate([("live", "0004_running_games_index")])
+        assert _fillfactors() == {"games_livegame": None, "live_practicegame": None}
+    finally:
+        MigrationExecutor(connection).migrate(latest)
+    assert _fillfactors() == half
+
+
+def _pages() -> set[int]:
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT DISTINCT (ctid::text::point)[0]::int FROM games_livegame")
+        return {row[0] for row in cursor.fetchall()}
+
+
+@on_postgresql
+def test_a_full_tables_acts_update_their_rows_in_place():
+    """Forty games, each moved on five acts at a time in turn as a round is played: their rows
+    stay on the pages they were inserted in (every update HOT; a row moved would go to a page
+    past them), and the states read back as played."""
+    tables = [make_live_table() for _k in range(40)]
+    ids = [services.live_start(table=lt.table).pk for lt in tables]
+    first = _pages()
+    played = {}
+    for n in range(5, 65, 5):
+        for lt, pk in zip(tables, ids, strict=True):
+            played[pk] = play_on_server(lt, pk, until=lambda g, n=n: len(g.actions) >= n)[1]
+    assert max(_pages()) <= max(first)
+    assert {lg.pk: lg.state for lg in LiveGame.objects.all()} == \
+        {pk: game.to_state() for pk, game in played.items()}
