@@ -9,8 +9,10 @@ pass a limit, and take the client's address only from trusted proxies."""
 from __future__ import annotations
 
 import threading
+from collections import Counter
 
 import pytest
+from django.contrib.auth.models import AnonymousUser, User
 from django.core.cache import cache
 from django.test import Client as DjangoClient
 from django.test import override_settings
@@ -182,3 +184,42 @@ def test_a_counter_in_local_memory_is_the_caches_own(monkeypatch):
     assert cache.get("steps:1") is None and ratelimit.count_request("steps:1", 61) == 1
     cache.clear()
     assert ratelimit.count_request("steps:1", 61) == 1
+
+
+def test_each_clients_windows_end_at_their_own_moment_the_same_for_all_its_throttles(
+        rf, monkeypatch):
+    """Windows that ended together for every client renewed everyone's counters at once (on a
+    stream server, a round trip to Redis for nearly every act of the minute's first 18 s). A
+    client's windows start at its own phase: 1,000 users' windows end spread over the minute;
+    a user's throttles (per user, and the view's scope) change window together, when the
+    clock passes the user's phase, and say so in ``wait``; an anonymous client's phase is its
+    address's."""
+    class LiveView:
+        throttle_scope = "live"
+
+    def counters(request) -> list:
+        throttles = (throttling.UserRateThrottle(), throttling.ScopedRateThrottle())
+        found = [t.counter_for(request, LiveView()) for t in throttles]
+        return [(key.rsplit(":", 1)[1], t.wait()) for t, (key, _timeout) in zip(
+            throttles, found, strict=True)]
+
+    phases = [ratelimit.window_phase(f"user:{pk}") for pk in range(1, 1001)]
+    assert all(0 <= p < 1 for p in phases)
+    tenths = Counter(int(p * 10) for p in phases)
+    assert sorted(tenths) == list(range(10)) and min(tenths.values()) >= 60, tenths
+
+    request = rf.get("/", REMOTE_ADDR="10.0.0.9")
+    request.user = User(pk=7, username="seven")
+    phase = ratelimit.window_phase("user:7")
+    end = (1_000_000 // 60 + 1 - phase) * 60  # (a moment the user's window ends at)
+    monkeypatch.setattr(ratelimit.time, "time", lambda: end - 0.5)
+    before = counters(request)
+    monkeypatch.setattr(ratelimit.time, "time", lambda: end + 0.5)
+    after = counters(request)
+    (window, wait), (window2, wait2) = before
+    assert window == window2 and wait == pytest.approx(0.5) == wait2
+    assert [w for w, _ in after] == [str(int(window) + 1)] * 2
+    assert [wait for _w, wait in after] == [pytest.approx(59.5)] * 2
+
+    request.user = AnonymousUser()
+    assert throttling.AnonRateThrottle().window_ident(request) == "10.0.0.9"
