@@ -19,7 +19,7 @@
 - ``LIVE_ACT_SHORT_PATH``: 0 sends every act the ASGI server gets through the DRF view.
 - ``LIVE_ACT_ON_LOOP``: 0 checks and stores the short path's acts in a stream database thread,
   not on the event loop (PostgreSQL only).
-- ``LIVE_LOOP_DB_CONNECTIONS``: the event loop's own connections for them, per process (4).
+- ``LIVE_LOOP_DB_CONNECTIONS``: the event loop's own connections for them, per process (2).
 - ``LIVE_SPECTATOR_WAITERS``, ``LIVE_SPECTATOR_WAITERS_PER_ADDRESS``: spectators' open streams
   and long-polls per process (100), and per client address (4).
 - ``CELERY_VISIBILITY_TIMEOUT``: when Redis redelivers a task whose worker died.
@@ -244,8 +244,13 @@ LIVE_ACT_SHORT_PATH = os.environ.get("LIVE_ACT_SHORT_PATH", "1") != "0"
 # ... and, on PostgreSQL, checks and stores the common act on the event loop (live/loopdb.py);
 # LIVE_ACT_ON_LOOP=0 does it in a stream database thread, as before.
 LIVE_ACT_ON_LOOP = os.environ.get("LIVE_ACT_ON_LOOP", "1") != "0"
-# the event loop's own connections for those acts (each process)
-LIVE_LOOP_DB_CONNECTIONS = int(os.environ.get("LIVE_LOOP_DB_CONNECTIONS", "4"))
+# the event loop's own connections for those acts (each process). One made every act wait for
+# the one before it; four let eight statements of two processes run in PostgreSQL at once, and
+# at the capacity of a slow host (bench_live --streams 10000 --cpu-cores 1.31) an act then cost
+# more of every process's CPU (uvicorn 1.39-1.44 ms, PostgreSQL 0.38-0.40) than with two (1.25-1.33
+# and 0.32-0.34); uncapped, more absorb a slow statement better (p99 14.1 ms with four, 57.6 with
+# two): docs/BENCHMARKS.md "Nineteenth pass"
+LIVE_LOOP_DB_CONNECTIONS = int(os.environ.get("LIVE_LOOP_DB_CONNECTIONS", "2"))
 # Spectators' waiting requests (event streams and long-polls of anyone neither seated at the table
 # nor its referee) per process, in all and per client address: each holds a stream worker's
 # thread, so keep LIVE_SPECTATOR_WAITERS well below the stream workers' --threads; seated

@@ -9,7 +9,7 @@ to 2.3 ms (``bench_live --streams 10000``, docs/BENCHMARKS.md "Seventh pass").
 
 Django's ORM is not used here: its connections are synchronous and refuse to be used on an
 event loop. :class:`LoopDatabase` holds a few connections for the loop they were made on
-(``LIVE_LOOP_DB_CONNECTIONS``, 4), in autocommit, opened by psycopg's ``AsyncConnection`` with
+(``LIVE_LOOP_DB_CONNECTIONS``, 2), in autocommit, opened by psycopg's ``AsyncConnection`` with
 Django's own connection parameters (the same database, user and options) when a statement
 needs one. A statement is run on libpq itself (psycopg's ``pq``, :class:`_Link`): prepared on
 the server when first run on a connection, sent with its parameters as text, and its result
