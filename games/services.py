@@ -186,6 +186,23 @@ def _check_game_number(event: Event, table: Table, number: int) -> None:
     raise ServiceError("bad_game_number", _("game number must be 1 to %(n)s") % {"n": gpm})
 
 
+def next_game_number(table: Table, taken) -> int | None:
+    """The game ``table`` plays next, given the numbers it already has a result or a live game
+    for: the first of games 1..games_per_match missing, then, in a knockout round, the next
+    deciding extra game (加赛) if :func:`_check_game_number` allows it now (the match tied,
+    every earlier game confirmed); None when there is no game to play yet or any more."""
+    event = table.round.event
+    taken = set(taken)
+    number = next((n for n in range(1, event.games_per_match + 1) if n not in taken), None)
+    if number is None and table.round.stage == Round.Stage.KNOCKOUT:
+        number = max(taken, default=0) + 1
+        try:
+            _check_game_number(event, table, number)
+        except ServiceError:
+            return None
+    return number
+
+
 def _rules_differ(spec, rules: engine.Rules) -> bool:
     try:
         return engine.Rules.from_spec(spec) != rules

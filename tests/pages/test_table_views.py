@@ -218,3 +218,52 @@ def test_slips_are_for_the_events_staff_and_issue_missing_links(client, table, r
     again = client.get(url).content.decode()
     tokens = sorted(set(p.split("/")[0] for p in page.split("/p/")[1:]))
     assert tokens == sorted(set(p.split("/")[0] for p in again.split("/p/")[1:]))
+
+
+def test_once_every_game_has_its_result_the_page_offers_no_game_and_says_why(
+        client, links, table, referee_user):
+    # given: both games of the match handed in (not yet confirmed)
+    for number in (1, 2):
+        result_submit(table=table, number=number, sheet=FIRST, by=referee_user)
+
+    # when
+    page = client.get(links[0]).content.decode()
+
+    # then: no form, no deal button, and a line in the "play on this phone" card saying why
+    assert 'id="sheet"' not in page and 'id="live-start"' not in page
+    assert 'id="live-none"' in page and "no game left to play here" in page
+    chinese = client.get(links[0], HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "这里没有可打的牌局了" in chinese
+
+
+def test_a_tied_knockout_match_offers_its_deciding_extra_game_once_every_game_is_confirmed(
+        referee_user):
+    from tests.pages.test_dashboard import _knockout_cup
+    from tests.tournaments.test_knockout import TEAM0_WINS, TEAM1_WINS, _draw
+
+    # given: the final, its two games handed in and tied 12 : 12
+    event = _knockout_cup(referee_user)
+    final = services.round_publish(round=_draw(event, knockout=True)).tables.get()
+    results = [result_submit(table=final, number=n, sheet=sheet, by=referee_user)
+               for n, sheet in ((1, TEAM0_WINS), (2, TEAM1_WINS))]
+    seat = Seat.objects.select_related("entry", "player").get(table=final, seat=1)
+    (link,) = services.entry_link_issue(entry=seat.entry, player=seat.player)
+    url = f"/p/{link.token()}/"
+
+    # then: not yet — the games are not confirmed
+    page = Client().get(url).content.decode()
+    assert 'id="sheet"' not in page and "deciding extra game (加赛)" in page
+
+    # when: both confirmed, the match tied
+    for result in results:
+        result_confirm(result=result, by=referee_user, as_referee=True)
+    page = Client().get(url).content.decode()
+
+    # then: game 3, the extra game, can be handed in or dealt live from the page
+    assert 'name="number" value="3"' in page and 'id="live-start"' in page
+    assert "Deal game 3 live" in page and 'id="live-none"' not in page
+    response = Client().post(url + "submit/", {
+        "number": "3", **place_fields((1, 3, 5, 0, 2, 4)), "leader": "0",
+        **{f"kaidian_{s}": "on" for s in range(6)}})
+    assert response.status_code == 302
+    assert GameResult.objects.get(table=final, number=3).status == "submitted"

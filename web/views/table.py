@@ -167,11 +167,6 @@ def _result_of_my_table(holder: Holder, pk: int) -> GameResult:
                              table_id=seat.table_id)
 
 
-def _next_game(event: Event, results: list[GameResult]) -> int | None:
-    done = {r.number for r in results}
-    return next((n for n in range(1, event.games_per_match + 1) if n not in done), None)
-
-
 #: a result's history steps (games.selectors.result_history) as shown
 STEPS = {
     "submitted": gettext_lazy("submitted"),
@@ -245,7 +240,7 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
              if s.player.user_id}
     seats = _seat_rows(table, seat)
     rules = engine.Rules.from_spec(holder.event.rules)
-    number = _next_game(holder.event, results)
+    number = game_services.next_game_number(table, [r.number for r in results])
     if number is not None and form is None:
         form = SheetForm(rules=rules, seats=seats)
     ctx.update({
@@ -254,6 +249,8 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
         "points": points, "upload_error": upload_error, "rules": rules,
         "my_link": _my_link(request, holder),
         "live_game": _table_live_game(table),
+        "extra_game_pending": number is None and table.round.stage == Round.Stage.KNOCKOUT
+        and not services.match_score(table=table)["decided"],
         "score_url": holder.url("score/"),
         "js_text": {"points": _("Team points: %(a)s %(pa)s · %(b)s %(pb)s"),
                     "tap_next": _("Tap the seat placed %(place)s"),
