@@ -403,25 +403,42 @@ def _draw_ratings(entries: list[Entry]) -> dict[str, float]:
     return {str(e.pk): of_player[e.player_id] for e in entries}
 
 
-def round_missing_results(*, round: Round) -> int:
-    """How many games of the round have no confirmed result yet (in a knockout round, a tied
-    match also waits for its deciding extra game)."""
+def _confirmed_points(round: Round) -> dict[int, list[tuple[int, int]]]:
+    """The round's confirmed games' points (table id -> [(points_a, points_b), ...])."""
     from games.models import GameResult
 
-    gpm = round.event.games_per_match
     confirmed: dict[int, list] = {}
     for table_id, a, b in GameResult.objects.filter(
             table__round=round, status=GameResult.Status.CONFIRMED).values_list(
             "table_id", "points_a", "points_b"):
         confirmed.setdefault(table_id, []).append((a, b))
-    missing = 0
-    for table_id in round.tables.values_list("pk", flat=True):
-        games = confirmed.get(table_id, [])
-        missing += max(0, gpm - len(games))
-        if round.stage == Round.Stage.KNOCKOUT and len(games) >= gpm:
-            if sum(g[0] for g in games) == sum(g[1] for g in games):
-                missing += 1
-    return missing
+    return confirmed
+
+
+def _tied(round: Round, confirmed: dict[int, list[tuple[int, int]]]) -> set[int]:
+    if round.stage != Round.Stage.KNOCKOUT:
+        return set()
+    gpm = round.event.games_per_match
+    return {table_id for table_id, games in confirmed.items() if len(games) >= gpm
+            and sum(g[0] for g in games) == sum(g[1] for g in games)}
+
+
+def round_tied_matches(*, round: Round) -> set[int]:
+    """The tables of a knockout round whose match is tied with every game of it confirmed:
+    each waits for a deciding extra game (加赛). Empty for a Swiss round."""
+    if round.stage != Round.Stage.KNOCKOUT:
+        return set()
+    return _tied(round, _confirmed_points(round))
+
+
+def round_missing_results(*, round: Round) -> int:
+    """How many games of the round have no confirmed result yet (in a knockout round, a tied
+    match also waits for its deciding extra game)."""
+    gpm = round.event.games_per_match
+    confirmed = _confirmed_points(round)
+    missing = sum(max(0, gpm - len(confirmed.get(table_id, [])))
+                  for table_id in round.tables.values_list("pk", flat=True))
+    return missing + len(_tied(round, confirmed))
 
 
 MAX_EXTRA_GAMES = 5

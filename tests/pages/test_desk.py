@@ -418,3 +418,38 @@ def test_a_player_cannot_confirm_a_round_at_the_desk(client, event, referee_user
     client.force_login(user)
     assert client.post(round_confirm_url(event)).status_code == 403
     assert GameResult.objects.filter(table=table2, status="submitted").count() == 2
+
+
+def test_a_tied_knockout_match_waits_for_its_extra_game_at_the_desk(client, referee_user):
+    """加赛 at the desk: a knockout match tied with both games confirmed is still playing, its
+    game 3 is listed as the deciding extra game, and the referee enters it from the sheet."""
+    from tests.pages.test_dashboard import _knockout_cup
+    from tests.tournaments.test_knockout import TEAM0_WINS, TEAM1_WINS, _draw, _play_round
+    from tournaments import services
+    from web.views.dashboard import round_progress
+
+    event = _knockout_cup(referee_user)
+    event.referees.add(referee_user)
+    final = services.round_publish(round=_draw(event, knockout=True))
+    _play_round(final, referee_user, lambda t: [TEAM0_WINS, TEAM1_WINS])  # 12 : 12
+    (table,) = final.tables.all()
+    client.force_login(referee_user)
+
+    # the list: the table is playing, with a game 3 to come; the console counts it so
+    response = client.get(desk_url(event, round=final.number))
+    (row,) = response.context["rows"]
+    assert row["state"] == "playing"
+    assert [g["number"] for g in row["games"]] == [1, 2, 3]
+    assert round_progress(final)["states"]["playing"] == 1
+    assert round_progress(final)["missing"] == 1
+
+    # the table: game 3, the extra game, to enter from the sheet
+    body = client.get(table_url(table)).content.decode()
+    assert 'id="game-3"' in body and "deciding extra game (加赛)" in body
+    response = client.post(table_url(table), sheet_post(
+        {"order": [1, 3, 5, 0, 2, 4], "kaidian": [True] * 6}, game=3, confirm="1"))
+    assert response.status_code == 302
+    assert GameResult.objects.get(table=table, number=3).status == GameResult.Status.CONFIRMED
+    assert services.match_score(table=table)["winner"] == table.team_b.entry.pk
+    response = client.get(desk_url(event, round=final.number))
+    assert response.context["rows"][0]["state"] == "confirmed"

@@ -61,7 +61,8 @@ def _disputed_status() -> str | None:
     return disputed.value if disputed is not None else None
 
 
-def _table_state(statuses: list[str], games_per_match: int) -> str:
+def _table_state(statuses: list[str], games_per_match: int, tied: bool = False) -> str:
+    """``tied``: a knockout match tied with every game confirmed (its 加赛 is still to come)."""
     if not statuses:
         return "none"
     if _disputed_status() in statuses:
@@ -69,7 +70,7 @@ def _table_state(statuses: list[str], games_per_match: int) -> str:
     confirmed = statuses.count(GameResult.Status.CONFIRMED)
     if confirmed < len(statuses):
         return "submitted"
-    return "confirmed" if confirmed >= games_per_match else "playing"
+    return "confirmed" if confirmed >= games_per_match and not tied else "playing"
 
 
 def round_progress(rnd: Round | None) -> dict:
@@ -82,7 +83,8 @@ def round_progress(rnd: Round | None) -> dict:
             "table_id", "status"):
         statuses[table_id].append(status)
     gpm = rnd.event.games_per_match
-    counts.update(Counter(_table_state(s, gpm) for s in statuses.values()))
+    tied = services.round_tied_matches(round=rnd)
+    counts.update(Counter(_table_state(s, gpm, pk in tied) for pk, s in statuses.items()))
     return {"states": counts, "tables": len(statuses),
             "missing": services.round_missing_results(round=rnd), "byes": rnd.byes.count()}
 

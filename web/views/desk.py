@@ -73,15 +73,16 @@ def game_state(status: str, proposal_open: bool) -> str:
     return status  # submitted, disputed
 
 
-def table_state(games: list[str], games_per_match: int) -> str:
+def table_state(games: list[str], games_per_match: int, *, tied: bool = False) -> str:
     """A table's state from its games' states: the most urgent of them, else ``none`` (no
-    result yet), ``confirmed`` (every game of the match) or ``playing`` (more to come)."""
+    result yet), ``confirmed`` (every game of the match) or ``playing`` (more to come: games
+    of the match, or a ``tied`` knockout match's deciding extra game, 加赛)."""
     for state in ("disputed", "proposal", "submitted"):
         if state in games:
             return state
     if not games:
         return "none"
-    return "confirmed" if len(games) >= games_per_match else "playing"
+    return "confirmed" if len(games) >= games_per_match and not tied else "playing"
 
 
 # ----------------------------------------------------------------------------- access
@@ -152,7 +153,9 @@ def _desk_context(request, event: Event) -> dict:
     gpm = event.games_per_match
     games = _game_states(rnd)
     tables = list(Table.objects.filter(round=rnd).order_by("number").values_list("pk", flat=True))
-    by_table = {pk: table_state(list(games.get(pk, {}).values()), gpm) for pk in tables}
+    tied = services.round_tied_matches(round=rnd)
+    by_table = {pk: table_state(list(games.get(pk, {}).values()), gpm, tied=pk in tied)
+                for pk in tables}
     counts = {key: 0 for key in STATES}
     for s in by_table.values():
         counts[s] += 1
@@ -168,7 +171,10 @@ def _desk_context(request, event: Event) -> dict:
     rows = []
     for pk in page.object_list:
         t = loaded[pk]
-        numbers = sorted(set(games.get(pk, {})) | set(range(1, gpm + 1)))
+        numbers = set(games.get(pk, {})) | set(range(1, gpm + 1))
+        if pk in tied:  # (its next game: a deciding extra game, 加赛)
+            numbers.add(max(numbers) + 1)
+        numbers = sorted(numbers)
         rows.append({
             "table": t, "state": by_table[pk], "state_label": STATES[by_table[pk]],
             "games": [{"number": n, "state": games.get(pk, {}).get(n, "none")} for n in numbers],
@@ -243,16 +249,21 @@ def _table(event: Event, table_id: int) -> Table:
 
 
 def _game_views(table: Table, seats: list[dict]) -> list[dict]:
-    """Each game of the match (and any extra game with a result): its result, state, finishing
-    order by seat, versions, open proposal and history."""
+    """Each game of the match, any extra game (加赛) with a result, and the next one a tied
+    knockout match may play now: its result, state, finishing order by seat, versions, open
+    proposal and history."""
     event = table.round.event
     results = {r.number: r for r in table.results.all()}
+    numbers = set(results) | set(range(1, event.games_per_match + 1))
+    extra = game_services.next_game_number(table, results)
+    if extra is not None:
+        numbers.add(extra)
     views = []
-    for n in sorted(set(results) | set(range(1, event.games_per_match + 1))):
+    for n in sorted(numbers):
         r = results.get(n)
         if r is None:
             views.append({"number": n, "result": None, "state": "none",
-                          "state_label": STATES["none"]})
+                          "state_label": STATES["none"], "extra": n > event.games_per_match})
             continue
         proposal = result_open_proposal(r)
         state = game_state(r.status, proposal is not None)
@@ -265,6 +276,7 @@ def _game_views(table: Table, seats: list[dict]) -> list[dict]:
             "dispute": result_open_dispute(r),
             "history": result_history(r),
             "needs_confirmation": r.status != GameResult.Status.CONFIRMED,
+            "extra": n > event.games_per_match,
         })
     return views
 
