@@ -172,8 +172,8 @@ def _desk_context(request, event: Event) -> dict:
     for pk in page.object_list:
         t = loaded[pk]
         numbers = set(games.get(pk, {})) | set(range(1, gpm + 1))
-        if pk in tied:  # (its next game: a deciding extra game, 加赛)
-            numbers.add(max(numbers) + 1)
+        if pk in tied and max(numbers) < gpm + services.MAX_EXTRA_GAMES:
+            numbers.add(max(numbers) + 1)  # (its next game: a deciding extra game, 加赛)
         numbers = sorted(numbers)
         rows.append({
             "table": t, "state": by_table[pk], "state_label": STATES[by_table[pk]],
