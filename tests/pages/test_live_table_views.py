@@ -17,7 +17,7 @@ from engine.game import Game
 from engine.record import replay
 from live import services as live
 from live.models import LiveGame, PracticeGame
-from tests.live.helpers import hand_of, make_live_table
+from tests.live.helpers import hand_of, make_live_table, play_on_server
 from tests.pages.helpers import bot_act
 from tournaments import services
 from tournaments.models import Seat
@@ -95,6 +95,26 @@ def test_the_table_page_links_to_the_live_game_and_deals_one(started):
     assert response.status_code == 400
     assert 'role="alert"' in response.content.decode()
     assert LiveGame.objects.filter(table=lt.table).count() == 1
+
+
+def test_a_game_being_played_live_has_no_sheet_to_hand_in_on_the_table_page(started):
+    # given: game 1 of the table dealt live and running
+    lt, lg, links = started
+
+    # when
+    page = Client().get(links[0]).content.decode()
+
+    # then: in the games' list, game 1 is being played live, with no sheet or upload for it
+    # (the service would refuse them: its result is the server's record)
+    assert 'id="game-live"' in page and "Game 1: being played live" in page
+    assert 'id="sheet"' not in page and 'name="record"' not in page
+    chinese = Client().get(links[0], HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "第 1 局：正在线上进行" in chinese and 'id="sheet"' not in chinese
+
+    # and once it has ended (its result recorded), game 2's sheet is offered
+    play_on_server(lt, lg.pk)
+    page = Client().get(links[0]).content.decode()
+    assert 'id="game-live"' not in page and 'name="number" value="2"' in page
 
 
 def test_a_seated_player_deals_the_next_game_from_their_page():

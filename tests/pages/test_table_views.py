@@ -267,3 +267,30 @@ def test_a_tied_knockout_match_offers_its_deciding_extra_game_once_every_game_is
         **{f"kaidian_{s}": "on" for s in range(6)}})
     assert response.status_code == 302
     assert GameResult.objects.get(table=final, number=3).status == "submitted"
+
+
+def test_a_match_still_tied_after_the_last_extra_game_says_the_referee_settles_it(
+        referee_user, monkeypatch):
+    from tests.pages.test_dashboard import _knockout_cup
+    from tests.tournaments.test_knockout import TEAM0_WINS, TEAM1_WINS, _draw
+
+    # given: a final tied 12 : 12 after its two games, both confirmed, and no extra game left
+    # to play (the most a match plays, made none here: a tie after five real ones is rare)
+    monkeypatch.setattr(services, "MAX_EXTRA_GAMES", 0)
+    event = _knockout_cup(referee_user)
+    final = services.round_publish(round=_draw(event, knockout=True)).tables.get()
+    for n, sheet in ((1, TEAM0_WINS), (2, TEAM1_WINS)):
+        result_confirm(result=result_submit(table=final, number=n, sheet=sheet, by=referee_user),
+                       by=referee_user, as_referee=True)
+    seat = Seat.objects.select_related("entry", "player").get(table=final, seat=1)
+    (link,) = services.entry_link_issue(entry=seat.entry, player=seat.player)
+
+    # when
+    page = Client().get(f"/p/{link.token()}/").content.decode()
+
+    # then: nothing to hand in or deal, and the card says who settles it (not "once every game
+    # is confirmed": every game is)
+    assert 'id="sheet"' not in page and 'id="live-start"' not in page
+    assert "the referee settles it" in page and "once every game is confirmed" not in page
+    chinese = Client().get(f"/p/{link.token()}/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "由裁判裁定" in chinese

@@ -240,17 +240,21 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
              if s.player.user_id}
     seats = _seat_rows(table, seat)
     rules = engine.Rules.from_spec(holder.event.rules)
-    number = game_services.next_game_number(table, [r.number for r in results])
-    if number is not None and form is None:
+    numbers = [r.number for r in results]
+    number = game_services.next_game_number(table, numbers)
+    live_game = _table_live_game(table)
+    playing_live = (live_game is not None and live_game.status == LiveGame.Status.RUNNING
+                    and live_game.number == number)
+    if number is not None and form is None and not playing_live:
         form = SheetForm(rules=rules, seats=seats)
     ctx.update({
         "table": table, "seats": seats, "sides": side_names(table), "me": seats[seat.seat],
         "games": _game_views(results, seat, names, seats), "next_number": number, "form": form,
         "points": points, "upload_error": upload_error, "rules": rules,
         "my_link": _my_link(request, holder),
-        "live_game": _table_live_game(table),
-        "extra_game_pending": number is None and table.round.stage == Round.Stage.KNOCKOUT
-        and not services.match_score(table=table)["decided"],
+        "live_game": live_game, "playing_live": playing_live,
+        "extra_game": _extra_game_state(table, number, numbers),
+        "max_extra_games": services.MAX_EXTRA_GAMES,
         "score_url": holder.url("score/"),
         "js_text": {"points": _("Team points: %(a)s %(pa)s · %(b)s %(pb)s"),
                     "tap_next": _("Tap the seat placed %(place)s"),
@@ -258,6 +262,19 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
                     "places": PLACE_NAMES, "sides": side_names(table)},
     })
     return render(request, "web/table/table.html", ctx, status=status)
+
+
+def _extra_game_state(table, number: int | None, numbers: list[int]) -> str | None:
+    """Why a knockout match with no game to play now is not over: ``"pending"`` (tied or not
+    yet decided, its deciding extra game (加赛) comes once every game is confirmed) or
+    ``"exhausted"`` (still tied after the most extra games a match may play: the referee
+    settles it); ``None`` when there is a game to play, or the match is decided."""
+    if number is not None or table.round.stage != Round.Stage.KNOCKOUT:
+        return None
+    if services.match_score(table=table)["decided"]:
+        return None
+    last = table.round.event.games_per_match + services.MAX_EXTRA_GAMES
+    return "exhausted" if max(numbers, default=0) >= last else "pending"
 
 
 def _table_live_game(table):
