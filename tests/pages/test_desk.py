@@ -184,6 +184,28 @@ def test_entering_a_paper_sheet_submits_and_confirms_it(referee_client, event, t
     assert result.engine_result["order"] == sheet["order"]
 
 
+def test_a_game_being_played_live_is_in_play_with_a_link_to_watch_and_takes_no_sheet(
+        referee_client, event, table2):
+    from live import services as live
+
+    # given: game 1 of table 2 dealt live
+    live.live_start(table=table2)
+
+    # when
+    body = referee_client.get(table_url(table2)).content.decode()
+
+    # then: game 1 is in play, with a link to watch it; the sheet is offered for game 2
+    watch = reverse("pages:watch", kwargs={"slug": event.slug, "number": 1, "table": 2})
+    assert "Being played live" in body and f'href="{watch}"' in body
+    assert 'name="game" value="2"' in body and 'name="game" value="1"' not in body
+
+    # and asked for game 1's sheet, the desk says the server records it instead of a form
+    body = referee_client.get(table_url(table2, game=1)).content.decode()
+    assert "Game 1: being played live" in body and 'name="game" value="1"' not in body
+    chinese = referee_client.get(table_url(table2, game=1), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert "第 1 局：正在线上进行" in chinese.content.decode()
+
+
 def test_a_sheet_naming_a_seat_twice_is_refused_on_its_field(referee_client, event, table2):
     data = sheet_post(bot_sheet(event), game=1)
     data["sheet-place_1"] = data["sheet-place_0"]

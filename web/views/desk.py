@@ -37,6 +37,7 @@ from games.selectors import (
     result_open_dispute,
     result_open_proposal,
 )
+from live.models import LiveGame
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Event, Penalty, Round, Seat, Table
@@ -258,12 +259,16 @@ def _game_views(table: Table, seats: list[dict]) -> list[dict]:
     extra = game_services.next_game_number(table, results)
     if extra is not None:
         numbers.add(extra)
+    running = set(LiveGame.objects.filter(table=table, status=LiveGame.Status.RUNNING)
+                  .values_list("number", flat=True))
     views = []
     for n in sorted(numbers):
         r = results.get(n)
         if r is None:
-            views.append({"number": n, "result": None, "state": "none",
-                          "state_label": STATES["none"], "extra": n > event.games_per_match})
+            state = "playing" if n in running else "none"
+            views.append({"number": n, "result": None, "state": state,
+                          "state_label": STATES[state], "extra": n > event.games_per_match,
+                          "live": n in running})
             continue
         proposal = result_open_proposal(r)
         state = game_state(r.status, proposal is not None)
@@ -301,7 +306,9 @@ def _sheet_form(table: Table, seats: list[dict], game: dict | None, data=None):
 
 
 def _pick_game(games: list[dict], wanted) -> dict | None:
-    """The game the sheet form is for: ``?game=N``, else the first without a result."""
+    """The game the sheet form is for: ``?game=N``, else the first without a result that is
+    not being played live, else the one being played live (the server records a live game's
+    result: the sheet section says so instead of taking a sheet for it)."""
     try:
         wanted = int(wanted)
     except (TypeError, ValueError):
@@ -309,7 +316,8 @@ def _pick_game(games: list[dict], wanted) -> dict | None:
     by_number = {g["number"]: g for g in games}
     if wanted in by_number:
         return by_number[wanted]
-    return next((g for g in games if g["result"] is None), None)
+    return (next((g for g in games if g["result"] is None and not g.get("live")), None)
+            or next((g for g in games if g.get("live")), None))
 
 
 @desk_view
