@@ -205,6 +205,11 @@ def test_a_game_being_played_live_is_in_play_with_a_link_to_watch_and_takes_no_s
     chinese = referee_client.get(table_url(table2, game=1), HTTP_ACCEPT_LANGUAGE="zh-hans")
     assert "第 1 局：正在线上进行" in chinese.content.decode()
 
+    # an event not published has no spectators' page to link to
+    type(event).objects.filter(pk=event.pk).update(published=False)
+    body = referee_client.get(table_url(table2)).content.decode()
+    assert "Being played live" in body and f'href="{watch}"' not in body
+
 
 def test_a_sheet_naming_a_seat_twice_is_refused_on_its_field(referee_client, event, table2):
     data = sheet_post(bot_sheet(event), game=1)

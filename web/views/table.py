@@ -240,8 +240,7 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
              if s.player.user_id}
     seats = _seat_rows(table, seat)
     rules = engine.Rules.from_spec(holder.event.rules)
-    numbers = [r.number for r in results]
-    number = game_services.next_game_number(table, numbers)
+    number = game_services.next_game_number(table, [r.number for r in results])
     live_game = _table_live_game(table)
     playing_live = (live_game is not None and live_game.status == LiveGame.Status.RUNNING
                     and live_game.number == number)
@@ -253,7 +252,7 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
         "points": points, "upload_error": upload_error, "rules": rules,
         "my_link": _my_link(request, holder),
         "live_game": live_game, "playing_live": playing_live,
-        "extra_game": _extra_game_state(table, number, numbers),
+        "extra_game": _extra_game_state(table, number),
         "max_extra_games": services.MAX_EXTRA_GAMES,
         "score_url": holder.url("score/"),
         "js_text": {"points": _("Team points: %(a)s %(pa)s · %(b)s %(pb)s"),
@@ -264,17 +263,19 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
     return render(request, "web/table/table.html", ctx, status=status)
 
 
-def _extra_game_state(table, number: int | None, numbers: list[int]) -> str | None:
-    """Why a knockout match with no game to play now is not over: ``"pending"`` (tied or not
-    yet decided, its deciding extra game (加赛) comes once every game is confirmed) or
-    ``"exhausted"`` (still tied after the most extra games a match may play: the referee
-    settles it); ``None`` when there is a game to play, or the match is decided."""
+def _extra_game_state(table, number: int | None) -> str | None:
+    """Why a knockout match with no game to play now is not over: ``"pending"`` (not decided
+    yet: a deciding extra game (加赛) comes once every game is confirmed, if the match is tied)
+    or ``"exhausted"`` (every game confirmed, the most extra games a match may play among
+    them, and still tied: the referee settles it); ``None`` when there is a game to play, or
+    the match is decided."""
     if number is not None or table.round.stage != Round.Stage.KNOCKOUT:
         return None
-    if services.match_score(table=table)["decided"]:
+    score = services.match_score(table=table)
+    if score["decided"]:
         return None
     last = table.round.event.games_per_match + services.MAX_EXTRA_GAMES
-    return "exhausted" if max(numbers, default=0) >= last else "pending"
+    return "exhausted" if score["games"] >= last else "pending"
 
 
 def _table_live_game(table):
