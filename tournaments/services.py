@@ -431,14 +431,21 @@ def round_tied_matches(*, round: Round) -> set[int]:
     return _tied(round, _confirmed_points(round))
 
 
+def round_results_to_come(*, round: Round) -> tuple[int, set[int]]:
+    """:func:`round_missing_results` and :func:`round_tied_matches` from one read of the
+    round's confirmed games."""
+    gpm = round.event.games_per_match
+    confirmed = _confirmed_points(round)
+    tied = _tied(round, confirmed)
+    missing = sum(max(0, gpm - len(confirmed.get(table_id, [])))
+                  for table_id in round.tables.values_list("pk", flat=True))
+    return missing + len(tied), tied
+
+
 def round_missing_results(*, round: Round) -> int:
     """How many games of the round have no confirmed result yet (in a knockout round, a tied
     match also waits for its deciding extra game)."""
-    gpm = round.event.games_per_match
-    confirmed = _confirmed_points(round)
-    missing = sum(max(0, gpm - len(confirmed.get(table_id, [])))
-                  for table_id in round.tables.values_list("pk", flat=True))
-    return missing + len(_tied(round, confirmed))
+    return round_results_to_come(round=round)[0]
 
 
 MAX_EXTRA_GAMES = 5

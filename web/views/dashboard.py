@@ -83,10 +83,10 @@ def round_progress(rnd: Round | None) -> dict:
             "table_id", "status"):
         statuses[table_id].append(status)
     gpm = rnd.event.games_per_match
-    tied = services.round_tied_matches(round=rnd)
+    missing, tied = services.round_results_to_come(round=rnd)
     counts.update(Counter(_table_state(s, gpm, pk in tied) for pk, s in statuses.items()))
-    return {"states": counts, "tables": len(statuses),
-            "missing": services.round_missing_results(round=rnd), "byes": rnd.byes.count()}
+    return {"states": counts, "tables": len(statuses), "missing": missing,
+            "byes": rnd.byes.count()}
 
 
 def check_in_counts(event: Event) -> dict:
