@@ -274,8 +274,7 @@ def _extra_game_state(table, number: int | None) -> str | None:
     score = services.match_score(table=table)
     if score["decided"]:
         return None
-    last = table.round.event.games_per_match + services.MAX_EXTRA_GAMES
-    return "exhausted" if score["games"] >= last else "pending"
+    return "exhausted" if score["extra_games"] >= services.MAX_EXTRA_GAMES else "pending"
 
 
 def _table_live_game(table):
