@@ -5,20 +5,24 @@ Last-Event-ID, practice games' tokens, expiry and rate limit."""
 from __future__ import annotations
 
 import json
+import random
 import re
 from datetime import timedelta
 
 import pytest
 from django.core.cache import cache
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.test import Client
 from django.utils import timezone
 
+from engine.bots import play_match
 from engine.game import Game
 from engine.record import replay
 from live import services as live
 from live.models import LiveGame, PracticeGame
 from tests.live.helpers import hand_of, make_live_table, play_on_server
 from tests.pages.helpers import bot_act
+from tests.pages.test_table_views import sheet_post
 from tournaments import services
 from tournaments.models import Seat
 
@@ -115,6 +119,26 @@ def test_a_game_being_played_live_has_no_sheet_to_hand_in_on_the_table_page(star
     play_on_server(lt, lg.pk)
     page = Client().get(links[0]).content.decode()
     assert 'id="game-live"' not in page and 'name="number" value="2"' in page
+
+
+def test_a_sheet_or_record_sent_for_a_game_that_went_live_meanwhile_says_so(started):
+    # given: game 1 dealt live after a player opened the page with game 1's sheet on it
+    lt, lg, links = started
+    (played,) = play_match(lt.event.rules, 1, random.Random(5))
+    record = json.dumps(played.record()).encode()
+
+    for data in (sheet_post(), {"number": "1", "record": SimpleUploadedFile(
+            "game.json", record, content_type="application/json")}):
+        # when: the sheet (or a record file) is handed in for game 1
+        response = Client().post(f"{links[0]}submit/", data, HTTP_ACCEPT_LANGUAGE="zh-hans")
+
+        # then: refused (409), said at the top of the page in the player's language, with the
+        # live line in the games' list and no sheet; nothing stored
+        page = response.content.decode()
+        assert response.status_code == 409
+        assert 'class="notice error"' in page and "本桌第 1 局正在线上进行" in page
+        assert 'id="game-live"' in page and 'id="sheet"' not in page
+        assert not lt.table.results.exists()
 
 
 def test_a_seated_player_deals_the_next_game_from_their_page():

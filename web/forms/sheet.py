@@ -214,6 +214,12 @@ REFUSALS = [
 ]
 
 
+#: the service's refusal of a sheet or record for a game being played live at its table (dealt
+#: live after the page was loaded): the pages say it at their top, as they then show that game
+#: live and no sheet for it, rather than on a form they no longer show
+LIVE_GAME_RUNNING = "live_game_running"
+
+
 def refusal(exc: ServiceError) -> tuple[str, str]:
     """The form's field a refusal is about and its message in the player's language."""
     message = exc.detail.get("message", "") if exc.detail.get("where") == "sheet" else ""

@@ -43,7 +43,14 @@ from tournaments.errors import ServiceError
 from tournaments.models import Event, Penalty, Round, Seat, Table
 from tournaments.selectors import is_referee
 from web.forms.penalty import PenaltyForm
-from web.forms.sheet import PLACE_NAMES, SheetForm, refusal, seat_label, side_names
+from web.forms.sheet import (
+    LIVE_GAME_RUNNING,
+    PLACE_NAMES,
+    SheetForm,
+    refusal,
+    seat_label,
+    side_names,
+)
 from web.views.params import search_text
 
 DESK_PAGE = 100
@@ -441,6 +448,9 @@ def _act_sheet(request, *, table: Table, game: dict | None, form: SheetForm,
                                      reason=reason, as_referee=True)
         return gettext("Game %(n)s corrected.") % {"n": game["number"]}
     except ServiceError as exc:
+        if exc.code == LIVE_GAME_RUNNING:  # (dealt live meanwhile: the section says so now)
+            errors["form"] = exc.message
+            return None
         field, message = refusal(exc)
         form.add_error(None if field == "__all__" else field, message)
         return None
