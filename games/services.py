@@ -171,12 +171,12 @@ def _checked_against_stored_previous(checked: tuple, *, event: Event, table: Tab
 def _check_game_number(event: Event, table: Table, number: int) -> None:
     """Games 1..games_per_match; in a knockout round a tied match goes on with deciding extra
     games (加赛), one at a time."""
-    from tournaments.services import MAX_EXTRA_GAMES, match_score
+    from tournaments.services import match_score, most_games
 
     gpm = event.games_per_match
     if 1 <= number <= gpm:
         return
-    if table.round.stage == Round.Stage.KNOCKOUT and gpm < number <= gpm + MAX_EXTRA_GAMES:
+    if gpm < number <= most_games(table.round):  # (a knockout round's extra games)
         score = match_score(table=table)
         if score["games"] == number - 1 and not score["decided"]:
             return

@@ -36,7 +36,7 @@ from live.notify import announce, announce_committed
 from tournaments.errors import Conflict, ServiceError
 from tournaments.locks import lock_table
 from tournaments.models import Round, Table
-from tournaments.services import MAX_EXTRA_GAMES
+from tournaments.services import most_games
 from tournaments.sqlrows import prepared_cursor
 
 log = logging.getLogger(__name__)
@@ -93,8 +93,7 @@ def live_start(*, table: Table, number: int | None = None, leader: int | None = 
         done = set(GameResult.objects.filter(table=table).values_list("number", flat=True))
         running = set(LiveGame.objects.filter(table=table).values_list("number", flat=True))
         if number is None:
-            extra = MAX_EXTRA_GAMES if table.round.stage == Round.Stage.KNOCKOUT else 0
-            number = next((k for k in range(1, event.games_per_match + extra + 1)
+            number = next((k for k in range(1, most_games(table.round) + 1)
                            if k not in done and k not in running), None)
             if number is None:
                 raise Conflict("match_over", _("every game of this table has been played"))

@@ -451,6 +451,14 @@ def round_missing_results(*, round: Round) -> int:
 MAX_EXTRA_GAMES = 5
 
 
+def most_games(round: Round) -> int:
+    """The most games a match of ``round`` plays: its event's games per match and, in a
+    knockout round, up to :data:`MAX_EXTRA_GAMES` deciding extra games (加赛) after them while
+    the match stays tied."""
+    gpm = round.event.games_per_match
+    return gpm + MAX_EXTRA_GAMES if round.stage == Round.Stage.KNOCKOUT else gpm
+
+
 def match_score(*, table: Table) -> dict:
     """A table's match so far from confirmed games: points of each side, games played, and
     (knockout) the winning team entry once decided — a tie after the games per match goes to

@@ -162,6 +162,7 @@ def _desk_context(request, event: Event) -> dict:
     games = _game_states(rnd)
     tables = list(Table.objects.filter(round=rnd).order_by("number").values_list("pk", flat=True))
     tied = services.round_tied_matches(round=rnd)
+    most = services.most_games(rnd)
     by_table = {pk: table_state(list(games.get(pk, {}).values()), gpm, tied=pk in tied)
                 for pk in tables}
     counts = {key: 0 for key in STATES}
@@ -180,7 +181,7 @@ def _desk_context(request, event: Event) -> dict:
     for pk in page.object_list:
         t = loaded[pk]
         numbers = set(games.get(pk, {})) | set(range(1, gpm + 1))
-        if pk in tied and max(numbers) < gpm + services.MAX_EXTRA_GAMES:
+        if pk in tied and max(numbers) < most:
             numbers.add(max(numbers) + 1)  # (its next game: a deciding extra game, 加赛)
         numbers = sorted(numbers)
         rows.append({
