@@ -206,11 +206,14 @@ def test_a_game_being_played_live_is_in_play_with_a_link_to_watch_and_takes_no_s
     assert "第 1 局：正在线上进行" in chinese.content.decode()
 
     # and a sheet for game 1 posted from a page loaded before it was dealt live is refused,
-    # said at the top in the referee's language (the section shows no form to put it on)
+    # said in the referee's language in the sheet section (where the form's answer scrolls to;
+    # it shows no form to put it on)
     response = referee_client.post(table_url(table2), sheet_post(bot_sheet(event), game=1),
                                    HTTP_ACCEPT_LANGUAGE="zh-hans")
+    body = response.content.decode()
     assert response.status_code == 400
-    assert '<p class="desk-error" role="alert">本桌第 1 局正在线上进行' in response.content.decode()
+    section = body[body.index('id="sheet"'):]
+    assert '<p class="desk-error" role="alert">本桌第 1 局正在线上进行' in section
     assert not GameResult.objects.filter(table=table2).exists()
 
     # an event not published has no spectators' page to link to

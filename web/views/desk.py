@@ -450,7 +450,7 @@ def _act_sheet(request, *, table: Table, game: dict | None, form: SheetForm,
         return gettext("Game %(n)s corrected.") % {"n": game["number"]}
     except ServiceError as exc:
         if exc.code == LIVE_GAME_RUNNING:  # (dealt live meanwhile: the section says so now)
-            errors["form"] = exc.message
+            errors["sheet"] = exc.message
             return None
         field, message = refusal(exc)
         form.add_error(None if field == "__all__" else field, message)
