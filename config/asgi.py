@@ -20,6 +20,7 @@ import sys
 import django
 from django.core.handlers.asgi import ASGIHandler
 
+from config import loopredis
 from config.serving import freeze_what_loading_made, refuse_the_development_key
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -114,8 +115,9 @@ class Handler(ASGIHandler):
     async def lifespan(receive, send):
         """The server's start and stop (ASGI lifespan, which Django's handler refuses): the act's
         short path gets its database connections ready before the first request
-        (:func:`api.fast_act.warm`), and they are closed as the server stops; in between, the
-        loop collects the young generation (:class:`YoungCollections`)."""
+        (:func:`api.fast_act.warm`), and they are closed as the server stops, with the loop's
+        Redis connection for the throttles (:func:`config.loopredis.close_all`); in between,
+        the loop collects the young generation (:class:`YoungCollections`)."""
         young = YoungCollections()
         while True:
             message = await receive()
@@ -126,6 +128,7 @@ class Handler(ASGIHandler):
             elif message["type"] == "lifespan.shutdown":
                 young.stop()
                 fast_act.cool()
+                loopredis.close_all()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 

@@ -165,6 +165,14 @@ async def client(url: str) -> LoopRedis:
     return made
 
 
+def close_all() -> None:
+    """Close the running loop's connections (the server's stop): a command still waiting on
+    one fails with :class:`RedisError`; a later :func:`client` call opens another."""
+    for made in (_clients.pop(asyncio.get_running_loop(), None) or {}).values():
+        if isinstance(made, LoopRedis):
+            made.close("closed as the server stopped")
+
+
 class Script:
     """A Lua script run by its digest (``EVALSHA``), sent whole (``EVAL``) the first time a
     server does not know it."""

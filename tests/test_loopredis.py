@@ -201,3 +201,31 @@ def test_a_redis_cache_whose_options_say_how_to_connect_counts_with_its_own_clie
     assert ratelimit.on_redis([("throttle_user_1:99", 61)], [3000]) is not None
     settings.CACHES = {"default": {**redis_cache, "OPTIONS": {"db": 3}}}
     assert ratelimit.on_redis([("throttle_user_1:99", 61)], [3000]) is None
+
+
+def test_the_servers_stop_closes_the_loops_connection(monkeypatch):
+    from api import fast_act
+    from config.asgi import Handler
+    from tests.live.helpers import lifespan
+
+    async def nothing():
+        return None
+
+    monkeypatch.setattr(fast_act, "warm", nothing)  # (no database: only Redis is looked at)
+
+    async def served():
+        comm, start, stop = lifespan(Handler())
+        assert await start() == {"type": "lifespan.startup.complete"}
+        redis = await loopredis.client(URL)
+        assert await redis.call("PING") == b"PONG"
+        # when: the server stops
+        assert await stop() == {"type": "lifespan.shutdown.complete"}
+        await comm.wait(5)
+        # then: the loop's connection is closed; the next caller opens another
+        assert redis.closed
+        again = await loopredis.client(URL)
+        assert again is not redis and await again.call("PING") == b"PONG"
+        loopredis.close_all()
+        assert again.closed
+
+    asyncio.run(served())
