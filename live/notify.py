@@ -58,6 +58,10 @@ FRESH = 2.0  # seconds after (re)subscribing in which a waiter reads the version
 #: many seconds after its timeout: the waits that end in one such slice share one timer
 #: (:meth:`Dispatcher.expire_at`)
 EXPIRY_SLICE = 0.25
+#: seconds from which an async wait's timeout is one of those shared timers (a shorter wait,
+#: say a stream's last moments before its access check, has a timer of its own: its end late by
+#: up to a slice would be a large part of it)
+SHARED_TIMER_FROM = 1.0
 
 _lock = threading.Lock()
 _latest: dict[int, int] = {}  # live game id -> highest version announced to this process
@@ -720,8 +724,8 @@ async def wait_for_version_async(live_id: int, since: int, timeout: float) -> in
 
     A waiter is a bare future (``asyncio.wait_for`` makes a task per wait: with 10,000 streams
     sending a comment every 15 s, it was a third of the server's time), whose timeout is one
-    of the dispatcher's shared timers (:meth:`Dispatcher.expire_at`) when it is a second or
-    more, else a timer of its own."""
+    of the dispatcher's shared timers (:meth:`Dispatcher.expire_at`) when it is
+    :data:`SHARED_TIMER_FROM` or more, else a timer of its own."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     hub = dispatcher()
@@ -734,7 +738,7 @@ async def wait_for_version_async(live_id: int, since: int, timeout: float) -> in
             return None
         waiter = loop.create_future()
         hub.add(live_id, waiter)
-        if left < 1.0:
+        if left < SHARED_TIMER_FROM:
             timer, expiring = loop.call_at(deadline, _resolve, waiter), None
         else:
             timer, expiring = None, hub.expire_at(deadline, waiter)
