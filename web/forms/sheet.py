@@ -215,8 +215,8 @@ REFUSALS = [
 
 
 #: the service's refusal of a sheet or record for a game being played live at its table (dealt
-#: live after the page was loaded): the pages say it at their top, as they then show that game
-#: live and no sheet for it, rather than on a form they no longer show
+#: live after the page was loaded): the pages then show that game live with no sheet for it, so
+#: they say it apart from the form (the player's page at its top, the desk in its sheet section)
 LIVE_GAME_RUNNING = "live_game_running"
 
 
