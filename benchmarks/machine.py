@@ -113,6 +113,26 @@ def speed_line(ms: float) -> str:
             f"(benchmarks/machine.py; lower is faster; runs compare at like speeds)")
 
 
+#: the client's CPU an act (ms) on the slow hosts of this machine kind (docs/BENCHMARKS.md,
+#: "Thirteenth pass": 0.49 ms, where the goal failed uncapped): the yardstick for playing such a
+#: host on a faster one under a CPU cap (benchmarks/cpucap.py)
+SLOW_HOST_CLIENT_MS = 0.49
+
+
+def slow_share_line(client_cores: float, acts_per_second: float, host_cores: int
+                    ) -> str | None:
+    """The cap that plays a slow host of this kind on this one: this host's cores scaled by the
+    client's CPU an act here over a slow host's (:data:`SLOW_HOST_CLIENT_MS`; the client does the
+    same work on every host), as ``--cpu-cores`` takes it. ``None`` without acts."""
+    if acts_per_second <= 0 or client_cores <= 0:
+        return None
+    client_ms = client_cores / acts_per_second * 1000
+    share = host_cores * client_ms / SLOW_HOST_CLIENT_MS
+    return (f"this host's share of a slow host of its kind: --cpu-cores {share:.2f} ({host_cores} "
+            f"cores × the client's {client_ms:.2f} ms an act / a slow host's "
+            f"{SLOW_HOST_CLIENT_MS:.2f})")
+
+
 def cpu_per_act_line(cores: dict[str, float], acts_per_second: float) -> str | None:
     """Each process group's CPU an act (``cores``: its cores used while the acts came at
     ``acts_per_second``), and the servers' over the client's: the client does the same work in

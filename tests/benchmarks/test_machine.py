@@ -65,3 +65,12 @@ def test_the_cpu_an_act_and_the_servers_over_the_client():
     assert "the servers' over the client's 4.00" in gunicorn_too
     assert machine.cpu_per_act_line({"uvicorn": 1.0}, 200.0) == "CPU an act: uvicorn 5.00 ms"
     assert machine.cpu_per_act_line({"uvicorn": 1.0}, 0.0) is None
+
+
+def test_the_share_of_a_slow_host_scales_the_cores_by_the_clients_cpu_an_act():
+    # the client at 0.147 of a core over 500 acts a second: 0.294 ms an act, 0.6 of a slow host's
+    line = machine.slow_share_line(0.147, 500.0, 2)
+    assert line.startswith("this host's share of a slow host of its kind: --cpu-cores 1.20 ")
+    assert "2 cores × the client's 0.29 ms an act / a slow host's 0.49" in line
+    assert machine.slow_share_line(0.147, 0.0, 2) is None
+    assert machine.slow_share_line(0.0, 500.0, 2) is None

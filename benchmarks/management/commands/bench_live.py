@@ -876,6 +876,10 @@ class Command(BaseCommand):
         per_act = machine.cpu_per_act_line(cpu, acts / max(1e-9, ran))
         if per_act:
             out(per_act)
+        slow_share = machine.slow_share_line(cpu.get("client", 0.0), acts / max(1e-9, ran),
+                                             os.cpu_count() or 1)
+        if slow_share:
+            out(slow_share)
         whole = machine.used(opened["machine"], played["machine"])
         if whole is not None:
             out(whole.line(os.cpu_count()))
