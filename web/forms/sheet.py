@@ -214,10 +214,12 @@ REFUSALS = [
 ]
 
 
-#: the service's refusal of a sheet or record for a game being played live at its table (dealt
-#: live after the page was loaded): the pages then show that game live with no sheet for it, so
-#: they say it apart from the form (the player's page at its top, the desk in its sheet section)
-LIVE_GAME_RUNNING = "live_game_running"
+def live_refusal(exc: ServiceError) -> str | None:
+    """The message of the service's refusal of a sheet or record for a game being played live
+    at its table (dealt live after the page was loaded), ``None`` for any other refusal: the
+    pages then show that game live with no sheet for it, so they say it apart from the form
+    (the player's page at its top, the desk in its sheet section)."""
+    return str(exc.message) if exc.code == "live_game_running" else None
 
 
 def refusal(exc: ServiceError) -> tuple[str, str]:

@@ -43,14 +43,7 @@ from tournaments.errors import ServiceError
 from tournaments.models import Event, Penalty, Round, Seat, Table
 from tournaments.selectors import is_referee
 from web.forms.penalty import PenaltyForm
-from web.forms.sheet import (
-    LIVE_GAME_RUNNING,
-    PLACE_NAMES,
-    SheetForm,
-    refusal,
-    seat_label,
-    side_names,
-)
+from web.forms.sheet import PLACE_NAMES, SheetForm, live_refusal, refusal, seat_label, side_names
 from web.views.params import search_text
 
 DESK_PAGE = 100
@@ -449,8 +442,9 @@ def _act_sheet(request, *, table: Table, game: dict | None, form: SheetForm,
                                      reason=reason, as_referee=True)
         return gettext("Game %(n)s corrected.") % {"n": game["number"]}
     except ServiceError as exc:
-        if exc.code == LIVE_GAME_RUNNING:  # (dealt live meanwhile: the section says so now)
-            errors["sheet"] = exc.message
+        # (dealt live meanwhile: said in the sheet section, which now shows it live, no form)
+        if (live := live_refusal(exc)) is not None:
+            errors["sheet"] = live
             return None
         field, message = refusal(exc)
         form.add_error(None if field == "__all__" else field, message)

@@ -52,14 +52,7 @@ from tournaments.selectors import (
     link_resolve,
     player_link,
 )
-from web.forms.sheet import (
-    LIVE_GAME_RUNNING,
-    PLACE_NAMES,
-    SheetForm,
-    refusal,
-    seat_label,
-    side_names,
-)
+from web.forms.sheet import PLACE_NAMES, SheetForm, live_refusal, refusal, seat_label, side_names
 from web.views.public import qr_svg
 
 #: a record file from the terminal client or another program: at most this many bytes
@@ -360,8 +353,8 @@ def submit(request, holder: Holder):
                                             by=holder.user)
                 return redirect(holder.url())
             except ServiceError as exc:
-                if exc.code == LIVE_GAME_RUNNING:
-                    return _page(request, holder, action_error=exc.message, status=exc.status)
+                if (live := live_refusal(exc)) is not None:
+                    return _page(request, holder, action_error=live, status=exc.status)
                 error = refusal(exc)[1]
         return _page(request, holder, upload_error=error, status=400)
     form, sheet, points = _score(holder, request.POST, number)
@@ -372,8 +365,8 @@ def submit(request, holder: Holder):
         game_services.result_submit(table=seat.table, number=number, sheet=sheet,
                                     by=holder.user)
     except ServiceError as exc:
-        if exc.code == LIVE_GAME_RUNNING:
-            return _page(request, holder, action_error=exc.message, status=exc.status)
+        if (live := live_refusal(exc)) is not None:
+            return _page(request, holder, action_error=live, status=exc.status)
         form.add_error(None, refusal(exc)[1])
         return _page(request, holder, form=form, status=400)
     return redirect(holder.url())
