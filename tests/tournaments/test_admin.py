@@ -497,3 +497,32 @@ def test_every_rules_option_has_a_labelled_field_explained_in_both_languages(adm
 def test_the_settings_form_shows_in_chinese(admin_client):
     page = admin_client.get(_admin_url(Event, "add"), HTTP_ACCEPT_LANGUAGE="zh-hans")
     assert "规则预设" in page.content.decode() and "按预设" in page.content.decode()
+
+
+def test_an_event_or_entry_with_results_cannot_be_deleted_one_by_one_or_in_bulk(admin_client,
+                                                                              running_event):
+    # given: an event with a drawn round and results, one of its entries that sat at a table,
+    # and an event with no round yet
+    seated = Seat.objects.filter(round__event=running_event).first().entry
+    empty = EventFactory()
+    counts = (Event.objects.count(), Entry.objects.count(), GameResult.objects.count())
+
+    # when: the admin's delete page, and its bulk action "delete selected" (confirmed)
+    one = admin_client.post(_admin_url(Event, "delete", running_event.pk), {"post": "yes"})
+    bulk = admin_client.post(_admin_url(Event, "changelist"), {
+        "action": "delete_selected", "post": "yes",
+        "_selected_action": [str(running_event.pk), str(empty.pk)]})
+    entry_bulk = admin_client.post(_admin_url(Entry, "changelist"), {
+        "action": "delete_selected", "post": "yes", "_selected_action": [str(seated.pk)]})
+
+    # then: refused every time (results, standings and ratings depend on them) — the delete
+    # page forbidden, the bulk action's confirmation page saying it cannot delete them (Django
+    # asks each object's admin) — and nothing deleted
+    assert one.status_code == 403
+    assert bulk.status_code == 200 and "Cannot delete events" in bulk.content.decode()
+    assert entry_bulk.status_code == 200 and "Cannot delete entry" in entry_bulk.content.decode()
+    assert (Event.objects.count(), Entry.objects.count(), GameResult.objects.count()) == counts
+
+    # and an event with no round is deleted as usual
+    response = admin_client.post(_admin_url(Event, "delete", empty.pk), {"post": "yes"})
+    assert response.status_code == 302 and not Event.objects.filter(pk=empty.pk).exists()
