@@ -28,6 +28,7 @@ from tournaments.errors import ServiceError
 from tournaments.models import Entry, Event, Round, Standing, TeamMember
 from tournaments.selectors import is_organizer
 from web.views import public
+from web.views.desk import table_state
 
 LIVE_TOP = 10
 POLL_SECONDS = 3
@@ -55,24 +56,6 @@ def _organizer_event(request, slug: str) -> Event:
 _signed_in = login_required(login_url="admin:login")
 
 
-def _disputed_status() -> str | None:
-    """``GameResult.Status.DISPUTED`` where results can be disputed (issue 16), else None."""
-    disputed = getattr(GameResult.Status, "DISPUTED", None)
-    return disputed.value if disputed is not None else None
-
-
-def _table_state(statuses: list[str], games_per_match: int, tied: bool = False) -> str:
-    """``tied``: a knockout match tied with every game confirmed (its 加赛 is still to come)."""
-    if not statuses:
-        return "none"
-    if _disputed_status() in statuses:
-        return "disputed"
-    confirmed = statuses.count(GameResult.Status.CONFIRMED)
-    if confirmed < len(statuses):
-        return "submitted"
-    return "confirmed" if confirmed >= games_per_match and not tied else "playing"
-
-
 def round_progress(rnd: Round | None) -> dict:
     """Tables of ``rnd`` per state (:data:`TABLE_STATES`), the games still missing and the byes."""
     counts = dict.fromkeys(TABLE_STATES, 0)
@@ -84,7 +67,7 @@ def round_progress(rnd: Round | None) -> dict:
         statuses[table_id].append(status)
     gpm = rnd.event.games_per_match
     missing, tied = services.round_results_to_come(round=rnd)
-    counts.update(Counter(_table_state(s, gpm, pk in tied) for pk, s in statuses.items()))
+    counts.update(Counter(table_state(s, gpm, tied=pk in tied) for pk, s in statuses.items()))
     return {"states": counts, "tables": len(statuses), "missing": missing,
             "byes": rnd.byes.count()}
 

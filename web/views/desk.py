@@ -75,9 +75,10 @@ def game_state(status: str, proposal_open: bool) -> str:
 
 
 def table_state(games: list[str], games_per_match: int, *, tied: bool = False) -> str:
-    """A table's state from its games' states: the most urgent of them, else ``none`` (no
-    result yet), ``confirmed`` (every game of the match) or ``playing`` (more to come: games
-    of the match, or a ``tied`` knockout match's deciding extra game, 加赛)."""
+    """A table's state from its games' states (:func:`game_state`, or their results' bare
+    statuses, as the organizer's console counts them): the most urgent of them, else ``none``
+    (no result yet), ``confirmed`` (every game of the match) or ``playing`` (more to come:
+    games of the match, or a ``tied`` knockout match's deciding extra game, 加赛)."""
     for state in ("disputed", "proposal", "submitted"):
         if state in games:
             return state
