@@ -107,6 +107,48 @@ def test_two_players_submit_and_confirm_a_game_through_their_links(live_server, 
     assert result.status == "confirmed"
 
 
+def _first_letter_shown(tab, locator) -> str:
+    """The first letter of ``locator``'s text as the page shows it (its ``::first-letter``
+    style applied)."""
+    return locator.evaluate(
+        "n => getComputedStyle(n, '::first-letter').textTransform === 'uppercase' ? "
+        "n.textContent.trim()[0].toUpperCase() : n.textContent.trim()[0]")
+
+
+def test_a_refusal_reads_as_a_sentence_in_english(live_server, browser, links):  # noqa: F811
+    """The service's and the engine's refusals are clauses in lower case (as in the API's
+    JSON); on the page each starts with a capital: the engine's beside its field, and the
+    service's at the top of the page (here: the game was dealt live while the sheet was being
+    filled in, so it is not taken)."""
+    from live.services import live_start
+
+    table, urls = links
+    context, tab = phone(browser, "en-US")
+    tab.goto(live_server.url + urls[0])
+    for seat in ORDER:
+        tab.locator(f'.tap button[data-seat="{seat}"]').tap()
+    tab.locator("#score").filter(has_text=POINTS).wait_for()
+    tab.locator('input[name="revolution_0"]').check()
+    beside = tab.locator(".js-error p").first
+    beside.wait_for()
+    assert beside.text_content().startswith("seat 1 revolted")
+    assert _first_letter_shown(tab, beside) == "S"
+    tab.locator('input[name="revolution_0"]').uncheck()
+    tab.locator("#score").filter(has_text=POINTS).wait_for()
+
+    live_start(table=table, number=1)  # dealt live by another seat meanwhile
+    tab.get_by_role("button", name="Send the result").tap()
+    notice = tab.locator("p.notice.error")
+    notice.wait_for()
+    assert notice.text_content() == ("game 1 of this table is being played live; its result "
+                                     "is recorded when it ends")
+    assert _first_letter_shown(tab, notice) == "G"
+    assert notice.inner_text().startswith("Game 1 of this table")  # (as a reader gets it)
+    assert [e for e in tab.errors if "status of 409" not in e] == []  # (the page's own 409)
+    context.close()
+    assert not GameResult.objects.filter(table=table).exists()
+
+
 def test_the_form_in_chinese_and_the_confirmation_view(live_server, browser, links):  # noqa: F811
     table, urls = links
     context, tab = phone(browser, "zh-CN")
