@@ -107,7 +107,7 @@ def test_two_players_submit_and_confirm_a_game_through_their_links(live_server, 
     assert result.status == "confirmed"
 
 
-def _first_letter_shown(tab, locator) -> str:
+def _first_letter_shown(locator) -> str:
     """The first letter of ``locator``'s text as the page shows it (its ``::first-letter``
     style applied)."""
     return locator.evaluate(
@@ -132,7 +132,7 @@ def test_a_refusal_reads_as_a_sentence_in_english(live_server, browser, links): 
     beside = tab.locator(".js-error p").first
     beside.wait_for()
     assert beside.text_content().startswith("seat 1 revolted")
-    assert _first_letter_shown(tab, beside) == "S"
+    assert _first_letter_shown(beside) == "S"
     tab.locator('input[name="revolution_0"]').uncheck()
     tab.locator("#score").filter(has_text=POINTS).wait_for()
 
@@ -142,7 +142,7 @@ def test_a_refusal_reads_as_a_sentence_in_english(live_server, browser, links): 
     notice.wait_for()
     assert notice.text_content() == ("game 1 of this table is being played live; its result "
                                      "is recorded when it ends")
-    assert _first_letter_shown(tab, notice) == "G"
+    assert _first_letter_shown(notice) == "G"
     assert notice.inner_text().startswith("Game 1 of this table")  # (as a reader gets it)
     assert [e for e in tab.errors if "status of 409" not in e] == []  # (the page's own 409)
     context.close()
