@@ -182,6 +182,60 @@ def test_a_spectator_sees_a_running_game_on_a_phone(live_server, browser):  # no
         context.close()
 
 
+#: the text of the table's middle (``#top``, the felt) that falls outside its rounded edge: each
+#: line box's corners that lie beyond the curve of a corner (the shape from the computed
+#: ``border-radius``: an oval is four corners of half the width and half the height), as
+#: "text… how far out" (1 is the edge)
+OUTSIDE_THE_FELT = """(() => {
+  const top = document.getElementById("top"), r = top.getBoundingClientRect();
+  const style = getComputedStyle(top);
+  const radius = (v, size) => v.endsWith("%") ? parseFloat(v) / 100 * size : parseFloat(v);
+  const rx = radius(style.borderTopLeftRadius.split(" ")[0], r.width);
+  const ry = radius(style.borderTopLeftRadius.split(" ").slice(-1)[0], r.height);
+  const out = [], walker = document.createTreeWalker(top, NodeFilter.SHOW_TEXT);
+  while (walker.nextNode()) {
+    const range = document.createRange();
+    range.selectNodeContents(walker.currentNode);
+    for (const q of range.getClientRects()) {
+      for (const [x, y] of [[q.left, q.top], [q.right, q.top], [q.left, q.bottom], [q.right, q.bottom]]) {
+        const dx = Math.max(0, Math.abs(x - (r.left + r.width / 2)) - (r.width / 2 - rx));
+        const dy = Math.max(0, Math.abs(y - (r.top + r.height / 2)) - (r.height / 2 - ry));
+        const d = (dx / rx) ** 2 + (dy / ry) ** 2;
+        if (d > 1) out.push(walker.currentNode.textContent.slice(0, 24) + "… " + d.toFixed(2));
+      }
+    }
+  }
+  return out;
+})()"""
+
+
+def test_the_tables_middle_holds_its_words_on_a_phone(live_server, browser):  # noqa: F811
+    """The felt at the middle of the spectator's ring (what is on the table, whose turn it is)
+    keeps every line of its text inside its rounded edge, before play and in play, in both
+    languages: at 390 px, when it was an oval, the English line before play and the line
+    above the top combo ran over its curve, white on the page's white."""
+    urls = {}
+    for stage in ("before play", "in play"):  # (two tables: both ready before a page asks)
+        lt = make_live_table()
+        _people(lt)
+        lg = live.live_start(table=lt.table)
+        while stage == "in play" and live.live_game(lg).top is None:
+            seat, action = bot_pick(live.live_game(lg), lt.bots)
+            live.live_act(live_id=lg.pk, seat=seat, action=action, version=lg.version)
+            lg = LiveGame.objects.get(pk=lg.pk)
+        urls[stage] = live_server.url + reverse("pages:watch", kwargs={
+            "slug": lt.event.slug, "number": 1, "table": lt.table.number})
+    for stage, url in urls.items():
+        for locale in ("en-US", "zh-CN"):
+            context, tab = phone(browser, locale)
+            tab.goto(url)
+            tab.locator("#top .turn-line").wait_for()
+            if stage == "in play":
+                tab.locator("#top .top-cards").wait_for()
+            assert tab.evaluate(OUTSIDE_THE_FELT) == [], (stage, locale)
+            context.close()
+
+
 def test_a_replay_steps_to_the_last_act_and_shows_the_result(live_server, browser):  # noqa: F811
     lt = make_live_table()
     _people(lt)

@@ -101,7 +101,7 @@ WATCH_TEXT = {
     "over": _("The game is over."),
     "replay": _("Replay this game"),
     "game": _("Game %(n)s"),
-    "pre_play": _("Before play: tributes, revolutions and declarations."),
+    "pre_play": _("Before play"),
     "burn_by": _("%(burner)s burned %(burned)s"),
     "counter": _("(反烧)"),
     "failed": _("(诈烧: failed)"),
