@@ -161,7 +161,7 @@ def test_the_desk_costs_the_same_queries_for_more_tables(referee_client, event, 
         with CaptureQueriesContext(connection) as queries:
             assert referee_client.get(desk_url(ev)).status_code == 200
         counts.append(len(queries))
-    assert counts[0] == counts[1] <= 12
+    assert counts[0] == counts[1] <= 13  # (13: the round's games being played live too)
 
 
 # ----------------------------------------------------------------------------- one table
@@ -220,6 +220,42 @@ def test_a_game_being_played_live_is_in_play_with_a_link_to_watch_and_takes_no_s
     type(event).objects.filter(pk=event.pk).update(published=False)
     body = referee_client.get(table_url(table2)).content.decode()
     assert "Being played live" in body and f'href="{watch}"' not in body
+
+
+def test_a_table_playing_live_is_in_play_on_the_desks_list_and_the_console(
+        referee_client, event, table2):
+    """The list and the organizer's console count a table whose game is being played live as
+    in play, with that game's chip so, not as a table with nothing yet."""
+    from live import services as live
+    from web.views.dashboard import round_progress
+
+    # given: table 1's match confirmed, table 2's game 1 dealt live
+    live.live_start(table=table2)
+
+    # when
+    response = referee_client.get(desk_url(event))
+
+    # then
+    rows = {row["table"].number: row for row in response.context["rows"]}
+    assert rows[2]["state"] == "playing"
+    assert rows[2]["games"] == [{"number": 1, "state": "playing"}, {"number": 2, "state": "none"}]
+    assert rows[1]["state"] == "confirmed"
+    chips = {chip["key"]: chip["count"] for chip in response.context["chips"]}
+    assert (chips["playing"], chips["none"], chips["confirmed"]) == (1, 0, 1)
+    states = round_progress(table2.round)["states"]
+    assert (states["playing"], states["none"], states["confirmed"]) == (1, 0, 1)
+    body = referee_client.get(desk_url(event, state="playing")).content.decode()
+    assert "Table 2" in body and "Table 1" not in body
+
+
+def test_a_game_being_played_live_keeps_a_table_in_play_whatever_else_it_has():
+    from web.views.desk import table_state
+
+    assert table_state(["confirmed", "playing"], 2) == "playing"  # game 2 live after game 1
+    assert table_state(["playing"], 1) == "playing"
+    assert table_state(["submitted", "playing"], 2) == "submitted"  # the referee's to do first
+    assert table_state(["confirmed", "confirmed"], 2) == "confirmed"
+    assert table_state([], 2) == "none"
 
 
 def test_a_sheet_naming_a_seat_twice_is_refused_on_its_field(referee_client, event, table2):

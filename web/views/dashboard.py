@@ -28,7 +28,7 @@ from tournaments.errors import ServiceError
 from tournaments.models import Entry, Event, Round, Standing, TeamMember
 from tournaments.selectors import is_organizer
 from web.views import public
-from web.views.desk import table_state
+from web.views.desk import running_live_games, table_state
 
 LIVE_TOP = 10
 POLL_SECONDS = 3
@@ -36,7 +36,7 @@ POLL_SECONDS = 3
 #: a table's progress in the current round, in the order the dashboard lists them
 TABLE_STATES = {
     "none": pgettext_lazy("table", "no result"),
-    "playing": pgettext_lazy("table", "partly confirmed"),
+    "playing": pgettext_lazy("table state", "in play"),
     "submitted": pgettext_lazy("table", "awaiting confirmation"),
     "disputed": pgettext_lazy("table", "disputed"),
     "confirmed": pgettext_lazy("table", "confirmed"),
@@ -65,6 +65,8 @@ def round_progress(rnd: Round | None) -> dict:
     for table_id, status in GameResult.objects.filter(table__round=rnd).values_list(
             "table_id", "status"):
         statuses[table_id].append(status)
+    for table_id, _number in running_live_games(rnd):
+        statuses[table_id].append("playing")
     gpm = rnd.event.games_per_match
     missing, tied = services.round_results_to_come(round=rnd)
     counts.update(Counter(table_state(s, gpm, tied=pk in tied) for pk, s in statuses.items()))

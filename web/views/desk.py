@@ -76,10 +76,11 @@ def game_state(status: str, proposal_open: bool) -> str:
 
 def table_state(games: list[str], games_per_match: int, *, tied: bool = False) -> str:
     """A table's state from its games' states (:func:`game_state`, or their results' bare
-    statuses, as the organizer's console counts them): the most urgent of them, else ``none``
-    (no result yet), ``confirmed`` (every game of the match) or ``playing`` (more to come:
-    games of the match, or a ``tied`` knockout match's deciding extra game, 加赛)."""
-    for state in ("disputed", "proposal", "submitted"):
+    statuses, as the organizer's console counts them; ``playing`` for a game being played
+    live): the most urgent of them, else ``none`` (nothing yet), ``playing`` (a game being
+    played live, or more to come: games of the match, or a ``tied`` knockout match's deciding
+    extra game, 加赛) or ``confirmed`` (every game of the match)."""
+    for state in ("disputed", "proposal", "submitted", "playing"):
         if state in games:
             return state
     if not games:
@@ -115,16 +116,25 @@ def _desk_rounds(event: Event) -> list[Round]:
 
 # ----------------------------------------------------------------------------- the list
 def _game_states(rnd: Round) -> dict[int, dict[int, str]]:
-    """The states of the round's games that have a result (table id → game number → state);
-    two queries over the round's results and open proposals."""
+    """The states of the round's games that have a result or are being played live (table id
+    → game number → state, ``playing`` for a live one); three queries over the round's
+    results, open proposals and running live games."""
     open_ = set(ResultProposal.objects.filter(
         result__table__round=rnd, status=ResultProposal.Status.OPEN).order_by()
         .values_list("result__table_id", "result__number"))
     games: dict[int, dict] = {}
+    for table_id, number in running_live_games(rnd):
+        games.setdefault(table_id, {})[number] = "playing"
     for table_id, number, status in (GameResult.objects.filter(table__round=rnd).order_by()
                                      .values_list("table_id", "number", "status")):
         games.setdefault(table_id, {})[number] = game_state(status, (table_id, number) in open_)
     return games
+
+
+def running_live_games(rnd: Round) -> list[tuple[int, int]]:
+    """The round's games being played live, as ``(table id, game number)``."""
+    return list(LiveGame.objects.filter(table__round=rnd, status=LiveGame.Status.RUNNING)
+                .order_by().values_list("table_id", "number"))
 
 
 def _search(rnd: Round, query: str) -> set[int]:
