@@ -238,7 +238,12 @@ def test_a_table_playing_live_is_in_play_on_the_desks_list_and_the_console(
     # then
     rows = {row["table"].number: row for row in response.context["rows"]}
     assert rows[2]["state"] == "playing"
-    assert rows[2]["games"] == [{"number": 1, "state": "playing"}, {"number": 2, "state": "none"}]
+    assert [(g["number"], g["state"], g["label"]) for g in rows[2]["games"]] == [
+        (1, "playing", "Game 1: in play"), (2, "none", "Game 2: nothing yet")]
+    assert 'aria-label="Game 1: in play" title="Game 1: in play">1</span>' in \
+        response.content.decode()
+    chinese = referee_client.get(desk_url(event), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert 'aria-label="第 1 局：进行中"' in chinese.content.decode()
     assert rows[1]["state"] == "confirmed"
     chips = {chip["key"]: chip["count"] for chip in response.context["chips"]}
     assert (chips["playing"], chips["none"], chips["confirmed"]) == (1, 0, 1)

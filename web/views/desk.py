@@ -137,6 +137,13 @@ def running_live_games(rnd: Round) -> list[tuple[int, int]]:
                 .order_by().values_list("table_id", "number"))
 
 
+def _game_chip(number: int, state: str) -> dict:
+    """A game in a table's row of the list: its number, its state and what the chip says to
+    someone who points at it or reads the page aloud ("Game 1: in play")."""
+    return {"number": number, "state": state,
+            "label": gettext("Game %(n)s: %(state)s") % {"n": number, "state": STATES[state]}}
+
+
 def _search(rnd: Round, query: str) -> set[int]:
     """Tables of the round found by table number, player number, or a player's or team's
     name."""
@@ -190,7 +197,7 @@ def _desk_context(request, event: Event) -> dict:
         numbers = sorted(numbers)
         rows.append({
             "table": t, "state": by_table[pk], "state_label": STATES[by_table[pk]],
-            "games": [{"number": n, "state": games.get(pk, {}).get(n, "none")} for n in numbers],
+            "games": [_game_chip(n, games.get(pk, {}).get(n, "none")) for n in numbers],
             "seats": [{"seat": s.seat, "label": seat_label(s.seat), "name": s.player.name,
                        "number": s.player.number, "side": s.side} for s in t.seats.all()],
         })
