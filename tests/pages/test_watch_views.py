@@ -301,6 +301,24 @@ def test_the_round_results_page_lists_every_table(client, two_rounds):
     assert "Table 1" in html and "Table 2" in html and "Byes" in html
 
 
+def test_the_round_results_page_sends_spectators_to_a_game_being_played_live(client, event):
+    """A table whose game is being played live says so among its games, with the way to watch
+    it; it is not 'not played yet'."""
+    from live import services as live
+
+    table2 = event.rounds.get(number=1).tables.get(number=2)
+    live.live_start(table=table2)
+    url = reverse("pages:round-results", kwargs={"slug": event.slug, "number": 1})
+    html = client.get(url).content.decode()
+    block = html[html.index(">Table 2<"):]
+    block = block[:block.index("</article>")]
+    watch = _url("watch", event, table=2)
+    assert f'<li class="live-now"><a href="{watch}">G1 being played live: watch</a></li>' in block
+    assert "not played yet" not in block
+    chinese = client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "第1局正在线上进行：观战" in chinese
+
+
 def test_histories_are_404_for_unpublished_events_and_strangers(client, make_event, event):
     hidden = make_event(slug="hidden-cup", published=False)
     entry = hidden.entries.select_related("player").first()

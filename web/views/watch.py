@@ -526,11 +526,15 @@ def team_history(request, slug, team):
 
 def round_results(request, slug, number):
     """Every table's results in one round: points by game and in all, 头科 and 大落 of each game,
-    the byes, and the penalties given in the round."""
+    the game a table is playing live (with the way to watch it), the byes, and the penalties
+    given in the round."""
     event = _public_event(slug)
     rnd = _public_round(event, number)
     tables = round_tables_with_results(rnd)
     page = Paginator(tables, RESULTS_PAGE).get_page(request.GET.get("page"))
+    playing = dict(LiveGame.objects.filter(  # (a table plays one game live at a time)
+        table__in=[t.pk for t in page.object_list], status=LiveGame.Status.RUNNING)
+        .order_by().values_list("table_id", "number"))
     views = []
     for tbl in page.object_list:
         seats = {s.seat: _seat_view(s) for s in tbl.seats.all()}
@@ -547,6 +551,9 @@ def round_results(request, slug, number):
                       "team_a": tbl.team_a.name if tbl.team_a_id else None,
                       "team_b": tbl.team_b.name if tbl.team_b_id else None,
                       "seats": [seats[k] for k in sorted(seats)], "games": games,
+                      "live": None if tbl.pk not in playing else {
+                          "number": playing[tbl.pk], "watch_url": reverse("pages:watch", kwargs={
+                              "slug": event.slug, "number": rnd.number, "table": tbl.number})},
                       "total_a": sum(g["points_a"] for g in confirmed),
                       "total_b": sum(g["points_b"] for g in confirmed)})
     return render(request, "web/watch/round_results.html", {
