@@ -202,10 +202,16 @@ class TableSerializer(serializers.ModelSerializer):
     round = serializers.IntegerField(source="round.number", read_only=True)
     team_a = serializers.CharField(source="team_a.name", default=None, read_only=True)
     team_b = serializers.CharField(source="team_b.name", default=None, read_only=True)
+    live_game = serializers.SerializerMethodField(
+        help_text="the number of the game being played live at this table now, else null")
 
     class Meta:
         model = Table
-        fields = ["id", "round", "number", "team_a", "team_b", "seats", "results"]
+        fields = ["id", "round", "number", "team_a", "team_b", "seats", "results", "live_game"]
+
+    def get_live_game(self, table) -> int | None:
+        # (the views read the tables with live.queries.with_running_live_game)
+        return table.running_live[0].number if table.running_live else None
 
 
 class VersionSerializer(serializers.ModelSerializer):

@@ -28,6 +28,7 @@ from games.selectors import (
     result_table_with_viewer,
     round_tables_with_results,
 )
+from live.queries import with_running_live_game
 from tournaments import imports, services
 from tournaments.errors import ServiceError
 from tournaments.locks import lock_table_with_viewer
@@ -480,7 +481,7 @@ class RoundTablesApi(generics.ListAPIView):
         rnd = _round(self.request, self.kwargs["slug"], self.kwargs["number"])
         if not can_see_seating(self.request.user, rnd):
             raise NotFound("the seating of this round is not published yet")
-        qs = round_tables_with_results(rnd)
+        qs = with_running_live_game(round_tables_with_results(rnd))
         who = (self.request.query_params.get("player") or "").strip()
         if who:
             match = Q(seats__player__name__icontains=who)
@@ -535,7 +536,7 @@ class TableDetailApi(generics.RetrieveAPIView):
 
     def get_object(self):
         table = _table(self.request, self.kwargs["pk"])
-        return round_tables_with_results(table.round).get(pk=table.pk)
+        return with_running_live_game(round_tables_with_results(table.round)).get(pk=table.pk)
 
 
 class TableResultsApi(generics.ListAPIView):

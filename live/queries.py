@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 
 from django.db import connection
+from django.db.models import Prefetch, QuerySet
 
 from live.models import LiveGame
 from tournaments.models import Event, Player, Round, Seat, Table
@@ -190,3 +191,11 @@ def act_update_sql(seated: bool, also: str | None = None) -> str:
     if also:
         sql += f" AND {also}"
     return sql
+
+
+def with_running_live_game(tables: QuerySet[Table]) -> QuerySet[Table]:
+    """``tables``, each with ``running_live``: its game being played live now, in a list (a
+    table plays at most one game live at a time; empty when none), one query for them all."""
+    return tables.prefetch_related(Prefetch(
+        "live_games", LiveGame.objects.filter(status=LiveGame.Status.RUNNING)
+        .only("pk", "table_id", "number"), to_attr="running_live"))

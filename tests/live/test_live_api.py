@@ -103,3 +103,30 @@ def test_the_second_game_starts_from_the_first_games_result_and_also_replays(liv
     # and the match is over: a third start is refused
     r = lt.clients[1].post(start_url(lt.table.pk), {}, format="json")
     assert r.status_code == 409 and r.json()["error"]["code"] == "match_over"
+
+
+def test_a_tables_api_says_which_game_it_plays_live(live_table):
+    """The table (``/tables/<id>/``) and a round's tables name the game being played live at
+    each (what the table's public page links to the spectators' page with), else null; a
+    round's list costs no more queries for it."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from rest_framework.test import APIClient
+
+    from live import services as live
+
+    lt, anyone = live_table, APIClient()
+    table_url = f"/api/v1/tables/{lt.table.pk}/"
+    tables_url = f"/api/v1/events/{lt.event.slug}/rounds/{lt.table.round.number}/tables/"
+    assert anyone.get(table_url).json()["live_game"] is None
+    with CaptureQueriesContext(connection) as before:
+        anyone.get(tables_url)
+
+    live.live_start(table=lt.table)
+
+    assert anyone.get(table_url).json()["live_game"] == 1
+    with CaptureQueriesContext(connection) as after:
+        listed = anyone.get(tables_url).json()
+    rows = listed["results"] if isinstance(listed, dict) else listed
+    assert [t["live_game"] for t in rows if t["id"] == lt.table.pk] == [1]
+    assert len(after) == len(before)

@@ -349,6 +349,29 @@ def test_the_table_page_shows_the_whole_results_on_a_phone(live_server, browser,
         context.close()
 
 
+def test_the_table_page_follows_a_game_dealt_live_while_it_is_open(live_server, browser,  # noqa: F811
+                                                                    event):
+    """The table's page, open before the table deals its game live, lists that game as being
+    played live, with the way to watch it, at its next poll (table.js, from the table's API)."""
+    table = event.rounds.get(number=1).tables.get(number=2)
+    context, tab = phone(browser, "en-US")
+    tab.goto(live_server.url + table.get_absolute_url())
+    assert tab.locator("#results tr.live-now").count() == 0
+    with tab.expect_response(lambda r: f"/api/v1/tables/{table.pk}/" in r.url):
+        pass  # (its first poll answered: the page holds what the API said before the deal)
+
+    live.live_start(table=table)
+
+    link = tab.locator("#results tr.live-now a")
+    link.wait_for(timeout=15_000)
+    assert link.inner_text() == "being played live: watch"
+    assert link.get_attribute("href") == reverse("pages:watch", kwargs={
+        "slug": event.slug, "number": 1, "table": 2})
+    assert tab.locator("#results tr.pending").count() == 2  # (and game 2 still to come)
+    assert fits_phone(tab) and tab.errors == []
+    context.close()
+
+
 def test_a_delayed_spectator_page_waits_until_the_game_is_old_enough(live_server,
                                                                       browser):  # noqa: F811
     lt = make_live_table()

@@ -319,6 +319,22 @@ def test_the_round_results_page_sends_spectators_to_a_game_being_played_live(cli
     assert "第1局正在线上进行：观战" in chinese
 
 
+def test_the_table_page_sends_spectators_to_its_game_being_played_live(client, event):
+    """The table's page lists a game being played live as such, with the way to watch it, not
+    as 'not played yet'."""
+    from live import services as live
+
+    live.live_start(table=event.rounds.get(number=1).tables.get(number=2))
+    url = _url("table", event, table=2)
+    html = client.get(url).content.decode()
+    watch = _url("watch", event, table=2)
+    assert (f'<tr class="pending live-now"><td>1</td><td colspan="5"><a href="{watch}">'
+            f'being played live: watch</a></td></tr>') in html
+    rows = html[html.index('id="results"'):html.index("</table>")]
+    assert rows.count("not played yet") == 1  # (game 2)
+    assert "正在线上进行：观战" in client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+
+
 def test_histories_are_404_for_unpublished_events_and_strangers(client, make_event, event):
     hidden = make_event(slug="hidden-cup", published=False)
     entry = hidden.entries.select_related("player").first()

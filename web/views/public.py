@@ -23,6 +23,7 @@ from django.utils.translation import pgettext_lazy
 import engine
 from games.models import GameResult
 from games.selectors import round_tables_with_results
+from live.queries import with_running_live_game
 from tournaments.models import TIE_BREAK_CHOICES, Bye, Event, Round, Seat, Table
 from tournaments.rule_texts import PRESET_LABELS, RULE_OPTIONS, VALUE_LABELS
 from tournaments.selectors import SEATING_PUBLIC, is_organizer, knockout_matches
@@ -76,6 +77,7 @@ JS_TEXT = {
     "bye_short": _("bye"),
     "where": _("table %(t)s · seat %(s)s"),
     "not_played": _("not played yet"),
+    "live_now": _("being played live: watch"),
 }
 
 
@@ -332,7 +334,7 @@ def round_byes(request, slug, number):
 def table_detail(request, slug, number, table):
     event = _public_event(slug)
     rnd = _public_round(event, number)
-    tbl = get_object_or_404(round_tables_with_results(rnd), number=table)
+    tbl = get_object_or_404(with_running_live_game(round_tables_with_results(rnd)), number=table)
     seats = {s.seat: _seat_view(s) for s in tbl.seats.all()}
     results = list(tbl.results.all())
     games = []
@@ -348,16 +350,22 @@ def table_detail(request, slug, number, table):
     url = request.build_absolute_uri(reverse("pages:table-current",
                                              kwargs={"slug": slug, "table": table}))
     ring = [seats.get(i) for i in (3, 4, 2, 5, 1, 0)]
+    live_game = tbl.running_live[0].number if tbl.running_live else None
+    planned = list(range(len(results) + 1, event.games_per_match + 1))
+    if live_game is not None and live_game not in planned:
+        planned.append(live_game)  # (a knockout match's deciding extra game, 加赛)
     from web.views.watch import table_results  # (it builds on this module's reads)
 
     return render(request, "web/public/table.html", {
         **table_results(request, event, rnd, tbl, seats),
         **_base_context(event, "seating"), "round": rnd, "table": tbl,
         "seats": [seats[k] for k in sorted(seats)], "ring": ring, "games": games,
-        "total": total, "games_planned": range(len(results) + 1, event.games_per_match + 1),
+        "total": total, "games_planned": planned, "live_game": live_game,
         "qr": qr_svg(url, scale=3),
         "live": {"api": _api("table-detail", pk=tbl.pk), "interval": POLL_SECONDS,
                  "games_per_match": event.games_per_match,
+                 "watch_url": reverse("pages:watch", kwargs={
+                     "slug": slug, "number": rnd.number, "table": tbl.number}),
                  "names": {s: v["name"] for s, v in seats.items()}},
     })
 

@@ -36,6 +36,7 @@ from games.selectors import (
 from live import spectate, streams
 from live.cache import GameGone
 from live.models import LiveGame
+from live.queries import with_running_live_game
 from tournaments.models import Bye, Entry, Penalty, Player, Round, Seat, Table, Team
 from tournaments.selectors import SEATING_PUBLIC, is_referee
 from tournaments.standings import compute
@@ -223,10 +224,9 @@ def table_results(request, event, rnd, tbl: Table, seats: dict) -> dict:
         url = (_replay_url(event, rnd, tbl, r.number)
                if stored is not None and replay_allowed(request.user, event, r) else None)
         details.append(game_details(r, seats, replay_url=url, penalties=penalties))
-    running = LiveGame.objects.filter(table=tbl, status=LiveGame.Status.RUNNING).exists()
     return {"details": details, "penalties": penalties,
             "table_penalties": [p for p in penalties if p["game"] is None],
-            "live_running": running,
+            "live_running": bool(tbl.running_live),  # (live.queries.with_running_live_game)
             "watch_url": reverse("pages:watch", kwargs={"slug": event.slug,
                                                         "number": rnd.number,
                                                         "table": tbl.number})}
@@ -530,11 +530,8 @@ def round_results(request, slug, number):
     given in the round."""
     event = _public_event(slug)
     rnd = _public_round(event, number)
-    tables = round_tables_with_results(rnd)
+    tables = with_running_live_game(round_tables_with_results(rnd))
     page = Paginator(tables, RESULTS_PAGE).get_page(request.GET.get("page"))
-    playing = dict(LiveGame.objects.filter(  # (a table plays one game live at a time)
-        table__in=[t.pk for t in page.object_list], status=LiveGame.Status.RUNNING)
-        .order_by().values_list("table_id", "number"))
     views = []
     for tbl in page.object_list:
         seats = {s.seat: _seat_view(s) for s in tbl.seats.all()}
@@ -551,8 +548,9 @@ def round_results(request, slug, number):
                       "team_a": tbl.team_a.name if tbl.team_a_id else None,
                       "team_b": tbl.team_b.name if tbl.team_b_id else None,
                       "seats": [seats[k] for k in sorted(seats)], "games": games,
-                      "live": None if tbl.pk not in playing else {
-                          "number": playing[tbl.pk], "watch_url": reverse("pages:watch", kwargs={
+                      "live": None if not tbl.running_live else {
+                          "number": tbl.running_live[0].number,
+                          "watch_url": reverse("pages:watch", kwargs={
                               "slug": event.slug, "number": rnd.number, "table": tbl.number})},
                       "total_a": sum(g["points_a"] for g in confirmed),
                       "total_b": sum(g["points_b"] for g in confirmed)})

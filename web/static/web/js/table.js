@@ -8,7 +8,7 @@ function tablePage() {
   var tbody = results.tBodies[0];
   var last = null;
   poll(function () { return LIVE.api; }, { seconds: LIVE.interval }, function (data) {
-    var key = JSON.stringify(data.results);
+    var key = JSON.stringify([data.results, data.live_game]);
     if (key === last) return;
     var firstLoad = last === null;
     last = key;
@@ -39,10 +39,18 @@ function tablePage() {
       if (!firstLoad) tr.classList.add("changed");
       rows.appendChild(tr);
     });
-    for (var n = played + 1; n <= LIVE.games_per_match; n++) {
-      var pending = el("tr", "pending");
+    var last = Math.max(LIVE.games_per_match, data.live_game || 0);
+    for (var n = played + 1; n <= last; n++) {
+      var live = n === data.live_game;  // being played live now: the way to watch it
+      if (!live && n > LIVE.games_per_match) continue;
+      var pending = el("tr", live ? "pending live-now" : "pending");
       pending.appendChild(el("td", "", n));
-      var cell = el("td", "muted", T.not_played || "…");
+      var cell = el("td", live ? "" : "muted", live ? "" : (T.not_played || "…"));
+      if (live) {
+        var link = el("a", "", T.live_now);
+        link.href = LIVE.watch_url;
+        cell.appendChild(link);
+      }
       cell.colSpan = 5;
       pending.appendChild(cell);
       rows.appendChild(pending);
