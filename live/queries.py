@@ -193,9 +193,15 @@ def act_update_sql(seated: bool, also: str | None = None) -> str:
     return sql
 
 
+def running_live_game(through: str = "") -> Prefetch:
+    """The prefetch that gives each table ``running_live``: its game being played live now, in
+    a list (a table plays at most one game live at a time; empty when none), one query for
+    them all. ``through``: the lookup to the tables from what is read (``"table__"`` from
+    seats)."""
+    return Prefetch(f"{through}live_games", LiveGame.objects.filter(
+        status=LiveGame.Status.RUNNING).only("pk", "table_id", "number"), to_attr="running_live")
+
+
 def with_running_live_game(tables: QuerySet[Table]) -> QuerySet[Table]:
-    """``tables``, each with ``running_live``: its game being played live now, in a list (a
-    table plays at most one game live at a time; empty when none), one query for them all."""
-    return tables.prefetch_related(Prefetch(
-        "live_games", LiveGame.objects.filter(status=LiveGame.Status.RUNNING)
-        .only("pk", "table_id", "number"), to_attr="running_live"))
+    """``tables`` with :func:`running_live_game`."""
+    return tables.prefetch_related(running_live_game())

@@ -335,6 +335,19 @@ def test_the_table_page_sends_spectators_to_its_game_being_played_live(client, e
     assert "正在线上进行：观战" in client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
 
 
+def test_a_players_history_sends_spectators_to_the_game_they_play_live(client, event):
+    from live import services as live
+
+    table2 = event.rounds.get(number=1).tables.get(number=2)
+    live.live_start(table=table2)
+    player = table2.seats.get(seat=0).player
+    html = client.get(reverse("pages:player-history", kwargs={
+        "slug": event.slug, "player": player.pk})).content.decode()
+    watch = _url("watch", event, table=2)
+    assert f'<li class="live-now"><a href="{watch}">G1 being played live: watch</a></li>' in html
+    assert 'class="muted">not played yet' not in html
+
+
 def test_histories_are_404_for_unpublished_events_and_strangers(client, make_event, event):
     hidden = make_event(slug="hidden-cup", published=False)
     entry = hidden.entries.select_related("player").first()

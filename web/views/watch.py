@@ -36,7 +36,7 @@ from games.selectors import (
 from live import spectate, streams
 from live.cache import GameGone
 from live.models import LiveGame
-from live.queries import with_running_live_game
+from live.queries import running_live_game, with_running_live_game
 from tournaments.models import Bye, Entry, Penalty, Player, Round, Seat, Table, Team
 from tournaments.selectors import SEATING_PUBLIC, is_referee
 from tournaments.standings import compute
@@ -401,9 +401,18 @@ def _game_views(results, side: int, seat: int) -> list[dict]:
     return out
 
 
+def _playing_live(event, tbl: Table) -> dict | None:
+    """The game ``tbl`` is playing live now and the spectators' page of it, else ``None``
+    (``tbl`` read with :func:`live.queries.running_live_game`)."""
+    if not tbl.running_live:
+        return None
+    return {"number": tbl.running_live[0].number, "watch_url": reverse("pages:watch", kwargs={
+        "slug": event.slug, "number": tbl.round.number, "table": tbl.number})}
+
+
 def _seat_rounds(event, seats_qs) -> list[dict]:
-    """A row per round a player (or a team's members) sat in: table, seat, partners, places and
-    the points of the confirmed games."""
+    """A row per round a player (or a team's members) sat in: table, seat, partners, places,
+    the points of the confirmed games, and the game being played live there now."""
     rows = []
     for seat in seats_qs:
         tbl = seat.table
@@ -415,7 +424,7 @@ def _seat_rounds(event, seats_qs) -> list[dict]:
                      "table_url": tbl.get_absolute_url(), "seat": seat.seat + 1,
                      "side": seat.seat % 2, "partners": partners, "games": games,
                      "points": sum(g["points"] for g in games if g["confirmed"]),
-                     "name": seat.player.name,
+                     "live": _playing_live(event, tbl), "name": seat.player.name,
                      "replays": [{"number": r.number, "url": reverse("pages:replay", kwargs={
                          "slug": event.slug, "number": tbl.round.number, "table": tbl.number,
                          "game": r.number})} for r in results
@@ -430,6 +439,7 @@ def _history_seats(event, **filters):
             .select_related("player", "table__round")
             .prefetch_related(
                 Prefetch("table__seats", Seat.objects.select_related("player").order_by("seat")),
+                running_live_game("table__"),
                 Prefetch("table__results", GameResult.objects.order_by("number")
                          .prefetch_related(Prefetch("versions", GameResultVersion.objects
                                                     .only("id", "result_id", "kind")))))
@@ -498,7 +508,7 @@ def team_history(request, slug, team):
         rnd = by_round.setdefault(row["round"], {
             "round": row["round"], "table": row["table"], "table_url": row["table_url"],
             "side": row["side"], "members": [], "games": row["games"], "points": row["points"],
-            "replays": row["replays"], "opponent": None})
+            "replays": row["replays"], "live": row["live"], "opponent": None})
         rnd["members"].append({"name": row["name"], "seat": row["seat"],
                                "places": [g["place_label"] for g in row["games"]]})
     tables = {t.round.number: t for t in Table.objects.filter(
@@ -548,10 +558,7 @@ def round_results(request, slug, number):
                       "team_a": tbl.team_a.name if tbl.team_a_id else None,
                       "team_b": tbl.team_b.name if tbl.team_b_id else None,
                       "seats": [seats[k] for k in sorted(seats)], "games": games,
-                      "live": None if not tbl.running_live else {
-                          "number": tbl.running_live[0].number,
-                          "watch_url": reverse("pages:watch", kwargs={
-                              "slug": event.slug, "number": rnd.number, "table": tbl.number})},
+                      "live": _playing_live(event, tbl),
                       "total_a": sum(g["points_a"] for g in confirmed),
                       "total_b": sum(g["points_b"] for g in confirmed)})
     return render(request, "web/watch/round_results.html", {
