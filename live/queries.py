@@ -193,6 +193,12 @@ def act_update_sql(seated: bool, also: str | None = None) -> str:
     return sql
 
 
+def running_live_games(rnd: Round) -> list[tuple[int, int]]:
+    """The round's games being played live now, as ``(table id, game number)``."""
+    return list(LiveGame.objects.filter(table__round=rnd, status=LiveGame.Status.RUNNING)
+                .order_by().values_list("table_id", "number"))
+
+
 def running_live_game(through: str = "") -> Prefetch:
     """The prefetch that gives each table ``running_live``: its game being played live now, in
     a list (a table plays at most one game live at a time; empty when none), one query for

@@ -369,6 +369,14 @@ def test_the_table_page_follows_a_game_dealt_live_while_it_is_open(live_server, 
         "slug": event.slug, "number": 1, "table": 2})
     assert tab.locator("#results tr.pending").count() == 2  # (and game 2 still to come)
     assert fits_phone(tab) and tab.errors == []
+
+    # a page whose results have not changed since it was served marks none of them as new
+    played = event.rounds.get(number=1).tables.get(number=1)
+    with tab.expect_response(lambda r: f"/api/v1/tables/{played.pk}/" in r.url):
+        tab.goto(live_server.url + played.get_absolute_url())
+    tab.wait_for_timeout(300)  # (the answer rendered)
+    assert tab.locator("#results tbody tr").count() == 2
+    assert tab.locator("#results tr.changed").count() == 0
     context.close()
 
 

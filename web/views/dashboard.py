@@ -23,12 +23,13 @@ from django.utils.translation import gettext_lazy, pgettext_lazy
 from django.views.decorators.http import require_POST
 
 from games.models import GameResult
+from live.queries import running_live_games
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Entry, Event, Round, Standing, TeamMember
 from tournaments.selectors import is_organizer
 from web.views import public
-from web.views.desk import running_live_games, table_state
+from web.views.desk import table_state
 
 LIVE_TOP = 10
 POLL_SECONDS = 3

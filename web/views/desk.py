@@ -38,6 +38,7 @@ from games.selectors import (
     result_open_proposal,
 )
 from live.models import LiveGame
+from live.queries import running_live_games
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Event, Penalty, Round, Seat, Table
@@ -129,12 +130,6 @@ def _game_states(rnd: Round) -> dict[int, dict[int, str]]:
                                      .values_list("table_id", "number", "status")):
         games.setdefault(table_id, {})[number] = game_state(status, (table_id, number) in open_)
     return games
-
-
-def running_live_games(rnd: Round) -> list[tuple[int, int]]:
-    """The round's games being played live, as ``(table id, game number)``."""
-    return list(LiveGame.objects.filter(table__round=rnd, status=LiveGame.Status.RUNNING)
-                .order_by().values_list("table_id", "number"))
 
 
 def _game_chip(number: int, state: str) -> dict:

@@ -39,8 +39,8 @@ function tablePage() {
       if (!firstLoad) tr.classList.add("changed");
       rows.appendChild(tr);
     });
-    var last = Math.max(LIVE.games_per_match, data.live_game || 0);
-    for (var n = played + 1; n <= last; n++) {
+    var upTo = Math.max(LIVE.games_per_match, data.live_game || 0);
+    for (var n = played + 1; n <= upTo; n++) {
       var live = n === data.live_game;  // being played live now: the way to watch it
       if (!live && n > LIVE.games_per_match) continue;
       var pending = el("tr", live ? "pending live-now" : "pending");
