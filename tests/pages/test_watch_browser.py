@@ -380,6 +380,24 @@ def test_the_table_page_follows_a_game_dealt_live_while_it_is_open(live_server, 
     context.close()
 
 
+def test_find_my_table_shows_a_table_playing_live_with_the_way_to_watch(live_server, browser,  # noqa: F811
+                                                                         event):
+    """The seating page's search (seating.js, from the round's tables API) marks a table whose
+    game is being played live, as the page served does."""
+    live.live_start(table=event.rounds.get(number=1).tables.get(number=2))
+    context, tab = phone(browser, "en-US")
+    tab.goto(live_server.url + reverse("pages:seating", kwargs={"slug": event.slug}))
+    with tab.expect_response(lambda r: "/tables/?" in r.url and "player=2" in r.url):
+        tab.fill("#find-q", "2")
+    tab.wait_for_timeout(300)  # (the answer rendered)
+    badge = tab.locator("#table-2 a.badge.live-now")
+    assert badge.inner_text() == "G1 being played live: watch"
+    assert badge.get_attribute("href").endswith(reverse("pages:watch", kwargs={
+        "slug": event.slug, "number": 1, "table": 2}))
+    assert fits_phone(tab) and tab.errors == []
+    context.close()
+
+
 def test_a_delayed_spectator_page_waits_until_the_game_is_old_enough(live_server,
                                                                       browser):  # noqa: F811
     lt = make_live_table()

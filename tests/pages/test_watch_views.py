@@ -348,6 +348,18 @@ def test_a_players_history_sends_spectators_to_the_game_they_play_live(client, e
     assert 'class="muted">not played yet' not in html
 
 
+def test_the_seating_page_marks_a_table_playing_live_with_the_way_to_watch(client, event):
+    from live import services as live
+
+    live.live_start(table=event.rounds.get(number=1).tables.get(number=2))
+    html = client.get(reverse("pages:seating", kwargs={"slug": event.slug})).content.decode()
+    watch = _url("watch", event, table=2)
+    card = html[html.index('id="table-2"'):]
+    card = card[:card.index("</article>")]
+    assert f'<a class="badge live-now" href="{watch}">G1 being played live: watch</a>' in card
+    assert "live-now" not in html[html.index('id="table-1"'):html.index('id="table-2"')]
+
+
 def test_histories_are_404_for_unpublished_events_and_strangers(client, make_event, event):
     hidden = make_event(slug="hidden-cup", published=False)
     entry = hidden.entries.select_related("player").first()

@@ -78,6 +78,7 @@ JS_TEXT = {
     "where": _("table %(t)s · seat %(s)s"),
     "not_played": _("not played yet"),
     "live_now": _("being played live: watch"),
+    "live_game": _("G%(n)s being played live: watch"),
 }
 
 
@@ -182,11 +183,14 @@ def _matches(query: str, seat: Seat) -> bool:
 
 
 def _table_view(table: Table, query: str = "") -> dict:
+    """A table's card on the seating page (``table`` read with
+    :func:`live.queries.with_running_live_game`: ``live_game``, the game it plays live now)."""
     seats = [_seat_view(s, _matches(query, s)) for s in table.seats.all()]
     return {"id": table.pk, "number": table.number, "seats": seats,
             "team_a": table.team_a.name if table.team_a_id else None,
             "team_b": table.team_b.name if table.team_b_id else None,
             "hit": any(s["hit"] for s in seats) or table.number == _as_number(query),
+            "live_game": table.running_live[0].number if table.running_live else None,
             **_result_counts(table)}
 
 
@@ -295,7 +299,7 @@ def seating(request, slug, number=None):
     if rnd is None:
         return render(request, "web/public/seating.html", ctx)
     query = search_text(request)
-    tables = round_tables_with_results(rnd)
+    tables = with_running_live_game(round_tables_with_results(rnd))
     bye_views = _bye_views(rnd)
     if query:
         match = Q(seats__player__name__icontains=query)

@@ -36,6 +36,11 @@ function tableCard(t, query) {
     header.appendChild(el("span", "badge" + (confirmed === LIVE.games_per_match ? " done" : ""),
       fmt("confirmed", { c: confirmed, n: LIVE.games_per_match })));
   }
+  if (t.live_game) {  // being played live now: the way to watch it
+    var watch = el("a", "badge live-now", fmt("live_game", { n: t.live_game }));
+    watch.href = link.href + "watch/";
+    header.appendChild(watch);
+  }
   card.appendChild(header);
   if (t.team_a) {
     var teams = el("p", "teams");
