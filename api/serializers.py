@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from games.models import GameResult, GameResultVersion, ResultDispute, ResultProposal
 from games.selectors import result_history, result_open_dispute, result_open_proposal
+from live.queries import live_game_number
 from tournaments.models import (
     TIE_BREAK_CHOICES,
     Entry,
@@ -211,7 +212,7 @@ class TableSerializer(serializers.ModelSerializer):
 
     def get_live_game(self, table) -> int | None:
         # (the views read the tables with live.queries.with_running_live_game)
-        return table.running_live[0].number if table.running_live else None
+        return live_game_number(table)
 
 
 class VersionSerializer(serializers.ModelSerializer):

@@ -208,6 +208,12 @@ def running_live_game(through: str = "") -> Prefetch:
         status=LiveGame.Status.RUNNING).only("pk", "table_id", "number"), to_attr="running_live")
 
 
+def live_game_number(table: Table) -> int | None:
+    """The number of the game ``table`` plays live now, else ``None`` (``table`` read with
+    :func:`running_live_game`)."""
+    return table.running_live[0].number if table.running_live else None
+
+
 def with_running_live_game(tables: QuerySet[Table]) -> QuerySet[Table]:
     """``tables`` with :func:`running_live_game`."""
     return tables.prefetch_related(running_live_game())

@@ -23,7 +23,7 @@ from django.utils.translation import pgettext_lazy
 import engine
 from games.models import GameResult
 from games.selectors import round_tables_with_results
-from live.queries import with_running_live_game
+from live.queries import live_game_number, with_running_live_game
 from tournaments.models import TIE_BREAK_CHOICES, Bye, Event, Round, Seat, Table
 from tournaments.rule_texts import PRESET_LABELS, RULE_OPTIONS, VALUE_LABELS
 from tournaments.selectors import SEATING_PUBLIC, is_organizer, knockout_matches
@@ -190,7 +190,7 @@ def _table_view(table: Table, query: str = "") -> dict:
             "team_a": table.team_a.name if table.team_a_id else None,
             "team_b": table.team_b.name if table.team_b_id else None,
             "hit": any(s["hit"] for s in seats) or table.number == _as_number(query),
-            "live_game": table.running_live[0].number if table.running_live else None,
+            "live_game": live_game_number(table),
             **_result_counts(table)}
 
 
@@ -354,22 +354,22 @@ def table_detail(request, slug, number, table):
     url = request.build_absolute_uri(reverse("pages:table-current",
                                              kwargs={"slug": slug, "table": table}))
     ring = [seats.get(i) for i in (3, 4, 2, 5, 1, 0)]
-    live_game = tbl.running_live[0].number if tbl.running_live else None
+    from web.views.watch import table_results  # (it builds on this module's reads)
+
+    whole = table_results(request, event, rnd, tbl, seats)
+    live_game = whole["live_game"]
     planned = list(range(len(results) + 1, event.games_per_match + 1))
     if live_game is not None and live_game not in planned:
         planned.append(live_game)  # (a knockout match's deciding extra game, 加赛)
-    from web.views.watch import table_results  # (it builds on this module's reads)
-
     return render(request, "web/public/table.html", {
-        **table_results(request, event, rnd, tbl, seats),
+        **whole,
         **_base_context(event, "seating"), "round": rnd, "table": tbl,
         "seats": [seats[k] for k in sorted(seats)], "ring": ring, "games": games,
-        "total": total, "games_planned": planned, "live_game": live_game,
+        "total": total, "games_planned": planned,
         "qr": qr_svg(url, scale=3),
         "live": {"api": _api("table-detail", pk=tbl.pk), "interval": POLL_SECONDS,
                  "games_per_match": event.games_per_match,
-                 "watch_url": reverse("pages:watch", kwargs={
-                     "slug": slug, "number": rnd.number, "table": tbl.number}),
+                 "watch_url": whole["watch_url"],
                  "names": {s: v["name"] for s, v in seats.items()}},
     })
 

@@ -36,7 +36,7 @@ from games.selectors import (
 from live import spectate, streams
 from live.cache import GameGone
 from live.models import LiveGame
-from live.queries import running_live_game, with_running_live_game
+from live.queries import live_game_number, running_live_game, with_running_live_game
 from tournaments.models import Bye, Entry, Penalty, Player, Round, Seat, Table, Team
 from tournaments.selectors import SEATING_PUBLIC, is_referee
 from tournaments.standings import compute
@@ -153,6 +153,11 @@ def replay_allowed(user, event, result: GameResult) -> bool:
     return result.status == GameResult.Status.CONFIRMED or is_referee(user, event)
 
 
+def _watch_url(event, rnd, tbl) -> str:
+    return reverse("pages:watch", kwargs={"slug": event.slug, "number": rnd.number,
+                                          "table": tbl.number})
+
+
 def _replay_url(event, rnd, tbl, number: int) -> str:
     return reverse("pages:replay", kwargs={"slug": event.slug, "number": rnd.number,
                                            "table": tbl.number, "game": number})
@@ -214,7 +219,7 @@ def _penalties(**filters):
 
 def table_results(request, event, rnd, tbl: Table, seats: dict) -> dict:
     """The table page's whole results (:func:`game_details` for each game), the table's
-    penalties, and where to watch its live game."""
+    penalties, the game it plays live now (``live_game``) and where to watch it."""
     results = list(GameResult.objects.filter(table=tbl).order_by("number")
                    .prefetch_related(*RESULT_HISTORY_PREFETCH))
     penalties = penalty_views(_penalties(table=tbl))
@@ -226,10 +231,8 @@ def table_results(request, event, rnd, tbl: Table, seats: dict) -> dict:
         details.append(game_details(r, seats, replay_url=url, penalties=penalties))
     return {"details": details, "penalties": penalties,
             "table_penalties": [p for p in penalties if p["game"] is None],
-            "live_running": bool(tbl.running_live),  # (live.queries.with_running_live_game)
-            "watch_url": reverse("pages:watch", kwargs={"slug": event.slug,
-                                                        "number": rnd.number,
-                                                        "table": tbl.number})}
+            "live_game": live_game_number(tbl),  # (live.queries.with_running_live_game)
+            "watch_url": _watch_url(event, rnd, tbl)}
 
 
 # ----------------------------------------------------------------------------- spectators
@@ -404,10 +407,9 @@ def _game_views(results, side: int, seat: int) -> list[dict]:
 def _playing_live(event, tbl: Table) -> dict | None:
     """The game ``tbl`` is playing live now and the spectators' page of it, else ``None``
     (``tbl`` read with :func:`live.queries.running_live_game`)."""
-    if not tbl.running_live:
-        return None
-    return {"number": tbl.running_live[0].number, "watch_url": reverse("pages:watch", kwargs={
-        "slug": event.slug, "number": tbl.round.number, "table": tbl.number})}
+    number = live_game_number(tbl)
+    return None if number is None else {"number": number,
+                                         "watch_url": _watch_url(event, tbl.round, tbl)}
 
 
 def _seat_rounds(event, seats_qs) -> list[dict]:
