@@ -1,12 +1,13 @@
 """A slower machine, played on this one: a benchmark run confined to fewer cores than the host
-has (``bench_live --cpu-cores 1.3``).
+has (``bench_live --cpu-cores 1.1``).
 
 The 10,000-stream benchmark met its goal on some hosts of this project's machine kind and failed
 by seconds on slower ones (docs/BENCHMARKS.md), which a session cannot pick. Under a CPU cap
 every process of a run — the command and what it starts (servers, worker, client), and the local
 PostgreSQL and Redis — shares ``cores`` of CPU time, so a host where the client's CPU an act is
-0.32 ms runs, capped at 2 × 0.32 / 0.49 = 1.3 cores, about as a host where it is 0.49 ms runs
-uncapped: how far from the goal a slow host is can be measured, and a change judged, on any host.
+0.23 ms runs, capped at 2 × 0.23 / 0.42 = 1.1 cores, about as a host where it is 0.42 ms runs
+uncapped (a slow host of this kind: :func:`benchmarks.machine.slow_share_line`, which the run
+prints): how far from the goal a slow host is can be measured, and a change judged, on any host.
 
 It is the kernel's CPU bandwidth control (a cgroup's ``cpu.max`` under cgroup v2, its
 ``cpu.cfs_quota_us`` under v1), over a short period (:data:`PERIOD_US`): when the group has used

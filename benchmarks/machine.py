@@ -113,31 +113,48 @@ def speed_line(ms: float) -> str:
             f"(benchmarks/machine.py; lower is faster; runs compare at like speeds)")
 
 
-#: the client's CPU an act (ms) on the slow hosts of this machine kind (docs/BENCHMARKS.md,
-#: "Thirteenth pass": 0.49 ms, where the goal failed uncapped): the yardstick for playing such a
-#: host on a faster one under a CPU cap (benchmarks/cpucap.py)
-SLOW_HOST_CLIENT_MS = 0.49
+#: the stream client's CPU an act (ms) on the slow hosts of this machine kind, where the goal
+#: failed uncapped (docs/BENCHMARKS.md, "Thirteenth pass"): measured with the client of
+#: :data:`SLOW_HOST_COMMIT`
+SLOW_HOST_CLIENT_MS_THEN = 0.49
+SLOW_HOST_COMMIT = "7332ebc"
+#: the client's work an act now over its work at :data:`SLOW_HOST_COMMIT`: the two clients side
+#: by side on one host (each commit's ``bench_live --streams 10000 --tables 1667 --move-every 3
+#: --seconds 420``, uncapped), 0.22 against 0.27 ms an act, 0.26 against 0.31 in a second pair
+#: (0.82, 0.84); apart, the code-dependent part of an act (the shadow game's bot and step, the
+#: act's JSON out and the answer's in) takes 40 µs less, 0.85 of the work, since the answer is
+#: decoded with orjson (b898b1d) and the engine keeps sorted hands (14096bb, 3723524)
+#: (docs/BENCHMARKS.md, "Twenty-fourth pass"; the largest of the three: the smallest share).
+#: The client's work is the same on every host, not across commits: a change to the client or
+#: to the engine moves this, and the pair is run again.
+CLIENT_NOW_OVER_THEN = 0.85
 
 
 def slow_share_line(client_cores: float, acts_per_second: float, host_cores: int
                     ) -> str | None:
-    """The cap that plays a slow host of this kind on this one: this host's cores scaled by the
-    client's CPU an act here over a slow host's (:data:`SLOW_HOST_CLIENT_MS`; the client does the
-    same work on every host), as ``--cpu-cores`` takes it. ``None`` without acts."""
+    """The cap that plays a slow host of this kind on this one, the yardstick of a run under a
+    CPU cap (benchmarks/cpucap.py): this host's cores scaled by the client's CPU an act here
+    over this client's on a slow host (:data:`SLOW_HOST_CLIENT_MS_THEN` ×
+    :data:`CLIENT_NOW_OVER_THEN`: the client does the same work on every host), as
+    ``--cpu-cores`` takes it. ``None`` without acts."""
     if acts_per_second <= 0 or client_cores <= 0:
         return None
     client_ms = client_cores / acts_per_second * 1000
-    share = host_cores * client_ms / SLOW_HOST_CLIENT_MS
+    slow_ms = SLOW_HOST_CLIENT_MS_THEN * CLIENT_NOW_OVER_THEN
+    share = host_cores * client_ms / slow_ms
     return (f"this host's share of a slow host of its kind: --cpu-cores {share:.2f} ({host_cores} "
-            f"cores × the client's {client_ms:.2f} ms an act / a slow host's "
-            f"{SLOW_HOST_CLIENT_MS:.2f})")
+            f"cores × the client's {client_ms:.2f} ms an act / a slow host's {slow_ms:.2f}: "
+            f"{SLOW_HOST_CLIENT_MS_THEN:.2f} with the client of {SLOW_HOST_COMMIT}, this client "
+            f"doing {CLIENT_NOW_OVER_THEN:.2f} of its work)")
 
 
 def cpu_per_act_line(cores: dict[str, float], acts_per_second: float) -> str | None:
     """Each process group's CPU an act (``cores``: its cores used while the acts came at
-    ``acts_per_second``), and the servers' over the client's: the client does the same work in
-    every run, so that ratio compares the servers' code across hosts of unlike pace, where the
-    latencies and the cores do not (docs/BENCHMARKS.md, "Twelfth pass"). ``None`` without acts."""
+    ``acts_per_second``), and the servers' over the client's: the client does the same work on
+    every host, so that ratio compares the servers' code across hosts of unlike pace, where the
+    latencies and the cores do not (docs/BENCHMARKS.md, "Twelfth pass") — between commits that
+    leave the client and the engine as they were (:data:`CLIENT_NOW_OVER_THEN`). ``None``
+    without acts."""
     if acts_per_second <= 0 or not cores:
         return None
     line = "CPU an act: " + ", ".join(f"{name} {used / acts_per_second * 1000:.2f} ms"
@@ -145,5 +162,5 @@ def cpu_per_act_line(cores: dict[str, float], acts_per_second: float) -> str | N
     servers = sum(used for name, used in cores.items() if name in ("uvicorn", "api"))
     if servers and cores.get("client"):
         line += (f"; the servers' over the client's {servers / cores['client']:.2f} (the "
-                 f"client's work is the same every run: a yardstick of the host)")
+                 f"client's work is the same on every host: a yardstick of the host)")
     return line

@@ -67,10 +67,17 @@ def test_the_cpu_an_act_and_the_servers_over_the_client():
     assert machine.cpu_per_act_line({"uvicorn": 1.0}, 0.0) is None
 
 
-def test_the_share_of_a_slow_host_scales_the_cores_by_the_clients_cpu_an_act():
+def test_the_share_of_a_slow_host_scales_the_cores_by_the_clients_cpu_an_act(monkeypatch):
     # the client at 0.147 of a core over 500 acts a second: 0.294 ms an act, 0.6 of a slow host's
+    monkeypatch.setattr(machine, "CLIENT_NOW_OVER_THEN", 1.0)
     line = machine.slow_share_line(0.147, 500.0, 2)
     assert line.startswith("this host's share of a slow host of its kind: --cpu-cores 1.20 ")
     assert "2 cores × the client's 0.29 ms an act / a slow host's 0.49" in line
+    # a client doing 0.8 of the work of the one measured on the slow host: 0.392 ms there
+    monkeypatch.setattr(machine, "CLIENT_NOW_OVER_THEN", 0.8)
+    line = machine.slow_share_line(0.147, 500.0, 2)
+    assert line.startswith("this host's share of a slow host of its kind: --cpu-cores 1.50 ")
+    assert ("a slow host's 0.39: 0.49 with the client of 7332ebc, this client doing 0.80 of its "
+            "work") in line
     assert machine.slow_share_line(0.147, 0.0, 2) is None
     assert machine.slow_share_line(0.0, 500.0, 2) is None
