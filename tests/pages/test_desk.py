@@ -175,6 +175,14 @@ def test_a_table_shows_its_seats_and_games(referee_client, event):
         assert seat.player.name in body
 
 
+def test_the_sheets_rows_are_its_seats_under_the_column_seat(referee_client, event, table2):
+    body = referee_client.get(table_url(table2)).content.decode()
+    assert '<th scope="col">Seat</th>' in body
+    assert all(f'<th scope="row">Seat {n}</th>' in body for n in range(1, 7))  # (a row's head)
+    chinese = referee_client.get(table_url(table2), HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert '<th scope="row">6号位</th>' in chinese.content.decode()
+
+
 def test_entering_a_paper_sheet_submits_and_confirms_it(referee_client, event, table2):
     sheet = bot_sheet(event)
     response = referee_client.post(table_url(table2), sheet_post(sheet, game=1, confirm="1"))
