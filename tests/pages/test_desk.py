@@ -175,10 +175,13 @@ def test_a_table_shows_its_seats_and_games(referee_client, event):
         assert seat.player.name in body
 
 
-def test_the_sheets_rows_are_its_seats_under_the_column_seat(referee_client, event, table2):
+def test_the_sheets_heads_and_labels_begin_with_a_capital(referee_client, event, table2):
     body = referee_client.get(table_url(table2)).content.decode()
     assert '<th scope="col">Seat</th>' in body
     assert all(f'<th scope="row">Seat {n}</th>' in body for n in range(1, 7))  # (a row's head)
+    for label in ("Burner:", "Burned:", "Counter-burn:"):
+        assert f'">{label}</label>' in body, label
+    assert '<th scope="col">Eliminated</th>' in body
     chinese = referee_client.get(table_url(table2), HTTP_ACCEPT_LANGUAGE="zh-hans")
     assert '<th scope="row">6号位</th>' in chinese.content.decode()
 
