@@ -427,12 +427,12 @@ def _seat_rounds(event, seats_qs) -> list[dict]:
                      "side": seat.seat % 2, "partners": partners, "games": games,
                      "points": sum(g["points"] for g in games if g["confirmed"]),
                      "live": _playing_live(event, tbl), "name": seat.player.name,
-                     "replays": [{"number": r.number, "url": reverse("pages:replay", kwargs={
-                         "slug": event.slug, "number": tbl.round.number, "table": tbl.number,
-                         "game": r.number})} for r in results
-                         if r.status == GameResult.Status.CONFIRMED
-                         and any(v.kind == GameResultVersion.Kind.RECORD
-                                 for v in r.versions.all())]})
+                     "replays": [{"number": r.number,
+                                  "url": _replay_url(event, tbl.round, tbl, r.number)}
+                                 for r in results
+                                 if r.status == GameResult.Status.CONFIRMED
+                                 and any(v.kind == GameResultVersion.Kind.RECORD
+                                         for v in r.versions.all())]})
     return rows
 
 
