@@ -182,6 +182,7 @@ def test_the_sheets_heads_and_labels_begin_with_a_capital(referee_client, event,
     for label in ("Burner:", "Burned:", "Counter-burn:"):
         assert f'">{label}</label>' in body, label
     assert '<th scope="col">Eliminated</th>' in body
+    assert '">Void (流局)</label>' in body  # (after its box: no colon)
     chinese = referee_client.get(table_url(table2), HTTP_ACCEPT_LANGUAGE="zh-hans")
     assert '<th scope="row">6号位</th>' in chinese.content.decode()
 

@@ -45,6 +45,10 @@ class SheetForm(forms.Form):
     (打点), eliminations (闷 when the rules eliminate smothered seats; 诈烧), burns, smothers
     (憋3). ``seats``: the table's seats as ``{"seat", "label", "name"}`` dicts."""
 
+    #: its labels begin with a capital ("Burner:"): their texts are lower-case, as the
+    #: refusals' sentences use them too
+    template_name_label = "web/forms/label_capfirst.html"
+
     def __init__(self, *args, rules, seats: list[dict], **kwargs):
         super().__init__(*args, **kwargs)
         self.rules = rules
@@ -77,7 +81,8 @@ class SheetForm(forms.Form):
                     required=False, label=_("declared"),
                     choices=[("", "—"), *DECLARATION.items()])
         if rules["revolution"]:
-            self.fields["void"] = forms.BooleanField(required=False, label=_("void (流局)"))
+            self.fields["void"] = forms.BooleanField(required=False, label=_("void (流局)"),
+                                                     label_suffix="")  # (after its box)
             self.fields["leader"] = forms.TypedChoiceField(
                 label=_("led the first trick"), choices=seat_choices[1:], coerce=int,
                 initial="0")
