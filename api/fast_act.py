@@ -67,6 +67,9 @@ log = logging.getLogger(__name__)
 
 #: the path served here, with the live game's id
 PATH = re.compile(r"^/api/v1/live/(\d+)/act/$")
+#: the one query string served here: the count of acts the client has (the answer carries
+#: the acts from there on); any other, ``?format`` included, goes to the view
+QUERY = re.compile(rb"^actions_from=(\d{1,6})$")
 #: a larger body is not an act (at most 54 cards): Django's handler reads it
 MAX_BODY = 16 * 1024
 #: the Accept headers DRF answers with the JSON renderer, compact (no ``indent``)
@@ -84,12 +87,19 @@ Receive = Callable[[], Awaitable[dict]]
 Send = Callable[[dict], Awaitable[None]]
 
 
-def handles(scope: dict) -> tuple[int, int] | None:
-    """The live game's id and the body's length if ``scope`` is a request this path may take:
-    a POST of an act with no query string (``?format`` asks for another renderer), JSON in and
+def handles(scope: dict) -> tuple[int, int, int | None] | None:
+    """The live game's id, the body's length and the answer's first act (``actions_from``, or
+    ``None``: every act) if ``scope`` is a request this path may take: a POST of an act with no
+    query string but ``actions_from`` (``?format`` asks for another renderer), JSON in and
     out, a token, and the body's length given."""
-    if scope["type"] != "http" or scope["method"] != "POST" or scope.get("query_string"):
+    if scope["type"] != "http" or scope["method"] != "POST":
         return None
+    acts_from = None
+    if query := scope.get("query_string"):
+        asked = QUERY.match(query)
+        if asked is None or int(asked.group(1)) > streams.MAX_ACTS_FROM:
+            return None  # (the view answers, or refuses what it does not understand)
+        acts_from = int(asked.group(1))
     match = PATH.match(scope["path"])
     if match is None:
         return None
@@ -103,14 +113,15 @@ def handles(scope: dict) -> tuple[int, int] | None:
             not headers.get(b"authorization", b"")[:6].lower() == b"token " or \
             not headers.get(b"content-length", b"").isdigit():
         return None  # (without a Content-Length, DRF reads no body: a chunked one is refused)
-    return int(match.group(1)), int(headers[b"content-length"])
+    return int(match.group(1)), int(headers[b"content-length"]), acts_from
 
 
 async def serve(scope: dict, receive: Receive, send: Send,
                 hand_over: Callable[[dict, Receive, Send], Awaitable[None]],
-                live_id: int, length: int) -> None:
-    """Answer the act in ``scope`` (:func:`handles` gave its game and its body's length) here,
-    or call ``hand_over`` (Django's handler) with the request as it came."""
+                live_id: int, length: int, acts_from: int | None = None) -> None:
+    """Answer the act in ``scope`` (:func:`handles` gave its game, its body's length and the
+    answer's first act) here, or call ``hand_over`` (Django's handler) with the request as it
+    came."""
     chunks, size, more = [], 0, True
     while more and size <= MAX_BODY:
         message = await receive()
@@ -123,7 +134,7 @@ async def serve(scope: dict, receive: Receive, send: Send,
     answer = None
     if not more and len(body) == length:
         try:
-            answer = await _act_here(scope, body, live_id)
+            answer = await _act_here(scope, body, live_id, acts_from)
         except RedisError as exc:  # (nothing stored yet: a line, not a traceback an act)
             log.warning("the act's throttles could not be counted in Redis (%s); handing the "
                         "act to the view", exc)
@@ -186,21 +197,23 @@ def _replayed(body: bytes, more: bool, receive: Receive) -> Receive:
     return again
 
 
-async def _act_here(scope: dict, body: bytes, live_id: int) -> tuple[bytes, list] | None:
+async def _act_here(scope: dict, body: bytes, live_id: int, acts_from: int | None = None
+                    ) -> tuple[bytes, list] | None:
     """The act stored and its answer, or ``None`` (the view answers). On PostgreSQL, when this
     process holds all the act needs (the token's user, the game at the version acted on, its
     facts and the user's seat), it is checked and made on the event loop, its throttles counted
     in the process's memory or in Redis on the loop's own connection (blocks of numbers:
     :class:`config.ratelimit.Leases`), and stored by one
     statement awaited there (:mod:`live.loopdb`); otherwise, or with ``LIVE_ACT_ON_LOOP`` off,
-    all of it happens in a stream database thread (:func:`_act`), as it did before."""
+    all of it happens in a stream database thread (:func:`_act`), as it did before. The answer
+    carries the acts from ``acts_from`` on (``None``: every act)."""
     if not _on_loop():
-        return await in_db_thread(_act, scope, body, live_id)
+        return await in_db_thread(_act, scope, body, live_id, acts_from)
     checked = _loop_context.run(_checked_here, scope, body)
     if checked is None:
         return None
     if checked is _IN_THREAD:
-        return await in_db_thread(_act, scope, body, live_id)
+        return await in_db_thread(_act, scope, body, live_id, acts_from)
     admitted, due = checked
     if due is not None:  # (in Redis: from this process's blocks, or a round trip for new ones)
         counted, where = due
@@ -211,13 +224,13 @@ async def _act_here(scope: dict, body: bytes, live_id: int) -> tuple[bytes, list
     if planned is None:
         return None
     if planned is _IN_THREAD_COUNTED:
-        return await in_db_thread(_act, scope, body, live_id, counted=True)
+        return await in_db_thread(_act, scope, body, live_id, acts_from, counted=True)
     request, language, made = planned
     if await loopdb.database.rowcount(made.sql, made.params) != 1:
         return None  # moved on, finished, or reseated meanwhile: the game is dropped
-    answer = _loop_context.run(_stored_here, request, language, made)
+    answer = _loop_context.run(_stored_here, request, language, made, acts_from)
     if answer is None:  # (the game not in memory after all: its view is read)
-        answer = await in_db_thread(_answer, request, language, made.live)
+        answer = await in_db_thread(_answer, request, language, made.live, acts_from)
     return answer
 
 
@@ -265,25 +278,27 @@ def _plan_here(admitted: tuple, live_id: int):
     return None if made is None else (request, language, made)
 
 
-def _stored_here(request, language: str, made) -> tuple[bytes, list] | None:
+def _stored_here(request, language: str, made, acts_from: int | None
+                 ) -> tuple[bytes, list] | None:
     """After :func:`_act_here`'s statement stored the act: the game cached at its new version,
     the version announced, and the seat's answer, from memory (``None``: not held)."""
     made.stored()
-    content = streams.view_json_cached(made.live, made.live.user_seat)
+    content = streams.view_json_cached(made.live, made.live.user_seat, acts_from)
     if content is None:
         return None
     return content, _headers(request, content, language)  # (the frame is in no language)
 
 
-def _answer(request, language: str, lg) -> tuple[bytes, list]:
+def _answer(request, language: str, lg, acts_from: int | None) -> tuple[bytes, list]:
     """The seat's answer to its stored act (in a stream database thread: the view may read)."""
     with translation.override(language):
-        content = _renderer.render(live.live_view(live=lg, seat=lg.user_seat))
+        content = _renderer.render(live.live_view(live=lg, seat=lg.user_seat,
+                                                  acts_after=acts_from))
     return content, _headers(request, content, language)
 
 
-def _act(scope: dict, body: bytes, live_id: int, counted: bool = False
-         ) -> tuple[bytes, list] | None:
+def _act(scope: dict, body: bytes, live_id: int, acts_from: int | None = None,
+         counted: bool = False) -> tuple[bytes, list] | None:
     """In a stream database thread: the act stored and its answer (the body and the headers),
     or ``None`` with nothing changed. An exception escapes only before the act is stored (from
     the checks, or the database refusing the update); once it is, only the answer is left to
@@ -296,7 +311,7 @@ def _act(scope: dict, body: bytes, live_id: int, counted: bool = False
     with translation.override(language):
         lg = live.live_act_unlocked(live_id=live_id, user=user, action=action,
                                     version=version, seat=seat, also=_token_holds(key, user))
-    return None if lg is None else _answer(request, language, lg)
+    return None if lg is None else _answer(request, language, lg, acts_from)
 
 
 def _admitted(scope: dict, body: bytes, *, counted: bool = False):

@@ -243,13 +243,20 @@ class LiveActApi(APIView):
     throttle_scope = "live"
 
     @extend_schema(request=LiveActSerializer,
+                   parameters=[OpenApiParameter("actions_from", int, description=(
+                       "the number of acts you have: the answer's `actions` are then only "
+                       "those from that index on, from index `actions_from` (every act if the "
+                       "game has fewer), as a stream's views with `actions=new` have them; "
+                       "without it, every act so far"))],
                    responses={200: OpenApiTypes.OBJECT,
                               409: OpenApiResponse(description="stale version or game over"),
                               422: OpenApiResponse(description="illegal act (engine's code)"),
                               **ERRORS})
     def post(self, request, pk):
         """Act for your own seat: play, pass, yield, burn, or a pre-play choice. Name the
-        ``version`` you saw; a stale one is refused (409) and nothing changes."""
+        ``version`` you saw; a stale one is refused (409) and nothing changes. The answer is
+        your view after the act (with ``actions_from``, only the acts you do not have)."""
+        acts_from = streams.acts_from_asked(request.query_params.get("actions_from"))
         ser = LiveActSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         data = dict(ser.validated_data)
@@ -260,7 +267,7 @@ class LiveActApi(APIView):
         except live.NotSeated:
             _live(request, pk)  # 404 for whoever may not see the table at all
             raise
-        return Response(live.live_view(live=lg, seat=lg.user_seat))
+        return Response(live.live_view(live=lg, seat=lg.user_seat, acts_after=acts_from))
 
 
 class LiveHostApi(APIView):

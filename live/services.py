@@ -568,10 +568,11 @@ def _autoplay(live: LiveGame) -> LiveGame | None:
         return None  # someone acted meanwhile
 
 
-def live_view(*, live: LiveGame, seat: int | None) -> dict:
+def live_view(*, live: LiveGame, seat: int | None, acts_after: int | None = None) -> dict:
     """What ``seat`` may see (``None``: spectators and staff): never another seat's cards.
-    Its two parts (:func:`live_view_parts`) together, in the order a stream's frame has them."""
-    own, shown = live_view_parts(live=live, seat=seat)
+    Its two parts (:func:`live_view_parts`) together, in the order a stream's frame has them;
+    ``acts_after``: only the acts from that index on, as :func:`live_view_parts` has them."""
+    own, shown = live_view_parts(live=live, seat=seat, acts_after=acts_after)
     return {**own, **shown}
 
 

@@ -221,6 +221,34 @@ def new_acts_asked(value: str | None) -> bool:
     raise UnknownActsChoice(value)
 
 
+class BadActsFrom(ServiceError):
+    """An act's ``actions_from`` parameter is not a count of acts."""
+
+    def __init__(self, value: str):
+        super().__init__("bad_actions_from", _(
+            'actions_from: the number of acts you have (a whole number, 0 or more), so that '
+            'the answer carries only the acts from that index on; not "%(value)s"') % {
+            "value": value[:40]})
+
+
+#: the most acts a game could have (at most 216 cards, one or more a play, and passes):
+#: ``actions_from`` beyond it is refused, not carried through as a huge number
+MAX_ACTS_FROM = 100_000
+
+
+def acts_from_asked(value: str | None) -> int | None:
+    """An act's ``actions_from`` parameter: ``None`` when absent (the answer carries every act
+    so far), else the index from which the answer's ``actions`` start (``actions_from`` in the
+    answer; every act if the game has fewer), as a stream's views with ``actions=new`` carry
+    them. Anything but a whole number from 0 to :data:`MAX_ACTS_FROM` raises
+    :class:`BadActsFrom`."""
+    if value is None:
+        return None
+    if not (value.isascii() and value.isdigit()) or int(value) > MAX_ACTS_FROM:
+        raise BadActsFrom(value)
+    return int(value)
+
+
 def _drawn(most: float) -> float:
     """A time drawn between half ``most`` and all of it: streams opened together — an event's
     start, a restart, a network drop — then end apart, not together:
@@ -404,12 +432,15 @@ def _cached_frame(live: LiveGame, seat: int | None, after: int | None = None) ->
     return frame
 
 
-def view_json_cached(live: LiveGame, seat: int | None) -> bytes | None:
-    """``seat``'s view of ``live`` at its version as JSON (what GET answers, compact), from
-    memory only (``None``: not held): the data of the seat's stream frame, rendered once for
-    both — the act's answer on its short path (api/fast_act.py) is the frame its seat's stream
-    is about to send."""
-    frame = _cached_frame(live, seat)
+def view_json_cached(live: LiveGame, seat: int | None, after: int | None = None
+                     ) -> bytes | None:
+    """``seat``'s view of ``live`` at its version as JSON (what GET answers, compact; with
+    ``after``, only the acts from that index on), from memory only (``None``: not held): the
+    data of the seat's stream frame, rendered once for both — the act's answer on its short
+    path (api/fast_act.py) is the frame its seat's stream is about to send. An answer asked
+    with ``actions_from`` at the count of acts its client has is the very frame of that
+    client's stream (``actions=new``): one rendering for the two."""
+    frame = _cached_frame(live, seat, after)
     return None if frame is None else frame[0][frame[0].index(b"\ndata: ") + 7:-2]
 
 

@@ -22,7 +22,7 @@ import engine
 from api import fast_act
 from api.live_views import LiveActApi, LiveActSerializer, plain_act
 from games.models import GameResult
-from live import notify
+from live import notify, streams
 from live import services as live
 from live.models import LiveGame
 from tests.live.helpers import bot_pick, make_live_table, server_game
@@ -146,6 +146,61 @@ def test_the_short_path_answers_a_common_act_as_the_view_does(game, viewed, sett
     assert short == through_view
     assert short["content-language"] == ("zh-hans" if variant == "zh-hans" else "en")
     assert ("strict-transport-security" in short) == (variant == "https")
+
+
+def _into_play(lt, live_id: int, keys, acts: int = 3) -> None:
+    """Act through the short path until ``acts`` cards-play acts are made."""
+    while len(server_game(live_id).actions) < acts:
+        seat, payload = next_act(lt, live_id)
+        assert act(live_id, keys[seat], payload)[0] == 200
+
+
+@pytest.mark.parametrize("short", [True, False])
+def test_an_answer_asked_from_an_act_on_carries_the_acts_from_there(game, viewed, settings,
+                                                                    short):
+    """``?actions_from=n`` (the acts the client has): the answer's ``actions`` are those from
+    index ``n`` on, at ``actions_from``; the rest is the view GET gives. On the short path it
+    is the very frame the seat's stream (``actions=new``, after ``n`` acts) sends."""
+    lt, live_id, keys = game
+    _into_play(lt, live_id, keys)
+    settings.LIVE_ACT_SHORT_PATH = short
+    seat, payload = next_act(lt, live_id)
+    had = len(server_game(live_id).actions)
+    status, _headers, body = asgi(*act_request(live_id, keys[seat], payload),
+                                  query=b"actions_from=%d" % had)
+    assert status == 200, body
+    assert viewed == ([] if short else [live_id])
+    answer = json.loads(body)
+    whole = lt.clients[seat].get(f"/api/v1/live/{live_id}/").json()
+    assert answer["version"] == payload["version"] + 1
+    assert answer["actions_from"] == had and answer["actions"] == whole["actions"][had:]
+    assert len(answer["actions"]) == 1
+    assert {k: v for k, v in answer.items() if k not in ("actions", "actions_from")} == \
+        {k: v for k, v in whole.items() if k != "actions"}
+    if short:  # (the seat's stream renders no frame of its own for it)
+        row = LiveGame.objects.get(pk=live_id)
+        row.user_seat = seat
+        assert streams.view_json_cached(row, seat, had) == body
+    # a client that claims more acts than the game has gets them all, from 0
+    seat, payload = next_act(lt, live_id)
+    status, _headers, body = asgi(*act_request(live_id, keys[seat], payload),
+                                  query=b"actions_from=900")
+    assert status == 200
+    answer = json.loads(body)
+    assert answer["actions_from"] == 0 and len(answer["actions"]) == had + 2
+
+
+@pytest.mark.parametrize("value", [b"-1", b"x", b"1.5", b"", b"100001", b"\xd9\xa3"])
+def test_a_bad_actions_from_is_refused_and_changes_nothing(game, viewed, value):
+    lt, live_id, keys = game
+    seat, payload = next_act(lt, live_id)
+    status, _headers, body = asgi(*act_request(live_id, keys[seat], payload),
+                                  query=b"actions_from=" + value)
+    error = json.loads(body)["error"]
+    assert (status, error["code"]) == (400, "bad_actions_from")
+    assert "actions_from" in error["message"]
+    assert viewed == [live_id]  # (the view refuses it)
+    assert server_game(live_id).version == payload["version"]
 
 
 def test_every_other_act_is_answered_by_the_view_and_changes_nothing(game, viewed):
@@ -302,16 +357,20 @@ def test_only_the_act_path_is_taken_by_it():
             "query_string": b"", "headers": [(b"content-length", b"30"),
                                              (b"content-type", b"application/json"),
                                              (b"authorization", b"Token abc")]}
-    assert fast_act.handles(base) == (12, 30)  # the game, and the body's length
+    assert fast_act.handles(base) == (12, 30, None)  # the game, the body's length, every act
     assert fast_act.handles({**base, "method": "GET"}) is None
     assert fast_act.handles({**base, "path": "/api/v1/live/12/host/"}) is None
     assert fast_act.handles({**base, "query_string": b"format=api"}) is None
+    assert fast_act.handles({**base, "query_string": b"actions_from=7"}) == (12, 30, 7)
+    for query in (b"actions_from=7&format=api", b"actions_from=-1", b"actions_from=",
+                  b"actions_from=100001", b"format=api&actions_from=7"):
+        assert fast_act.handles({**base, "query_string": query}) is None, query
     assert fast_act.handles({**base, "headers": base["headers"][:2]}) is None  # a session
     assert fast_act.handles({**base, "headers": base["headers"][1:]}) is None  # chunked
     assert fast_act.handles({**base, "headers": [*base["headers"],
                                                  (b"accept", b"text/html")]}) is None
     assert fast_act.handles({**base, "headers": [*base["headers"],
-                                                 (b"accept", b"*/*")]}) == (12, 30)
+                                                 (b"accept", b"*/*")]}) == (12, 30, None)
     assert fast_act.handles({**base, "headers": [*base["headers"],
                                                  (b"content-type", b"text/plain")]}) is None
 

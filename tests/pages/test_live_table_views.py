@@ -203,6 +203,31 @@ def test_acts_through_the_page_and_refusals_as_messages(started, settings):
         assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_format"
 
 
+def test_the_page_asks_its_acts_answers_from_the_acts_it_shows(started):
+    """The page sends ``?actions_from=`` (how many acts it shows): the answer carries only the
+    acts from there, as its stream does; a bad count is refused and nothing changes."""
+    lt, lg, links = started
+    lg, game = play_on_server(lt, lg.pk, until=lambda g: len(g.actions) >= 3)
+    seat = game.to_act()["seat"]
+    url = f"{links[seat]}live/{lg.pk}/act/"
+    had = len(game.actions)
+    for value in ("-1", "three", "100001"):
+        bad = post_act(Client(), f"{url}?actions_from={value}",
+                       {"version": lg.version, **bot_act(game, seat)},
+                       HTTP_ACCEPT_LANGUAGE="zh-hans")
+        assert bad.status_code == 400 and bad.json()["error"]["code"] == "bad_actions_from"
+        assert "actions_from" in bad.json()["error"]["message"]
+    assert LiveGame.objects.get(pk=lg.pk).version == lg.version
+
+    answered = post_act(Client(), f"{url}?actions_from={had}",
+                        {"version": lg.version, **bot_act(game, seat)})
+    assert answered.status_code == 200
+    view = answered.json()
+    assert view["version"] == lg.version + 1 and view["actions_from"] == had
+    whole = Client().get(f"{links[seat]}live/{lg.pk}/state/").json()
+    assert view["actions"] == whole["actions"][had:] and len(whole["actions"]) == had + 1
+
+
 def test_hosting_switch_from_the_page(started):
     lt, lg, links = started
     response = Client().post(f"{links[2]}live/{lg.pk}/host/", {"on": "1"})

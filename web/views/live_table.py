@@ -22,6 +22,7 @@ from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.http import require_GET, require_POST
 
 from live import services as live
+from live import streams
 from live.models import LiveGame
 from live.queries import live_for_view
 from tournaments.errors import ServiceError
@@ -175,13 +176,16 @@ def live_state(request, holder: Holder, live_id: int):
 
 @require_POST
 def live_act(request, holder: Holder, live_id: int):
+    """The holder's act; the answer is their view after it, with ``?actions_from=`` (the page
+    sends how many acts it shows) only the acts from that index on, as the stream sends them."""
     lg = _my_live(holder, live_id)
     try:
+        acts_from = streams.acts_from_asked(request.GET.get("actions_from"))
         version, act = parse_act(request)
         lg = live.live_act(live_id=lg.pk, user=holder.user, action=act, version=version)
     except ServiceError as exc:
         return refusal_response(exc)
-    return JsonResponse(live.live_view(live=lg, seat=lg.user_seat))
+    return JsonResponse(live.live_view(live=lg, seat=lg.user_seat, acts_after=acts_from))
 
 
 @require_POST
