@@ -196,6 +196,8 @@ def test_one_seat_plays_a_whole_game_on_the_page_against_five_bots(live_server, 
     live_id, link = hosted_table(seat)
     context, tab = phone(browser, language, live_server)
     tab.add_init_script(RECORD_STATES)
+    posted: list[str] = []  # the acts' addresses (their answers carry only the new acts)
+    tab.on("request", lambda r: posted.append(r.url) if r.method == "POST" else None)
     tab.goto(f"{live_server.url}{link}live/{live_id}/")
     games: dict[int, Game] = {}
     acts = Counter()
@@ -235,6 +237,9 @@ def test_one_seat_plays_a_whole_game_on_the_page_against_five_bots(live_server, 
         "#points").inner_text()
     # the player answered questions, tapped plays and passed
     assert acts["pre"] >= 1 and acts["play"] >= 1 and acts["pass"] >= 1, acts
+    # each act asked its answer from the acts the page showed (and the log above stayed whole)
+    assert len(posted) == sum(acts.values()) - acts["shot"]
+    assert all(re.search(r"/act/\?actions_from=\d+$", url) for url in posted), posted
     # a stored, confirmed result whose record replays to it
     result = GameResult.objects.get(pk=final.result_id)
     assert result.status == GameResult.Status.CONFIRMED

@@ -414,7 +414,13 @@ function post(url, body, json) {
 }
 
 function answered(res) {
-  if (res.ok) { showMessage(""); apply(res.data); return; }
+  if (res.ok) {
+    showMessage("");
+    // an act's answer asked with actions_from carries only the acts the page did not have
+    var next = res.data.actions_from === undefined ? res.data : withEarlierActs(res.data);
+    if (next) { apply(next); } else { resync(); }
+    return;
+  }
   var error = res.data && res.data.error;
   showMessage(error ? error.message : T.network);
   selected = {};
@@ -427,7 +433,11 @@ function send(act) {
   sending = true;
   document.body.dataset.sending = "1";
   var body = Object.assign({ version: view.version }, act);
-  post(LIVE.act_url, body, true).then(answered).catch(function () {
+  // a live game's answer then carries only the acts after those shown (a practice game's
+  // carries them all: the bots' replies come with it)
+  var url = LIVE.mode === "live" ? LIVE.act_url + "?actions_from=" + (view.actions || []).length
+                                 : LIVE.act_url;
+  post(url, body, true).then(answered).catch(function () {
     showMessage(T.network);
     resync();
   }).then(function () { sending = false; document.body.dataset.sending = "0"; });
