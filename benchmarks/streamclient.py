@@ -11,7 +11,9 @@ CPU, and the client shares the two cores with the servers).
 - A table plays one act every ``move_every`` seconds (a fixed schedule from a random phase),
   chosen by :class:`engine.bots.HeuristicBot` on its shadow :class:`engine.Game`, sent by the
   acting seat on a keep-alive connection of a shared pool; the act's latency is from sending
-  the request to reading the whole answer.
+  the request to reading the whole answer. With ``actions=new`` streams the act asks
+  ``actions_from`` (the acts the seat has), as the live table page does: the answer is then
+  the very frame the seat's stream sends, not a whole view.
 
 :func:`run` drives it all and returns :class:`Figures`.
 """
@@ -256,8 +258,9 @@ class ActPool:
 
 
 async def play(table: TablePlay, pool: ActPool, move_every: float, figures: Figures,
-               stop: asyncio.Event, rng: random.Random, resync) -> None:
-    """One act of the table every ``move_every`` seconds, from a random phase."""
+               stop: asyncio.Event, rng: random.Random, resync, new_acts: bool = True) -> None:
+    """One act of the table every ``move_every`` seconds, from a random phase; ``new_acts``:
+    each answer carries only the acts the seat does not have (``actions_from``)."""
     from engine.bots import next_act
 
     due = time.monotonic() + rng.uniform(0, move_every)
@@ -278,7 +281,9 @@ async def play(table: TablePlay, pool: ActPool, move_every: float, figures: Figu
         body = orjson.dumps({"version": version, **act})
         t0 = time.monotonic()
         try:
-            status, answer = await pool.post(path, table.tokens[seat], body)
+            status, answer = await pool.post(
+                f"{path}?actions_from={len(table.game.actions)}" if new_acts else path,
+                table.tokens[seat], body)
         except (OSError, asyncio.IncompleteReadError, ValueError) as exc:
             figures.errors[f"act {type(exc).__name__}"] += 1
             table.game = await resync(table.live_id)
@@ -357,7 +362,8 @@ async def run(*, stream_ports: list[int], act_ports: list[int], seats: list[Seat
     t1 = figures.started = time.monotonic()
     say(f"  play starts (at {time.time():.1f} s since the epoch: the servers' logs compare)")
     players = [asyncio.ensure_future(play(t, pick(pools, t.live_id), move_every, figures, stop,
-                                          rng, resync)) for t in tables]
+                                          rng, resync, stream_actions == "new"))
+               for t in tables]
     await asyncio.sleep(seconds)
     figures.run_seconds = time.monotonic() - t1
     stop.set()
