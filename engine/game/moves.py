@@ -51,6 +51,9 @@ def _plays(game, seat, top, burn):
     else:
         size = None
     naturals = [r for r in ranks if r < TWO]
+    if top is None and not keep_check:
+        yield from _free_leads(ranks, naturals, twos, bjs, rjs, bie3, total)
+        return
     n_nat = len(naturals)
     n_three = len(ranks.get(3, _NONE)) if bie3 else 0
 
@@ -133,6 +136,29 @@ def _plays(game, seat, top, burn):
             rank = BJ if b else RJ
             if ok(rank, 0, 0, 0, b, j):
                 yield bjs[:b] + rjs[:j]
+
+
+def _free_leads(ranks, naturals, twos, bjs, rjs, bie3, total):
+    """:func:`_plays` for a lead that no 烧牌 condition binds (every combo the hand holds may
+    lead): the same combos in the same order, each one head (some cards of a rank, or 2s)
+    joined to one of the attachments made once for the hand — a full hand leads hundreds of
+    combos, and building each from four slices was most of a first lead's view."""
+    n_bj, n_rj = len(bjs), len(rjs)
+    jokers = [bjs[:b] + rjs[:j] for b in range(n_bj + 1) for j in range(n_rj + 1)]
+    attached = [twos[:t] + tail for t in range(len(twos) + 1) for tail in jokers]
+    for rank in naturals:
+        cards = ranks[rank]
+        if bie3 and rank == 3:
+            if len(cards) == total:
+                yield list(cards)
+            continue
+        for k in range(1, len(cards) + 1):
+            head = cards[:k]
+            yield from [head + tail for tail in attached]
+    for k in range(1, len(twos) + 1):
+        head = twos[:k]
+        yield from [head + tail for tail in jokers]
+    yield from jokers[1:]  # (the jokers alone: every attachment but the empty one)
 
 
 _NONE: list[str] = []
