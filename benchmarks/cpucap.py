@@ -5,7 +5,7 @@ The 10,000-stream benchmark met its goal on some hosts of this project's machine
 by seconds on slower ones (docs/BENCHMARKS.md), which a session cannot pick. Under a CPU cap
 every process of a run — the command and what it starts (servers, worker, client), and the local
 PostgreSQL and Redis — shares ``cores`` of CPU time, so a host where the client's CPU an act is
-0.23 ms runs, capped at 2 × 0.23 / 0.42 = 1.1 cores, about as a host where it is 0.42 ms runs
+0.22 ms runs, capped at 2 × 0.22 / 0.40 = 1.1 cores, about as a host where it is 0.40 ms runs
 uncapped (a slow host of this kind: :func:`benchmarks.machine.slow_share_line`, which the run
 prints): how far from the goal a slow host is can be measured, and a change judged, on any host.
 
