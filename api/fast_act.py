@@ -68,8 +68,9 @@ log = logging.getLogger(__name__)
 #: the path served here, with the live game's id
 PATH = re.compile(r"^/api/v1/live/(\d+)/act/$")
 #: the one query string served here: the count of acts the client has (the answer carries
-#: the acts from there on); any other, ``?format`` included, goes to the view
-QUERY = re.compile(rb"^actions_from=(\d{1,6})$")
+#: the acts from there on; :func:`live.streams.acts_from_asked` says which counts are good);
+#: any other, ``?format`` included, goes to the view
+QUERY = re.compile(rb"^actions_from=([0-9]{1,9})$")
 #: a larger body is not an act (at most 54 cards): Django's handler reads it
 MAX_BODY = 16 * 1024
 #: the Accept headers DRF answers with the JSON renderer, compact (no ``indent``)
@@ -97,9 +98,12 @@ def handles(scope: dict) -> tuple[int, int, int | None] | None:
     acts_from = None
     if query := scope.get("query_string"):
         asked = QUERY.match(query)
-        if asked is None or int(asked.group(1)) > streams.MAX_ACTS_FROM:
+        try:
+            acts_from = streams.acts_from_asked(asked.group(1).decode()) if asked else None
+        except streams.BadActsFrom:
+            acts_from = None
+        if acts_from is None:
             return None  # (the view answers, or refuses what it does not understand)
-        acts_from = int(asked.group(1))
     match = PATH.match(scope["path"])
     if match is None:
         return None
