@@ -8,8 +8,11 @@ CPU, and the client shares the two cores with the servers).
   ``view`` event, its version (the ``id:`` line) and when it arrived; the view's JSON is not
   parsed (the seats' acts are chosen on the tables' shadow games). A stream that ends (its ``seconds`` are up) reconnects with
   ``Last-Event-ID``.
-- A table plays one act every ``move_every`` seconds (a fixed schedule from a random phase),
-  chosen by :class:`engine.bots.HeuristicBot` on its shadow :class:`engine.Game`, sent by the
+- A table plays one act every ``move_every`` seconds: on a fixed schedule from a random phase
+  (``pace="steady"``: every table's n-th act falls within the same ``move_every`` seconds, so
+  the tables reach their games' stages together), or at random times ``move_every`` seconds
+  apart on average (``pace="random"``: a Poisson process per table, as people take their own
+  time over a move). Each act is chosen by :class:`engine.bots.HeuristicBot` on its shadow :class:`engine.Game`, sent by the
   acting seat on a keep-alive connection of a shared pool; the act's latency is from sending
   the request to reading the whole answer. With ``actions=new`` streams the act asks
   ``actions_from`` (the acts the seat has), as the live table page does: the answer is then
@@ -22,10 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import random
 import re
 import time
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import orjson
@@ -257,13 +262,31 @@ class ActPool:
                 conn[1].close()
 
 
+#: how a table's acts are spaced (:func:`play`)
+PACES = ("steady", "random")
+
+
+def gaps(pace: str, move_every: float, rng: random.Random) -> Iterator[float]:
+    """The seconds before a table's first act, then between its acts: ``"steady"``, a random
+    phase within ``move_every``, then ``move_every`` each; ``"random"``, each drawn from the
+    exponential distribution of mean ``move_every`` (a Poisson process of that rate)."""
+    if pace not in PACES:
+        raise ValueError(f"unknown pace {pace!r}: one of {', '.join(PACES)}")
+    if pace == "steady":
+        return itertools.chain([rng.uniform(0, move_every)], itertools.repeat(move_every))
+    return (rng.expovariate(1 / move_every) for _ in itertools.count())
+
+
 async def play(table: TablePlay, pool: ActPool, move_every: float, figures: Figures,
-               stop: asyncio.Event, rng: random.Random, resync, new_acts: bool = True) -> None:
-    """One act of the table every ``move_every`` seconds, from a random phase; ``new_acts``:
-    each answer carries only the acts the seat does not have (``actions_from``)."""
+               stop: asyncio.Event, rng: random.Random, resync, new_acts: bool = True,
+               pace: str = "steady") -> None:
+    """The table's acts, one every ``move_every`` seconds at ``pace`` (:func:`gaps`), each due
+    at its time whenever the one before was answered; ``new_acts``: each answer carries only
+    the acts the seat does not have (``actions_from``)."""
     from engine.bots import next_act
 
-    due = time.monotonic() + rng.uniform(0, move_every)
+    spacing = gaps(pace, move_every, rng)
+    due = time.monotonic() + next(spacing)
     path = f"/api/v1/live/{table.live_id}/act/"
     while not stop.is_set() and table.game.state != "over":
         wait = due - time.monotonic()
@@ -275,7 +298,7 @@ async def play(table: TablePlay, pool: ActPool, move_every: float, figures: Figu
                 return
         figures.due_acts += 1
         figures.late_ms.append(max(0.0, time.monotonic() - due) * 1000)
-        due += move_every
+        due += next(spacing)
         seat, act = next_act(table.game, table.bots)
         version = table.game.version
         body = orjson.dumps({"version": version, **act})
@@ -316,13 +339,14 @@ def pick(ports: list[int], live_id: int) -> int:
 async def run(*, stream_ports: list[int], act_ports: list[int], seats: list[SeatStream],
               tables: list[TablePlay], move_every: float, seconds: float, connect_at_once: int,
               act_connections: int, resync, stream_actions: str = "new", seed: int = 1,
-              say=print,
+              pace: str = "steady", say=print,
               figures: Figures | None = None, played=None, before_play=None) -> Figures:
     """Open every seat stream (``connect_at_once`` connecting at a time), then play for
     ``seconds``; returns the figures (``figures``, if given: its ``connect_seconds`` is set
     once every stream is open). ``played()`` is called once play has ended, every stream
     still open. ``before_play()``, awaited once every stream is open, holds play back until
     it returns (the parent's reading of the processes then, which is not play)."""
+    gaps(pace, move_every, random.Random())  # (an unknown pace: refused before anything starts)
     figures = figures if figures is not None else Figures()
     figures.streams_of.update(seat.live_id for seat in seats)
     stop = asyncio.Event()
@@ -362,7 +386,7 @@ async def run(*, stream_ports: list[int], act_ports: list[int], seats: list[Seat
     t1 = figures.started = time.monotonic()
     say(f"  play starts (at {time.time():.1f} s since the epoch: the servers' logs compare)")
     players = [asyncio.ensure_future(play(t, pick(pools, t.live_id), move_every, figures, stop,
-                                          rng, resync, stream_actions == "new"))
+                                          rng, resync, stream_actions == "new", pace))
                for t in tables]
     await asyncio.sleep(seconds)
     figures.run_seconds = time.monotonic() - t1

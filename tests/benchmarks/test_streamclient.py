@@ -6,7 +6,12 @@ mode runs in .ci/run, step 4, against uvicorn, gunicorn, PostgreSQL and Redis.)"
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
+import random
+import statistics
+
+import pytest
 
 from benchmarks import streamclient
 from benchmarks.loadclient import HOST
@@ -134,3 +139,32 @@ def test_acts_share_kept_alive_connections():
     assert [(status, json.loads(body)["version"]) for status, body in answers] == \
         [(200, v + 1) for v in range(10)]
     assert len(connections) == 2  # ten acts, two connections
+
+
+def test_a_steady_pace_keeps_every_tables_acts_in_step_from_its_own_phase():
+    rng = random.Random(3)
+    spacings = [list(itertools.islice(streamclient.gaps("steady", 3.0, rng), 5))
+                for _table in range(200)]
+    assert all(0 <= first < 3.0 for first, *_rest in spacings)
+    assert all(rest == [3.0] * 4 for _first, *rest in spacings)
+    # (so a table's n-th act is due within the same 3 s as every other table's)
+
+
+def test_a_random_pace_is_a_poisson_process_of_the_same_rate():
+    rng = random.Random(3)
+    drawn = list(itertools.islice(streamclient.gaps("random", 3.0, rng), 50_000))
+    assert all(gap > 0 for gap in drawn)
+    assert abs(statistics.fmean(drawn) - 3.0) < 0.05  # the same acts a second on average
+    assert abs(statistics.stdev(drawn) - 3.0) < 0.1  # exponential: as spread as its mean
+    # the 18th act (a game's first lead, about) of 1,000 tables: spread over a minute or more,
+    # not over 3 s as at a steady pace
+    eighteenth = [sum(itertools.islice(streamclient.gaps("random", 3.0, rng), 18))
+                  for _table in range(1000)]
+    assert max(eighteenth) - min(eighteenth) > 60
+
+
+def test_an_unknown_pace_is_refused_before_anything_starts():
+    with pytest.raises(ValueError, match="unknown pace 'lockstep': one of steady, random"):
+        asyncio.run(streamclient.run(stream_ports=[], act_ports=[], seats=[], tables=[],
+                                     move_every=3.0, seconds=1.0, connect_at_once=1,
+                                     act_connections=1, resync=None, pace="lockstep"))

@@ -69,6 +69,7 @@ from benchmarks.servers import (
     process_figures,
     raise_open_files,
 )
+from benchmarks.streamclient import PACES
 from engine.bots import next_act
 
 DEFAULT_DB = "postgres://postgres@127.0.0.1:5432/gouji_bench"
@@ -266,6 +267,11 @@ class Command(BaseCommand):
                                  "above on gunicorn")
         parser.add_argument("--move-every", type=float, default=3.0,
                             help="with --streams: seconds between two acts of a table")
+        parser.add_argument("--pace", choices=list(PACES), default="steady",
+                            help="with --streams: steady (default: every --move-every seconds "
+                                 "from a random phase, so the tables reach their games' stages "
+                                 "together) or random (--move-every seconds apart on average, a "
+                                 "Poisson process per table, as people take their own time)")
         parser.add_argument("--act-server", choices=["gunicorn", "uvicorn"], default="uvicorn",
                             help="with --streams: acts on the uvicorn servers (default, as the "
                                  "README's proxy routes them) or on the API gunicorn")
@@ -306,9 +312,9 @@ class Command(BaseCommand):
             for name in ("tables", "seconds", "layout", "api_workers", "api_threads", "workers",
                          "threads",
                          "pool", "pubsub", "broker", "think", "wait", "transport", "clients", "seed",
-                         "access_log", "streams", "move_every", "act_server", "shards",
+                         "access_log", "streams", "move_every", "pace", "act_server", "shards",
                          "stream_db_threads", "connect_at_once", "act_connections",
-                         "cpu_cores"):
+                         "stream_actions", "cpu_cores"):
                 if opts[name] is not None:
                     argv += [f"--{name.replace('_', '-')}", str(opts[name])]
             if opts["no_fast_path"]:
@@ -671,7 +677,7 @@ class Command(BaseCommand):
                     time.sleep(0.5)
 
     # ------------------------------------------------------------------ many open streams
-    def run_streams(self, *, streams, tables, move_every, act_server, shards, workers,
+    def run_streams(self, *, streams, tables, move_every, pace, act_server, shards, workers,
                     stream_db_threads, stream_actions,
                     connect_at_once, act_connections, api_workers, api_threads, pool, pubsub,
                     broker, seconds, seed, **opts):
@@ -723,7 +729,7 @@ class Command(BaseCommand):
                 f"since the set-up began")
             idle = process_figures(uvicorn.pids())
             figures, samples = self.drive_streams(
-                games, streams, uvicorn=uvicorn, api=api, move_every=move_every,
+                games, streams, uvicorn=uvicorn, api=api, move_every=move_every, pace=pace,
                 seconds=seconds, connect_at_once=connect_at_once,
                 act_connections=act_connections, stream_actions=stream_actions, seed=seed)
         finally:
@@ -732,7 +738,7 @@ class Command(BaseCommand):
                 if tail:
                     self.stderr.write(tail)
         self.report_streams(figures, samples, idle=idle, streams=streams, tables=len(games),
-                            move_every=move_every, act_server=act_server, pool=pool,
+                            move_every=move_every, pace=pace, act_server=act_server, pool=pool,
                             db_threads=stream_db_threads, workers=uvicorn.workers)
 
     def start_games_at_once(self, seated, api_port: int, seed: int, at_once: int = 8):
@@ -775,7 +781,7 @@ class Command(BaseCommand):
         return [(live_id, Game.from_state(states[live_id]), keys)
                 for live_id, (_table, keys) in zip(ids, seated, strict=True)]
 
-    def drive_streams(self, games, streams: int, *, uvicorn, api, move_every, seconds,
+    def drive_streams(self, games, streams: int, *, uvicorn, api, move_every, pace, seconds,
                       connect_at_once, act_connections, stream_actions, seed):
         """The asyncio client in a forked process; the parent samples the processes (memory,
         descriptors, CPU, database and Redis connections) once every stream is open and again
@@ -785,7 +791,8 @@ class Command(BaseCommand):
         proc = ctx.Process(target=_stream_client, daemon=True, kwargs=dict(
             messages=messages, sampled=sampled, games=games, streams=streams,
             stream_ports=uvicorn.ports,
-            act_ports=api.ports if api is uvicorn else [api.port], move_every=move_every, seconds=seconds,
+            act_ports=api.ports if api is uvicorn else [api.port], move_every=move_every,
+            pace=pace, seconds=seconds,
             connect_at_once=connect_at_once, act_connections=act_connections,
             stream_actions=stream_actions, seed=seed))
         proc.start()
@@ -832,7 +839,7 @@ class Command(BaseCommand):
                 proc.kill()
 
     def report_streams(self, figures: dict, samples: dict, *, idle, streams, tables, move_every,
-                       act_server, pool, db_threads, workers):
+                       pace, act_server, pool, db_threads, workers):
         from django.conf import settings
 
         out = self.stdout.write
@@ -847,8 +854,10 @@ class Command(BaseCommand):
         out(f"{figures['opened']}/{streams} seat streams open in {figures['connect_seconds']:.1f}"
             f" s ({tables} tables); reconnects during the run: {figures['reconnects']}")
         target = tables / move_every
+        every = (f"every {move_every:g} s" if pace == "steady" else
+                 f"every {move_every:g} s on average, at random times")
         out(f"ran {ran:.1f} s: {acts} acts accepted = {acts / ran:.1f} acts/s (asked: one per "
-            f"table every {move_every:g} s = {target:.1f} acts/s; {figures['due_acts']} due)")
+            f"table {every} = {target:.1f} acts/s; {figures['due_acts']} due)")
         late = figures["late_ms"]
         if late:
             out(f"acts sent late (the client's schedule slipping): {spread(late, (50, 99))}")
@@ -998,7 +1007,7 @@ def _repo_root():
 
 
 def _stream_client(*, messages, sampled, games, streams, stream_ports, act_ports, move_every,
-                   seconds, connect_at_once, act_connections, stream_actions, seed):
+                   pace, seconds, connect_at_once, act_connections, stream_actions, seed):
     """The client process of ``--streams``: every stream, every table's acts, on one event
     loop (uvloop when installed); reports through ``messages``, and plays once the parent has
     read the processes with every stream open (``sampled``)."""
@@ -1045,7 +1054,7 @@ def _stream_client(*, messages, sampled, games, streams, stream_ports, act_ports
         marker = loop.create_task(milestones())
         figures = await streamclient.run(
             stream_ports=stream_ports, act_ports=act_ports, seats=seats, tables=tables,
-            move_every=move_every, seconds=seconds, connect_at_once=connect_at_once,
+            move_every=move_every, pace=pace, seconds=seconds, connect_at_once=connect_at_once,
             act_connections=act_connections, stream_actions=stream_actions, resync=resync,
             seed=seed, say=say,
             figures=streamclient_figures, played=lambda: messages.put(("played", None)),
