@@ -212,21 +212,16 @@ class Gunicorn(Server):
                 f"workers, {kind}); log {self.log_path}")
 
 
-#: uvicorn's httptools protocol, an answer's head and body in one write (the README's layout)
-HTTP_PROTOCOL = "config.http_protocol:OneWriteHttpToolsProtocol"
-
-
 class Uvicorn(Server):
-    """uvicorn (ASGI, config/asgi.py) with uvloop and httptools (:data:`HTTP_PROTOCOL`), as the
-    README's production layout runs it for live play's streams and long-polls: one process per
-    worker."""
+    """uvicorn (ASGI, config/asgi.py) with uvloop and httptools, as the README's production
+    layout runs it for live play's streams and long-polls: one process per worker."""
 
     name = "uvicorn"
 
     def command(self) -> list[str]:
         return [sys.executable, "-m", "uvicorn", "config.asgi:application", "--host", HOST,
                 "--port", str(self.port), "--workers", str(self.workers), "--loop", "uvloop",
-                "--http", HTTP_PROTOCOL, "--no-access-log", "--log-level", "warning",
+                "--http", "httptools", "--no-access-log", "--log-level", "warning",
                 "--backlog", "4096", "--timeout-keep-alive", "75", *self.args]
 
     def describe(self) -> str:
