@@ -17,10 +17,13 @@ runs compare only with the machine's state beside them. Two readings give it:
 
 from __future__ import annotations
 
+import itertools
 import os
 import random
 import statistics
+import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 #: the fields of /proc/stat's ``cpu`` line, in order (proc(5))
@@ -73,6 +76,68 @@ def used(before: CpuTimes | None, after: CpuTimes | None) -> Used | None:
     seconds = after.at - before.at
     return Used(busy=(after.busy - before.busy) / seconds,
                 steal=(after.steal - before.steal) / seconds)
+
+
+def cpu_seconds(pids: list[int], proc: str = "/proc") -> float:
+    """The CPU time (user and system, seconds) the processes ``pids`` have used; a process
+    gone meanwhile counts nothing."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            with open(f"{proc}/{pid}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / tick
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+class CpuSeries:
+    """The cores each group of processes, and the whole machine, used in each ``every``
+    seconds of a run: read from ``/proc`` by :meth:`follow` (in a thread) until told to stop.
+    A run's mean CPU says whether the machine keeps up; its tail is made in moments, and this
+    says what was busy then (``bench_live --streams``' windows of 10 s)."""
+
+    def __init__(self, groups: dict[str, Callable[[], list[int]]], every: float = 10.0):
+        self.groups, self.every = groups, every
+        self.points: list[tuple[float, dict[str, float], CpuTimes | None]] = []
+
+    def read(self) -> None:
+        self.points.append((time.monotonic(),
+                            {name: cpu_seconds(pids()) for name, pids in self.groups.items()},
+                            cpu_times()))
+
+    def follow(self, stop: threading.Event) -> None:
+        """Read now, then every :attr:`every` seconds from now, and once more when ``stop``
+        is set."""
+        start = time.monotonic()
+        self.read()
+        while not stop.wait(max(0.0, start + len(self.points) * self.every - time.monotonic())):
+            self.read()
+        self.read()
+
+    def windows(self) -> list[tuple[float, float | None, dict[str, float]]]:
+        """[(seconds from the first reading, the machine's busy cores, {group: cores})] for
+        each interval between two readings; the last one, from the last regular reading to
+        the stop, only if it lasted half an interval at least (a moment's CPU says little)."""
+        out = []
+        start = self.points[0][0] if self.points else 0.0
+        for (t0, cpu0, m0), (t1, cpu1, m1) in itertools.pairwise(self.points):
+            if t1 - t0 < self.every / 2:
+                continue
+            whole = used(m0, m1)
+            out.append((t0 - start, None if whole is None else whole.busy,
+                        {name: (cpu1[name] - cpu0[name]) / (t1 - t0) for name in cpu0}))
+        return out
+
+    def line(self) -> str:
+        """The series as one line: each interval's busy cores, then each group's."""
+        names = list(self.groups)
+        return (f"cores by {self.every:g} s of play, the machine's busy ({', '.join(names)}): " +
+                "; ".join(f"{at:.0f} s {'?' if busy is None else f'{busy:.2f}'} (" +
+                          ", ".join(f"{cores[n]:.2f}" for n in names) + ")"
+                          for at, busy, cores in self.windows()))
 
 
 def _workload(seed: int) -> int:

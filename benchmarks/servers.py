@@ -19,6 +19,7 @@ from django.conf import settings
 from django.db import connections
 
 from benchmarks.loadclient import HOST, free_port, http_get
+from benchmarks.machine import cpu_seconds
 
 HIGH_RATE = "10000000/min"
 THROTTLE_ENV = ("THROTTLE_ANON", "THROTTLE_USER", "THROTTLE_WRITES", "THROTTLE_RESULTS",
@@ -270,8 +271,6 @@ def process_figures(pids: list[int]) -> dict:
     """Resident memory (MB), open file descriptors, threads and CPU seconds, summed over ``pids``
     (Linux /proc; a process gone meanwhile counts nothing)."""
     rss = fds = threads = 0
-    cpu = 0.0
-    tick = os.sysconf("SC_CLK_TCK")
     for pid in pids:
         try:
             with open(f"/proc/{pid}/status") as fh:
@@ -280,12 +279,9 @@ def process_figures(pids: list[int]) -> dict:
                         rss += int(line.split()[1])
             fds += len(os.listdir(f"/proc/{pid}/fd"))
             threads += len(os.listdir(f"/proc/{pid}/task"))
-            with open(f"/proc/{pid}/stat") as fh:
-                fields = fh.read().rsplit(")", 1)[1].split()
-            cpu += (int(fields[11]) + int(fields[12])) / tick
-        except (OSError, ValueError, IndexError):
+        except (OSError, ValueError):
             continue
-    return {"rss_mb": rss / 1024, "fds": fds, "threads": threads, "cpu_s": cpu}
+    return {"rss_mb": rss / 1024, "fds": fds, "threads": threads, "cpu_s": cpu_seconds(pids)}
 
 
 def raise_open_files(want: int) -> int:
@@ -385,6 +381,10 @@ class CeleryWorker:
     def describe(self) -> str:
         return (f"celery worker pid {self.proc.pid} (prefork, 1 process, and beat); "
                 f"log {self.log_path}")
+
+    def pids(self) -> list[int]:
+        """The worker's processes: its main process (with beat) and the pool's child."""
+        return [] if self.proc is None else [self.proc.pid, *children(self.proc.pid)]
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

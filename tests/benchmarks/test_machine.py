@@ -81,3 +81,57 @@ def test_the_share_of_a_slow_host_scales_the_cores_by_the_clients_cpu_an_act(mon
             "work") in line
     assert machine.slow_share_line(0.147, 0.0, 2) is None
     assert machine.slow_share_line(0.0, 500.0, 2) is None
+
+
+def _proc_stat(root, pid: int, user_ticks: int, system_ticks: int, name: str = "uvi corn)"):
+    """A /proc/<pid>/stat line (its command in parentheses, which may hold spaces and a ``)``)."""
+    (root / str(pid)).mkdir(exist_ok=True)
+    fields = ["S", *["0"] * 10, str(user_ticks), str(system_ticks), *["0"] * 10]
+    (root / str(pid) / "stat").write_text(f"{pid} ({name}) " + " ".join(fields) + "\n")
+
+
+def test_a_groups_cpu_is_its_processes_user_and_system_time(tmp_path):
+    tick = os.sysconf("SC_CLK_TCK")
+    _proc_stat(tmp_path, 11, 3 * tick, tick)
+    _proc_stat(tmp_path, 12, tick, 0)
+    assert machine.cpu_seconds([11, 12, 13], proc=str(tmp_path)) == pytest.approx(5)  # 13: gone
+
+
+def test_a_cpu_series_gives_each_groups_cores_in_each_interval(monkeypatch):
+    used = {"servers": 0.0, "client": 0.0}
+    clock = [100.0]
+    monkeypatch.setattr(machine.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(machine, "cpu_seconds", lambda pids: used[pids[0]])
+    monkeypatch.setattr(machine, "cpu_times", lambda: machine.CpuTimes(
+        busy=used["servers"] + used["client"] + 1.0, idle=0.0, steal=0.0, at=clock[0]))
+    series = machine.CpuSeries({"servers": lambda: ["servers"], "client": lambda: ["client"]})
+    for servers, client in ((0.0, 0.0), (8.0, 1.0), (19.0, 2.5)):  # every 10 s
+        used.update(servers=servers, client=client)
+        series.read()
+        clock[0] += 10.0
+    clock[0] -= 9.5  # (stopped half a second after the last reading: left out)
+    used.update(servers=19.5, client=2.5)
+    series.read()
+    windows = series.windows()
+    assert [at for at, _busy, _cores in windows] == [0.0, 10.0]
+    assert windows[0][2] == {"servers": pytest.approx(0.8), "client": pytest.approx(0.1)}
+    assert windows[1][2] == {"servers": pytest.approx(1.1), "client": pytest.approx(0.15)}
+    assert [busy for _at, busy, _cores in windows] == [pytest.approx(0.9), pytest.approx(1.25)]
+    assert series.line() == ("cores by 10 s of play, the machine's busy (servers, client): "
+                             "0 s 0.90 (0.80, 0.10); 10 s 1.25 (1.10, 0.15)")
+
+
+def test_a_cpu_series_reads_until_it_is_stopped():
+    import threading
+
+    series = machine.CpuSeries({"me": lambda: [os.getpid()]}, every=0.05)
+    stop = threading.Event()
+    follower = threading.Thread(target=series.follow, args=(stop,))
+    follower.start()
+    while len(series.points) < 3:
+        stop.wait(0.01)
+    stop.set()
+    follower.join(5)
+    assert not follower.is_alive()
+    assert len(series.points) - 2 <= len(series.windows()) <= len(series.points) - 1
+    assert len(series.windows()) >= 2

@@ -816,6 +816,17 @@ class Command(BaseCommand):
                          uvicorn_redis=socket_count(6379, uvicorn.pids()))
             return taken
 
+        # what each group of processes used in each 10 s of play (read from /proc: no ``ss``)
+        workers = [s for s in self.started if isinstance(s, CeleryWorker)]
+        groups = {"uvicorn": uvicorn.pids, "postgres": postgres_pids,
+                  "client": lambda: [proc.pid],
+                  "redis": lambda: cpucap.service_pids(("redis-server",))}
+        if api_pids:
+            groups["api"] = lambda: api_pids
+        if workers:
+            groups["worker"] = lambda: [pid for w in workers for pid in w.pids()]
+        series, series_stop = machine.CpuSeries(groups), threading.Event()
+        follower = threading.Thread(target=series.follow, args=(series_stop,), daemon=True)
         try:
             while True:
                 kind, value = messages.get(timeout=seconds + 900)
@@ -826,7 +837,11 @@ class Command(BaseCommand):
                     # machine's CPU, and made the first seconds of play the slowest)
                     samples["open"] = sample()
                     sampled.set()
+                    follower.start()  # (as play starts: its windows are the acts')
                 elif kind == "played":
+                    series_stop.set()
+                    follower.join()
+                    samples["series"] = series
                     samples["played"] = sample()
                 elif kind == "done":
                     samples["end"] = sample()
@@ -834,6 +849,7 @@ class Command(BaseCommand):
                 elif kind == "failed":
                     raise CommandError(f"the stream client failed: {value}")
         finally:
+            series_stop.set()
             proc.join(30)
             if proc.is_alive():
                 proc.kill()
@@ -868,6 +884,8 @@ class Command(BaseCommand):
             out("act POST by when it was sent: " + "; ".join(
                 f"{start:.0f}-{start + 10:.0f} s p99 {percentile(sorted(ms), 99):.0f} ms "
                 f"(max {max(ms):.0f})" for start, ms in figures["act_windows"]))
+        if samples.get("series") is not None:
+            out(samples["series"].line())
         out(f"events delivered: {figures['events']}; {figures['acts_seen']} of {acts} acts "
             f"reached a seat stream, {figures['acts_seen_everywhere']} every stream of their "
             f"table" + ("" if streams >= 6 * tables else
