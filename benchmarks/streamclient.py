@@ -6,17 +6,18 @@ CPU, and the client shares the two cores with the servers).
   (and ``actions=new`` unless asked otherwise, as the live table page follows a game);
   the client reads the chunked body (in the connection's data callback) and notes, for each
   ``view`` event, its version (the ``id:`` line) and when it arrived; the view's JSON is not
-  parsed (the seats' acts are chosen on the tables' shadow games). A stream that ends (its ``seconds`` are up) reconnects with
-  ``Last-Event-ID``.
+  parsed (the seats' acts are chosen on the tables' shadow games). A stream that ends (its
+  ``seconds`` are up) reconnects with ``Last-Event-ID``.
 - A table plays one act every ``move_every`` seconds: on a fixed schedule from a random phase
   (``pace="steady"``: every table's n-th act falls within the same ``move_every`` seconds, so
   the tables reach their games' stages together), or at random times ``move_every`` seconds
   apart on average (``pace="random"``: a Poisson process per table, as people take their own
-  time over a move). Each act is chosen by :class:`engine.bots.HeuristicBot` on its shadow :class:`engine.Game`, sent by the
-  acting seat on a keep-alive connection of a shared pool; the act's latency is from sending
-  the request to reading the whole answer. With ``actions=new`` streams the act asks
-  ``actions_from`` (the acts the seat has), as the live table page does: the answer is then
-  the very frame the seat's stream sends, not a whole view.
+  time over a move). Each act is chosen by :class:`engine.bots.HeuristicBot` on its shadow
+  :class:`engine.Game` and sent by the acting seat on a keep-alive connection of a shared
+  pool; the act's latency is from sending the request to reading the whole answer. With
+  ``actions=new`` streams the act asks ``actions_from`` (the acts the seat has), as the live
+  table page does: the answer is then the very frame the seat's stream sends, not a whole
+  view.
 
 :func:`run` drives it all and returns :class:`Figures`.
 """
