@@ -1095,16 +1095,7 @@ def _stream_client(*, messages, sampled, games, streams, stream_ports, act_ports
 
 def postgres_pids() -> list[int]:
     """PostgreSQL's processes on this host (its backends are where the database's CPU goes)."""
-    pids = []
-    for name in os.listdir("/proc"):
-        if name.isdigit():
-            try:
-                with open(f"/proc/{name}/comm") as fh:
-                    if fh.read().strip() in ("postgres", "postmaster"):
-                        pids.append(int(name))
-            except OSError:
-                continue
-    return pids
+    return cpucap.service_pids(("postgres", "postmaster"))
 
 
 def socket_count(port: int, pids: list[int] | None = None) -> int:
