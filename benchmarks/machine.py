@@ -119,8 +119,9 @@ class CpuSeries:
 
     def windows(self) -> list[tuple[float, float | None, dict[str, float]]]:
         """[(seconds from the first reading, the machine's busy cores, {group: cores})] for
-        each interval between two readings; the last one, from the last regular reading to
-        the stop, only if it lasted half an interval at least (a moment's CPU says little)."""
+        each interval between two readings that lasted half of :attr:`every` at least — the
+        last one, from the last regular reading to the stop, may be shorter: a moment's CPU
+        says little."""
         out = []
         start = self.points[0][0] if self.points else 0.0
         for (t0, cpu0, m0), (t1, cpu1, m1) in itertools.pairwise(self.points):
