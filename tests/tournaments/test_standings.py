@@ -29,13 +29,15 @@ import threading
 
 import pytest
 from django.db import connection
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from games.models import GameResult
 from games.services import result_confirm, result_submit
 from tests.factories import EventFactory, PlayerFactory
 from tournaments import services
 from tournaments.models import Bye, Entry, Event, Penalty, Round, Seat, Standing, Table
-from tournaments.standings import STORED, compute, standings_recompute
+from tournaments.standings import STORED, Row, _rank, compute, standings_recompute
 
 pytestmark = pytest.mark.django_db
 
@@ -526,3 +528,30 @@ def test_concurrent_recomputes_end_with_one_consistent_set_of_rows(event, e, rou
     number_of = {entry.pk: n for n, entry in e.items()}
     assert {number_of[entry_id]: (p, w, h, o) for entry_id, _, p, w, h, o in got} == {
         n: v[:4] for n, v in ROUND_1.items()}
+
+
+_FIGURES = ("points", "match_points", "game_wins", "head_count", "opponents_points",
+            "head_to_head", "drawn")
+
+
+@pytest.mark.django_db(databases=[])
+@settings(max_examples=200, deadline=None)
+@given(figures=st.lists(st.tuples(st.integers(-2, 2), st.integers(0, 2), st.integers(0, 1),
+                                  st.integers(0, 1), st.integers(-2, 2), st.booleans(),
+                                  st.sampled_from("abc")), min_size=0, max_size=40),
+       order=st.permutations(_FIGURES).flatmap(
+           lambda names: st.integers(0, len(names)).map(lambda n: list(names[:n]))))
+def test_ranks_are_one_sort_by_the_tuple_of_the_order(figures, order):
+    """The ranking sorts by one figure at a time; it must order the rows as one stable sort by
+    (disqualified, each figure from the highest, the drawn hash from the lowest) would, ties
+    and all (small ranges, so most rows tie on some figures)."""
+    rows = [Row(entry_id=i, points=p, match_points=mp, game_wins=gw, head_count=hc,
+                opponents_points=op, out=out, drawn=drawn,
+                matches=[(p, -p, (i ^ 1,))])
+            for i, (p, mp, gw, hc, op, out, drawn) in enumerate(figures)]
+    ranked = _rank(list(rows), order)
+
+    def key(row):
+        return (row.out, *[getattr(row, n) if n == "drawn" else -getattr(row, n) for n in order])
+    assert [r.entry_id for r in ranked] == [r.entry_id for r in sorted(rows, key=key)]
+    assert [r.rank for r in ranked] == list(range(1, len(rows) + 1))
