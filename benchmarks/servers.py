@@ -62,6 +62,26 @@ def checkpoint(say=print) -> None:
         say(f"no checkpoint before the run: {str(exc).strip()}")
 
 
+def analyze(say=print) -> None:
+    """The planner's statistics of every table, after a run's set-up filled them, where
+    autovacuum is off (as on the CI machine's PostgreSQL). Production runs autovacuum, whose
+    analyze follows any table that grew by a tenth; without it the tables a set-up fills
+    (10,002 players, their logins, tokens and seats) had none, and the act's statement checked
+    the seat, the seating and the token by other plans than production's: PostgreSQL's CPU an
+    act was 1.27-1.30 times the client's, not 1.17 (``bench_live --streams 10000``,
+    docs/BENCHMARKS.md, "Twenty-seventh pass")."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW autovacuum")
+        if cursor.fetchone()[0] == "on":
+            return
+        cursor.execute("ANALYZE")
+    say("autovacuum is off: the tables analyzed after the set-up, as its analyze would")
+
+
 def ensure_database(say=print) -> None:
     """Create the configured database if it does not exist (PostgreSQL), then migrate."""
     from django.core.management import call_command

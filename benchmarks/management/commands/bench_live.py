@@ -64,6 +64,7 @@ from benchmarks.servers import (
     Gunicorn,
     Shards,
     Uvicorn,
+    analyze,
     ensure_database,
     neighbour_db,
     process_figures,
@@ -464,6 +465,7 @@ class Command(BaseCommand):
         out = self.stdout.write
         t0 = time.monotonic()
         event, seated_tables = self.make_tables(tables)
+        analyze(say=out)
         from django.db import connections
 
         connections.close_all()  # (gunicorn and the client processes are forked)
@@ -700,6 +702,7 @@ class Command(BaseCommand):
         out(machine.speed_line(speed))
         t0 = time.monotonic()
         rnd, seated = live_round(tables)
+        analyze(say=out)
         connections.close_all()  # (the servers and the client process are forked)
         out(f"set up {len(seated)} tables, {6 * len(seated)} players with logins in "
             f"{time.monotonic() - t0:.1f} s (event {rnd.event.slug}); open files: {limit}")
