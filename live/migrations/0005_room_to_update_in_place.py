@@ -16,21 +16,10 @@ The setting applies to the pages filled from now on (a new game's row); SQLite h
 
 from django.db import migrations
 
+from config.fillfactor import fillfactor
+
 TABLES = ("games_livegame", "live_practicegame")  # (LiveGame's table kept its old name)
 FILLFACTOR = 50
-
-
-def _set(value: int | None):
-    def apply(apps, schema_editor):
-        connection = schema_editor.connection
-        if connection.vendor != "postgresql":
-            return
-        with connection.cursor() as cursor:
-            for table in TABLES:
-                name = connection.ops.quote_name(table)
-                cursor.execute(f"ALTER TABLE {name} SET (fillfactor = {value})" if value else
-                               f"ALTER TABLE {name} RESET (fillfactor)")
-    return apply
 
 
 class Migration(migrations.Migration):
@@ -40,5 +29,5 @@ class Migration(migrations.Migration):
     ]
 
     operations = [
-        migrations.RunPython(_set(FILLFACTOR), _set(None), elidable=False),
+        fillfactor(TABLES, FILLFACTOR),
     ]
