@@ -11,6 +11,17 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+@signals.celeryd_init.connect(weak=False)
+def worker_niced(**kwargs) -> None:
+    """As ``celery worker`` starts: its niceness raised by ``CELERY_WORKER_NICE``
+    (config/settings.py), for it and the processes it starts. Not in a worker run inside
+    another process (the tests'), which this signal does not reach."""
+    from django.conf import settings
+
+    if settings.CELERY_WORKER_NICE:
+        os.nice(settings.CELERY_WORKER_NICE)
+
+
 @signals.task_prerun.connect(weak=False)
 @signals.task_postrun.connect(weak=False)
 def connections_checked(sender=None, **kwargs) -> None:

@@ -23,6 +23,7 @@
 - ``LIVE_SPECTATOR_WAITERS``, ``LIVE_SPECTATOR_WAITERS_PER_ADDRESS``: spectators' open streams
   and long-polls per process (100), and per client address (4).
 - ``CELERY_VISIBILITY_TIMEOUT``: when Redis redelivers a task whose worker died.
+- ``CELERY_WORKER_NICE``: how far below the servers' CPU priority a ``celery worker`` runs.
 - ``THROTTLE_*``: request rates (anonymous, user, writes, results, engine, live, login, links,
   link_misses, practice): ``20`` (a minute) or ``20/min``, ``/s``, ``/hour``, ``/day``.
 
@@ -289,6 +290,13 @@ CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # (a quarter of the worker's samples: ``bench_live --streams 10000 --broker …``,
 # docs/BENCHMARKS.md, "Sixteenth pass").
 CELERY_DB_REUSE_MAX = _whole("CELERY_DB_REUSE_MAX", 1000, minimum=1)
+# CELERY_WORKER_NICE: how far below the servers' CPU priority a `celery worker` runs (its
+# niceness, raised as it starts; its pool's processes and an embedded beat inherit it). A
+# standings run after a game's end is a tenth of a second of CPU at 10,000 entries; on a host
+# the stream servers share, it took the cores from the live tables' acts for that long (acts
+# p99 0.7-0.9 s in those 10 s under `bench_live --cpu-cores`, docs/BENCHMARKS.md
+# "Twenty-seventh pass"). Niced, it runs in the servers' idle time. 0 leaves it alone.
+CELERY_WORKER_NICE = _whole("CELERY_WORKER_NICE", 10, minimum=0)
 # Redis redelivers a message that a worker took but never acknowledged (acks_late: the worker
 # died mid-task) once it has been unacknowledged for visibility_timeout seconds. It must exceed
 # the longest task run plus the longest countdown (the live-play 托管 countdown, an event's
