@@ -68,7 +68,7 @@ def analyze(say=print) -> None:
     analyze follows any table that grew by a tenth; without it the tables a set-up fills
     (10,002 players, their logins, tokens and seats) had none, and the act's statement checked
     the seat, the seating and the token by other plans than production's: PostgreSQL's CPU an
-    act was 1.27-1.30 times the client's, not 1.17 (``bench_live --streams 10000``,
+    act was 1.27-1.30 times the client's, not 1.14-1.21 (``bench_live --streams 10000``,
     docs/BENCHMARKS.md, "Twenty-seventh pass")."""
     from django.db import connection
 
