@@ -358,16 +358,15 @@ class Command(BaseCommand):
         run's own checkpoint does not write and sync what came before it."""
         from django.db import connection
 
-        from benchmarks.servers import checkpoint
+        from benchmarks.servers import autovacuum_on, checkpoint
         from live.models import LiveGame
 
         if connection.vendor != "postgresql":
             return
+        if not autovacuum_on():
+            self.stdout.write("autovacuum is off on this PostgreSQL: vacuuming the live games' "
+                              "table before the run")
         with connection.cursor() as cursor:
-            cursor.execute("SHOW autovacuum")
-            if cursor.fetchone()[0] != "on":
-                self.stdout.write("autovacuum is off on this PostgreSQL: vacuuming the live "
-                                  "games' table before the run")
             cursor.execute(f"VACUUM (ANALYZE) {connection.ops.quote_name(LiveGame._meta.db_table)}")
         checkpoint(say=self.stdout.write)
 
