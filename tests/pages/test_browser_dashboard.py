@@ -14,7 +14,7 @@ from django.db import transaction
 from django.test import Client
 
 from tests.pages.helpers import draw_round, play_table
-from tests.pages.test_browser import CHROMIUM, REPO, WAIT_MS, browser, url  # noqa: F401
+from tests.pages.test_browser import CHROMIUM, REPO, WAIT_MS, browser, fits_a_phone, url  # noqa: F401
 from tournaments import services, standings
 from tournaments.models import Round
 
@@ -73,7 +73,7 @@ def test_dashboard_opens_draws_and_publishes_rounds(live_server, organizer_tab, 
 
     # open → draw (in-process here: the draw runs as the request commits) → publish
     tab.goto(dashboard)
-    assert tab.evaluate("document.scrollingElement.scrollWidth") <= 390
+    assert fits_a_phone(tab)
     _action(tab, "open")
     assert Round.objects.get(event=event, number=2).status == Round.Status.DRAWN
     assert tab.locator("#round-status").get_attribute("data-status") == "drawn"
@@ -156,7 +156,7 @@ def test_table_page_fits_a_phone_with_names_whole(live_server, browser, event,  
 
     tab.goto(url(live_server, "pages:table", slug=event.slug, number=1, table=2))
 
-    assert tab.evaluate("document.scrollingElement.scrollWidth") <= 390
+    assert fits_a_phone(tab)
     cells = tab.locator("#results td.who")
     assert cells.count() == 2 * event.games_per_match
     lines = cells.evaluate_all("cells => cells.map(c => { const r = document.createRange(); "

@@ -28,6 +28,7 @@ from tests.pages.test_browser import (  # browser and demo: its fixtures, used b
     WAIT_MS,
     browser,  # noqa: F401
     demo,  # noqa: F401
+    fits_a_phone,
     url,
 )
 from tournaments import services
@@ -66,10 +67,6 @@ def seated_users(table) -> dict[int, object]:
     return users
 
 
-def no_sideways_scroll(tab) -> None:
-    assert tab.evaluate("document.scrollingElement.scrollWidth") <= 390, tab.url
-
-
 def player_tab(browser, link: str):  # noqa: F811
     """A player's phone (390×844, JavaScript on) opened on their private link."""
     context = browser.new_context(**PHONE, **HARNESS)
@@ -77,7 +74,7 @@ def player_tab(browser, link: str):  # noqa: F811
     errors = []
     tab.on("pageerror", lambda exc: errors.append(str(exc)))
     tab.goto(link)
-    no_sideways_scroll(tab)
+    assert fits_a_phone(tab), tab.url
     return context, tab, errors
 
 
@@ -128,7 +125,7 @@ def test_players_submit_confirm_and_dispute_and_the_referee_settles_it(live_serv
     desk_errors = []
     tab.on("pageerror", lambda exc: desk_errors.append(str(exc)))
     tab.goto(url(live_server, "pages:desk", slug=event.slug))
-    no_sideways_scroll(tab)
+    assert fits_a_phone(tab), tab.url
     assert tab.locator('.chip[data-state="disputed"] b').inner_text() == "0"
     tab.evaluate("window.__sameDocument = true")
     entry = seats[3].entry_id
@@ -151,7 +148,7 @@ def test_players_submit_confirm_and_dispute_and_the_referee_settles_it(live_serv
     three.locator("#game-2 textarea[name=reason]").fill("5号位 was 头科")
     three.locator('#game-2 button[data-action="dispute"]').click()
     three.wait_for_load_state()
-    no_sideways_scroll(three)
+    assert fits_a_phone(three), three.url
     assert GameResult.objects.get(table=table, number=2).status == GameResult.Status.DISPUTED
     assert not (errors_1 or errors_2 or errors_3), (errors_1, errors_2, errors_3)
     for context in (first, two_context, three_context):
@@ -172,8 +169,9 @@ def test_players_submit_confirm_and_dispute_and_the_referee_settles_it(live_serv
     plain = signed_in(browser, live_server, referee, javascript=False)
     tab = plain.new_page()
     tab.goto(url(live_server, "pages:desk", slug=event.slug) + "?state=disputed")
-    tab.locator(".desk-row.state-disputed a.desk-open").click()
-    no_sideways_scroll(tab)
+    with tab.expect_navigation():
+        tab.locator(".desk-row.state-disputed a.desk-open").click()
+    assert fits_a_phone(tab), tab.url
     card = tab.locator("#game-2")
     assert "5号位 was 头科" in card.inner_text()
     card.locator('input[name="reason"]').fill("checked with the table")
@@ -214,18 +212,18 @@ def test_the_desk_fits_a_phone_in_both_languages(live_server, browser, demo):  #
         tab = context.new_page()
         tab.goto(url(live_server, "pages:desk", slug=event.slug))
         assert tab.locator("h1").inner_text() == title
-        no_sideways_scroll(tab)
+        assert fits_a_phone(tab), tab.url
         if update:
             tab.screenshot(path=str(REPO / "docs" / f"desk-phone-{suffix}.png"), full_page=True)
         tab.goto(url(live_server, "pages:desk-table", slug=event.slug, table_id=table.pk))
-        no_sideways_scroll(tab)
+        assert fits_a_phone(tab), tab.url
         if update:
             tab.screenshot(path=str(REPO / "docs" / f"desk-table-phone-{suffix}.png"),
                            full_page=True)
         # the paper sheet's form, for table 2's game 2 (no result yet)
         tab.goto(url(live_server, "pages:desk-table", slug=event.slug, table_id=other.pk))
         assert tab.locator("form.sheet-form select").count() >= 6
-        no_sideways_scroll(tab)
+        assert fits_a_phone(tab), tab.url
         if update:
             tab.locator("#sheet").screenshot(
                 path=str(REPO / "docs" / f"desk-sheet-phone-{suffix}.png"))

@@ -10,7 +10,7 @@ import os
 import pytest
 
 from ratings.models import PlayerRating, RatingPoint
-from tests.pages.test_browser import CHROMIUM, REPO, browser, url  # noqa: F401
+from tests.pages.test_browser import CHROMIUM, REPO, browser, fits_a_phone, url  # noqa: F401
 from tests.pages.test_ratings_pages import build_rated_events
 
 pytestmark = [
@@ -34,17 +34,13 @@ def phone(request, browser):  # noqa: F811
     assert not problems, problems
 
 
-def _fits(tab) -> None:
-    assert tab.evaluate("document.scrollingElement.scrollWidth") <= 390
-
-
 def test_rating_list_and_player_page_on_a_phone(live_server, phone, make_event, referee_user):
     build_rated_events(make_event, referee_user, players=14)
     best = PlayerRating.objects.order_by("-ordinal", "player_id").first()
     shots = os.environ.get("UPDATE_SCREENSHOTS") == "1"
 
     phone.goto(url(live_server, "pages:ratings"))
-    _fits(phone)
+    assert fits_a_phone(phone)
     rows = phone.locator("table.ratings tbody tr")
     assert rows.count() == PlayerRating.objects.count()
     assert phone.locator("table.ratings tbody tr").first.locator("a").inner_text() == \
@@ -67,7 +63,7 @@ def test_rating_list_and_player_page_on_a_phone(live_server, phone, make_event, 
     charted = next(r for r in PlayerRating.objects.order_by("-ordinal", "player_id")
                    if RatingPoint.objects.filter(player_id=r.player_id).count() >= 3)
     phone.goto(url(live_server, "pages:player", pk=charted.player_id))
-    _fits(phone)
+    assert fits_a_phone(phone)
     chart = phone.locator("svg.rating-chart")
     assert chart.is_visible()
     assert chart.bounding_box()["width"] <= 390

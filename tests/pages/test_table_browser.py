@@ -18,7 +18,7 @@ import pytest
 
 from games.models import GameResult
 from tests.pages.helpers import draw_round
-from tests.pages.test_browser import CHROMIUM, REPO, browser  # noqa: F401  (the fixture)
+from tests.pages.test_browser import CHROMIUM, REPO, browser, fits_a_phone  # noqa: F401  (the fixture)
 from tournaments import services
 from tournaments.models import Seat
 
@@ -57,10 +57,6 @@ def phone(browser, locale: str, **extra):  # noqa: F811
     return context, tab
 
 
-def fits(tab) -> bool:
-    return tab.evaluate("document.scrollingElement.scrollWidth") <= 390
-
-
 def shot(tab, name: str, *, full_page: bool = True) -> None:
     if UPDATE:
         tab.screenshot(path=str(REPO / "docs" / name), full_page=full_page)
@@ -79,7 +75,7 @@ def test_two_players_submit_and_confirm_a_game_through_their_links(live_server, 
     score = tab.locator("#score")
     score.filter(has_text=POINTS).wait_for()  # the engine's team points, before sending
     assert score.inner_text() == "Team points: 联邦 0 12 · 联邦 1 0"
-    assert fits(tab)
+    assert fits_a_phone(tab)
     shot(tab, "table-result-form-en.png")
     tab.get_by_role("button", name="Send the result").tap()
     tab.locator("article#game-1").wait_for()
@@ -95,7 +91,7 @@ def test_two_players_submit_and_confirm_a_game_through_their_links(live_server, 
     tab.goto(live_server.url + urls[1])
     ask = tab.locator("#game-1 .ask")
     assert "Waiting for your confirmation." in ask.inner_text()
-    assert fits(tab)
+    assert fits_a_phone(tab)
     ask.scroll_into_view_if_needed()
     shot(tab, "table-confirm-en.png", full_page=False)
     ask.get_by_role("button", name="Confirm").tap()
@@ -167,7 +163,7 @@ def test_the_form_in_chinese_and_the_confirmation_view(live_server, browser, lin
     assert "1号位革命了，不可能首出" in tab.locator(".js-error").first.inner_text()
     tab.locator('input[name="revolution_0"]').uncheck()
     tab.locator("#score").filter(has_text=POINTS).wait_for()
-    assert fits(tab)
+    assert fits_a_phone(tab)
     shot(tab, "table-result-form-zh.png")
     tab.get_by_role("button", name="提交成绩").tap()
     tab.locator("article#game-1").wait_for()
@@ -177,7 +173,7 @@ def test_the_form_in_chinese_and_the_confirmation_view(live_server, browser, lin
     tab.goto(live_server.url + urls[3])
     ask = tab.locator("#game-1 .ask")
     assert "等待你确认" in ask.inner_text()
-    assert fits(tab)
+    assert fits_a_phone(tab)
     ask.scroll_into_view_if_needed()
     shot(tab, "table-confirm-zh.png", full_page=False)
     assert not tab.errors, tab.errors
@@ -194,6 +190,6 @@ def test_the_form_works_without_javascript(live_server, browser, links):  # noqa
     tab.locator("#score").filter(has_text=POINTS).wait_for()
     tab.get_by_role("button", name="Send the result").tap()
     tab.locator("article#game-1").wait_for()
-    assert fits(tab)
+    assert fits_a_phone(tab)
     context.close()
     assert GameResult.objects.get(table=table, number=1).engine_result["order"] == ORDER

@@ -26,8 +26,8 @@ from live.models import LiveGame
 from tests.live.conftest import waiting  # noqa: F401  (the fixture)
 from tests.live.helpers import bot_pick, make_live_table
 from tests.pages.helpers import NAMES
-from tests.pages.test_browser import CHROMIUM, browser  # noqa: F401  (the fixture)
-from tests.pages.test_table_browser import fits, phone, shot
+from tests.pages.test_browser import CHROMIUM, browser, fits_a_phone  # noqa: F401  (the fixture)
+from tests.pages.test_table_browser import phone, shot
 from tests.pages.test_watch_views import correct_and_penalise, play_live_game
 from tournaments.models import Event, Player, Seat
 
@@ -77,7 +77,7 @@ WIDE = """Array.prototype.filter.call(document.querySelectorAll("main *"), funct
 
 def fits_phone(tab) -> bool:
     """The page is no wider than the phone (else the test names the widest elements)."""
-    assert fits(tab), tab.evaluate(WIDE)
+    assert fits_a_phone(tab), tab.evaluate(WIDE)
     return True
 
 
