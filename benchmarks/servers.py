@@ -35,13 +35,10 @@ def vacuum_if_autovacuum_is_off(say=print) -> None:
     VACUUM cannot run there), where it does nothing."""
     from django.db import connection
 
-    if connection.vendor != "postgresql" or connection.in_atomic_block:
+    if connection.vendor != "postgresql" or connection.in_atomic_block or autovacuum_on():
         return
+    say("autovacuum is off on this PostgreSQL: VACUUM (ANALYZE) before the run")
     with connection.cursor() as cursor:
-        cursor.execute("SHOW autovacuum")
-        if cursor.fetchone()[0] == "on":
-            return
-        say("autovacuum is off on this PostgreSQL: VACUUM (ANALYZE) before the run")
         cursor.execute("VACUUM (ANALYZE)")
 
 

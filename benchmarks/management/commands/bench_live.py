@@ -65,6 +65,8 @@ from benchmarks.servers import (
     Shards,
     Uvicorn,
     analyze,
+    autovacuum_on,
+    checkpoint,
     ensure_database,
     neighbour_db,
     process_figures,
@@ -358,7 +360,6 @@ class Command(BaseCommand):
         run's own checkpoint does not write and sync what came before it."""
         from django.db import connection
 
-        from benchmarks.servers import autovacuum_on, checkpoint
         from live.models import LiveGame
 
         if connection.vendor != "postgresql":
