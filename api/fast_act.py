@@ -230,7 +230,7 @@ async def _act_here(scope: dict, body: bytes, live_id: int, acts_from: int | Non
     if planned is _IN_THREAD_COUNTED:
         return await in_db_thread(_act, scope, body, live_id, acts_from, counted=True)
     request, language, made = planned
-    if await loopdb.database.rowcount(made.sql, made.params) != 1:
+    if await loopdb.database.rowcount(made.sql, made.params, order=live_id) != 1:
         return None  # moved on, finished, or reseated meanwhile: the game is dropped
     answer = _loop_context.run(_stored_here, request, language, made, acts_from)
     if answer is None:  # (the game not in memory after all: its view is read)

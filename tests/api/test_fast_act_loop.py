@@ -43,9 +43,9 @@ def paths(monkeypatch):
     taken = {"loop": 0, "thread": 0}
     rowcount, in_db_thread = loopdb.database.rowcount, fast_act.in_db_thread
 
-    async def on_loop(sql, params):
+    async def on_loop(sql, params, **kwargs):
         taken["loop"] += 1
-        return await rowcount(sql, params)
+        return await rowcount(sql, params, **kwargs)
 
     async def in_thread(fn, *args, **kwargs):
         if fn is fast_act._act:
@@ -161,7 +161,7 @@ def test_a_failed_statement_hands_the_act_to_the_view_which_stores_it_once(
         seat, payload = next_act(lt, live_id)
         assert act(live_id, keys[seat], payload)[0] == 200
 
-    async def broken(sql, params):
+    async def broken(sql, params, **kwargs):
         raise OperationalError("the server closed the connection")
 
     monkeypatch.setattr(loopdb.database, "rowcount", broken)
@@ -203,6 +203,69 @@ def test_the_loop_connections_are_the_running_loops():
     assert second[0].connection.info.dbname == connection.settings_dict["NAME"]
     db.close_now()
     assert db.connections() == 0 and all(c.closed for c in second)
+
+
+def test_the_statements_that_wait_for_a_connection_go_together_as_one_transaction():
+    """While the connection is busy, the statements that come wait; then they go at once, in
+    the order of their ``order`` (the row each changes), and commit together: one round trip
+    and one commit for the acts a busy host queued, not one each."""
+    db = loopdb.LoopDatabase(size=1)
+
+    async def statements():
+        assert await db.rowcount("CREATE TEMPORARY TABLE sent (n serial, tag text, tx bigint)",
+                                 []) == 0
+        insert = "INSERT INTO sent (tag, tx) VALUES (%s, txid_current())"
+        busy = asyncio.ensure_future(db.rowcount("SELECT pg_sleep(0.1)", []))
+        await asyncio.sleep(0.02)  # (the connection is busy now)
+        queued = [db.rowcount(insert, [tag], order=order) for tag, order in
+                  (("c", 30), ("a", 10), ("b", 20))]
+        assert await asyncio.gather(busy, *queued) == [1, 1, 1, 1]
+        assert db.connections() == 1
+        together = "SELECT 1 FROM sent HAVING count(DISTINCT tx) = 1 AND " \
+                   "string_agg(tag, ',' ORDER BY n) = 'a,b,c'"
+        assert await db.rowcount(together, []) == 1
+
+    try:
+        asyncio.run(statements())
+    finally:
+        db.close_now()
+
+
+def test_a_failed_statement_stores_nothing_of_those_sent_with_it():
+    """One statement of a batch refused: the batch's transaction is rolled back — each of its
+    statements raises (the refused one its own error, the others that a statement run with
+    them failed), its connection is closed, and the next statements run on another."""
+    from psycopg import errors
+
+    db = loopdb.LoopDatabase(size=1)
+
+    async def statements():
+        table = "loop_batch_probe"
+        assert await db.rowcount(f"CREATE TABLE IF NOT EXISTS {table} (tag text)", []) == 0
+        assert await db.rowcount(f"DELETE FROM {table}", []) == 0
+        first = db._idle[0]
+        busy = asyncio.ensure_future(db.rowcount("SELECT pg_sleep(0.1)", []))
+        await asyncio.sleep(0.02)
+        insert = f"INSERT INTO {table} VALUES (%s)"
+        queued = asyncio.gather(
+            db.rowcount(insert, ["kept?"], order=1),
+            db.rowcount("SELECT 1 FROM no_such_table", [], order=2),
+            db.rowcount(insert, ["kept too?"], order=3), return_exceptions=True)
+        assert await busy == 1
+        kept, refused, kept_too = await queued
+        assert isinstance(refused, errors.UndefinedTable)
+        for other in (kept, kept_too):
+            assert isinstance(other, errors.OperationalError)
+            assert "not stored: a statement run with it failed" in str(other)
+        assert first.closed and db.connections() == 0
+        assert await db.rowcount(f"SELECT 1 FROM {table}", []) == 0  # (nothing committed)
+        assert db._idle[0] is not first
+        assert await db.rowcount(f"DROP TABLE {table}", []) == 0
+
+    try:
+        asyncio.run(statements())
+    finally:
+        db.close_now()
 
 
 def test_a_statement_takes_its_parameters_as_text_in_the_statements_types():
