@@ -13,10 +13,16 @@ from __future__ import annotations
 import asyncio
 import collections
 import hashlib
+import logging
 import weakref
 
 import hiredis
 
+log = logging.getLogger(__name__)
+
+#: replies a connection may owe for commands sent unanswered (:meth:`LoopRedis.send_unanswered`)
+#: before it is taken for dead: a few seconds of a stream server's announcements
+UNANSWERED = 10_000
 #: seconds a command waits for its reply (as redis-py's ``socket_timeout`` of the cache and
 #: the pub/sub clients): past it the connection is closed and every command waiting on it fails
 TIMEOUT = 2.0
@@ -70,14 +76,19 @@ class RedisError(Exception):
 
 
 class LoopRedis(asyncio.Protocol):
-    """One connection of the running loop: :meth:`call` writes a command and awaits its reply.
-    Commands from many requests share it, pipelined (Redis answers in order). A reply that does
+    """One connection of the running loop: :meth:`call` writes a command and awaits its reply;
+    :meth:`send_unanswered` writes one whose reply nobody waits for (an announcement's
+    ``PUBLISH``). Commands from many requests share it, pipelined (Redis answers in order), and
+    the commands of one turn of the loop go out in one write: a stream server behind on its
+    acts sends their announcements, and their throttles' counts, together. A reply that does
     not come within :data:`TIMEOUT`, or a lost connection, fails every command waiting and
     closes it: the next :func:`client` call opens another. Made by :func:`client`."""
 
     def __init__(self):
         self._parser = hiredis.Reader()
-        self._waiting: collections.deque = collections.deque()  # (future, its timer)
+        #: (future, its timer) of each command sent, in order; (None, None): no one waits
+        self._waiting: collections.deque = collections.deque()
+        self._outgoing: list[bytes] = []  # the commands of this turn of the loop, not written yet
         self._transport = None
         self.closed = False
 
@@ -86,8 +97,28 @@ class LoopRedis(asyncio.Protocol):
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._waiting.append((future, loop.call_later(TIMEOUT, self._timed_out, future)))
-        self._transport.write(data)
+        self._send(data, loop)
         return future
+
+    def send_unanswered(self, data: bytes) -> None:
+        """Send ``data`` (one command) without waiting for its reply: it is read and dropped
+        (an error reply logged). More than :data:`UNANSWERED` replies outstanding — a Redis that
+        takes commands and does not answer — close the connection."""
+        if len(self._waiting) >= UNANSWERED:
+            self.close("not answering")
+            raise RedisError("the connection to Redis was not answering")
+        self._waiting.append((None, None))
+        self._send(data, asyncio.get_running_loop())
+
+    def _send(self, data: bytes, loop: asyncio.AbstractEventLoop) -> None:
+        self._outgoing.append(data)
+        if len(self._outgoing) == 1:
+            loop.call_soon(self._write_out)
+
+    def _write_out(self) -> None:
+        outgoing, self._outgoing = self._outgoing, []
+        if outgoing and not self.closed:
+            self._transport.write(b"".join(outgoing))
 
     async def call(self, *words: str | bytes | int):
         """Run one command: its reply (an error reply raises :class:`RedisError`)."""
@@ -99,8 +130,11 @@ class LoopRedis(asyncio.Protocol):
         self.closed = True
         if self._transport is not None:
             self._transport.close()
+        self._outgoing = []
         while self._waiting:
             future, timer = self._waiting.popleft()
+            if future is None:
+                continue
             timer.cancel()
             if not future.done():
                 future.set_exception(RedisError(f"the connection to Redis was {why}"))
@@ -120,6 +154,10 @@ class LoopRedis(asyncio.Protocol):
                 self.close("out of step")
                 return
             future, timer = self._waiting.popleft()
+            if future is None:
+                if isinstance(reply, hiredis.ReplyError):
+                    log.warning("Redis refused a command sent unanswered: %s", reply)
+                continue
             timer.cancel()
             if future.done():
                 continue  # (its caller was cancelled)
@@ -163,6 +201,31 @@ async def client(url: str) -> LoopRedis:
     clients[url] = made
     opening.set_result(made)
     return made
+
+
+def client_now(url: str) -> LoopRedis | None:
+    """The running loop's open connection to the Redis of ``url`` for code that cannot wait
+    (:func:`client`'s), or ``None`` while it is not open — then it is being opened, for the
+    callers that follow."""
+    loop = asyncio.get_running_loop()
+    got = _clients.get(loop, {}).get(url)
+    if isinstance(got, LoopRedis) and not got.closed:
+        return got
+    if not isinstance(got, asyncio.Future):
+        task = loop.create_task(_open_quietly(url))
+        _openings.add(task)
+        task.add_done_callback(_openings.discard)
+    return None
+
+
+_openings: set[asyncio.Task] = set()  # (the openings client_now started: kept from the GC)
+
+
+async def _open_quietly(url: str) -> None:
+    try:
+        await client(url)
+    except Exception as exc:  # (its callers went another way; the next one tries again)
+        log.warning("could not connect to Redis on the event loop: %s", type(exc).__name__)
 
 
 def close_all() -> None:

@@ -175,6 +175,20 @@ class Publisher:
 _publisher = Publisher()
 
 
+def _publish(channel: str, data: bytes) -> None:
+    """Publish ``data`` on ``channel``: on an event loop (a stream server's acts), on the loop's
+    own Redis connection, which writes the commands of a turn of the loop at once
+    (:meth:`config.loopredis.LoopRedis.send_unanswered`) — a server behind on its acts
+    announces the acts a batch stored (live/loopdb.py) in one write, not one each; elsewhere,
+    or until that connection is open, on :data:`_publisher`'s."""
+    if asyncio._get_running_loop() is not None:
+        redis = loopredis.client_now(_redis_url())
+        if redis is not None:
+            redis.send_unanswered(_publish_command(channel.encode(), data))
+            return
+    _publisher.publish(channel, data)
+
+
 def _publish_command(channel: bytes, data: bytes) -> bytes:
     """``PUBLISH channel data`` in Redis's protocol (RESP: an array of three bulk strings),
     as redis-py's ``pack_command`` writes it for bytes, in one formatting step: its general
@@ -309,7 +323,7 @@ def announce_committed(live_id: int, version: int, act: dict | None = None) -> N
         _seen(live_id, version, act)
         if _redis_url():
             try:
-                _publisher.publish(f"{CHANNEL_PREFIX}{live_id}", _message(live_id, version, act))
+                _publish(f"{CHANNEL_PREFIX}{live_id}", _message(live_id, version, act))
             except Exception as exc:  # waiters elsewhere fall back to polling
                 log.warning("live pub/sub publish failed: %s", type(exc).__name__)
 

@@ -41,6 +41,57 @@ def test_pipelined_commands_each_get_their_own_reply_and_an_error_fails_only_its
     assert replies[51] == b"1275"
 
 
+def test_the_commands_of_one_turn_of_the_loop_go_out_in_one_write(caplog):
+    """Commands sent in one turn of the loop — awaited or unanswered — are written together;
+    an unanswered command's reply is read and dropped (an error one logged), and the commands
+    awaited after it get their own replies."""
+    key = f"loopredis-test:{uuid.uuid4().hex}"
+    writes = []
+
+    async def run():
+        redis = await loopredis.client(URL)
+        transport_write = redis._transport.write
+        redis._transport.write = lambda data: (writes.append(data), transport_write(data))
+        try:
+            redis.send_unanswered(loopredis.packed("SET", key, "a word", "EX", 60))
+            redis.send_unanswered(loopredis.packed("INCR", key))  # (not a number: refused)
+            replies = await asyncio.gather(redis.write(loopredis.packed("APPEND", key, "s")),
+                                           redis.write(loopredis.packed("GET", key)))
+            redis.send_unanswered(loopredis.packed("DEL", key))
+            return replies, await redis.call("EXISTS", key)
+        finally:
+            del redis._transport.write
+
+    assert asyncio.run(run()) == ([7, b"a words"], 0)
+    assert [data.count(b"\r\n*") + 1 for data in writes] == [4, 2]  # (two turns)
+    assert "Redis refused a command sent unanswered" in caplog.text
+
+
+def test_a_redis_that_owes_too_many_replies_is_dropped(monkeypatch):
+    """Unanswered commands pile up only so far: past :data:`config.loopredis.UNANSWERED`
+    replies owed, the connection is taken for dead, closed, and the next client is another."""
+    monkeypatch.setattr(loopredis, "UNANSWERED", 3)
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
+
+    async def run():
+        redis = await loopredis.client(url)
+        for _ in range(3):
+            redis.send_unanswered(loopredis.packed("PING"))
+        with pytest.raises(loopredis.RedisError, match="not answering"):
+            redis.send_unanswered(loopredis.packed("PING"))
+        assert redis.closed and loopredis.client_now(url) is None  # (opening another)
+        return redis, await loopredis.client(url)
+
+    try:
+        first, second = asyncio.run(run())
+    finally:
+        silent.close()
+    assert second is not first and not second.closed
+
+
 def test_the_database_of_the_url_is_selected():
     key = f"loopredis-test:{uuid.uuid4().hex}"
 

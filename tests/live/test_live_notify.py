@@ -3,6 +3,7 @@ Redis pub/sub, and by polling the stored version when there is no pub/sub."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 import time
@@ -204,6 +205,53 @@ def test_the_publisher_delivers_every_announcement_in_order_without_waiting_for_
     finally:
         publisher.close()
         subscriber.close()
+
+
+@pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
+def test_on_an_event_loop_announcements_go_out_on_the_loops_own_connection(settings, monkeypatch):
+    """A stream server's acts are announced on its event loop's Redis connection, the
+    announcements of a turn of the loop in one write; until that connection is open (the first
+    announcement opens it), on the process's publisher: every one is heard, in order."""
+    import redis
+
+    from config import loopredis
+
+    settings.LIVE_PUBSUB_URL = url = "redis://127.0.0.1:6379/13"
+    subscriber = redis.Redis.from_url(url).pubsub(ignore_subscribe_messages=True)
+    subscriber.psubscribe("gouji:live:*")
+    on_publisher = []
+    publish = live_notify._publisher.publish
+    monkeypatch.setattr(live_notify._publisher, "publish",
+                        lambda channel, data: (on_publisher.append(data), publish(channel, data)))
+
+    async def run():
+        live_notify.announce_committed(990_001, 1)  # (no loop connection yet: the publisher's)
+        redis_on_loop = await loopredis.client(url)  # (the one the first announcement opens)
+        writes = []
+        transport_write = redis_on_loop._transport.write
+        redis_on_loop._transport.write = lambda data: (writes.append(data), transport_write(data))
+        for version in (2, 3, 4):
+            live_notify.announce_committed(990_001, version)
+        await asyncio.sleep(0.05)
+        live_notify.announce_committed(990_001, 5)
+        await redis_on_loop.call("PING")
+        del redis_on_loop._transport.write
+        return writes
+
+    try:
+        writes = asyncio.run(run())
+        heard = []
+        deadline = time.monotonic() + 5
+        while len(heard) < 5 and time.monotonic() < deadline:
+            message = subscriber.get_message(timeout=0.5)
+            if message:
+                heard.append(message["data"])
+    finally:
+        subscriber.close()
+        live_notify._publisher.close()
+    assert heard == [b"1", b"2", b"3", b"4", b"5"]
+    assert on_publisher == [b"1"]
+    assert [data.count(b"PUBLISH") for data in writes] == [3, 1]  # (the second with the PING)
 
 
 def test_a_forked_publisher_opens_its_own_connection_and_leaves_the_parents_open(monkeypatch):
