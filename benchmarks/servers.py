@@ -59,6 +59,27 @@ def checkpoint(say=print) -> None:
         say(f"no checkpoint before the run: {str(exc).strip()}")
 
 
+def wal_written() -> dict | None:
+    """PostgreSQL's counts so far of the WAL it wrote (``records``, ``bytes``), of the times it
+    flushed it to disk (``syncs``: a commit waits for one, and commits that come together
+    share one) and of the transactions its databases committed (``commits``, reads too); a
+    run's figures are two readings' difference. ``None`` off PostgreSQL, or before version 14
+    (no ``pg_stat_wal``)."""
+    from django.db import DatabaseError, connection
+
+    if connection.vendor != "postgresql":
+        return None
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT wal_records, wal_bytes, wal_sync, (SELECT sum(xact_commit) "
+                           "FROM pg_stat_database) FROM pg_stat_wal")
+            records, size, syncs, commits = cursor.fetchone()
+    except DatabaseError:
+        return None
+    return {"records": int(records), "bytes": int(size), "syncs": int(syncs),
+            "commits": int(commits)}
+
+
 def analyze(say=print) -> None:
     """The planner's statistics of every table, after a run's set-up filled them, where
     autovacuum is off (as on the CI machine's PostgreSQL). Production runs autovacuum, whose

@@ -71,6 +71,7 @@ from benchmarks.servers import (
     neighbour_db,
     process_figures,
     raise_open_files,
+    wal_written,
 )
 from benchmarks.streamclient import PACES
 from engine.bots import next_act
@@ -816,7 +817,8 @@ class Command(BaseCommand):
                      "at": time.monotonic(), "load": os.getloadavg()[0]}
             taken.update(db_connections=socket_count(5432), redis_connections=socket_count(6379),
                          uvicorn_db=socket_count(5432, uvicorn.pids()),
-                         uvicorn_redis=socket_count(6379, uvicorn.pids()))
+                         uvicorn_redis=socket_count(6379, uvicorn.pids()),
+                         wal=wal_written())
             return taken
 
         # what each group of processes used in each 10 s of play (read from /proc: no ``ss``)
@@ -910,6 +912,12 @@ class Command(BaseCommand):
                                              os.cpu_count() or 1)
         if slow_share:
             out(slow_share)
+        if opened.get("wal") and played.get("wal"):
+            wal = {k: (played["wal"][k] - opened["wal"][k]) / max(1, acts) for k in opened["wal"]}
+            out(f"PostgreSQL while playing, an act: {wal['syncs']:.2f} WAL flushes (a commit "
+                f"waits for one; commits that come together share it), {wal['records']:.1f} WAL "
+                f"records, {wal['bytes']:,.0f} bytes; {wal['commits']:.2f} transactions "
+                f"committed (reads too)")
         whole = machine.used(opened["machine"], played["machine"])
         if whole is not None:
             out(whole.line(os.cpu_count()))
