@@ -270,6 +270,7 @@ class _Link:
         self._batch: list[_Statement | None] | None = None
         self._results: list = []  # the batch's results so far, one a command
         self._done: Callable[[_Link], None] | None = None
+        self._failure: BaseException | None = None  # why the last batch failed, if it did
         self._writing = False
         self._pgconn.nonblocking = 1
         self._pgconn.enter_pipeline_mode()
@@ -322,8 +323,6 @@ class _Link:
             return
         self._batch = commands
         self._flush()
-
-    _failure: BaseException | None = None
 
     def _flush(self) -> None:
         """Write what libpq holds of the batch; the rest when the socket takes more."""
