@@ -22,6 +22,16 @@ pytestmark = pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1
 URL = "redis://127.0.0.1:6379/7"
 
 
+@pytest.fixture
+def silent_redis():
+    """The URL of a server that accepts connections and never answers."""
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    yield f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
+    silent.close()
+
+
 def test_pipelined_commands_each_get_their_own_reply_and_an_error_fails_only_its_own():
     key = f"loopredis-test:{uuid.uuid4().hex}"
 
@@ -67,28 +77,21 @@ def test_the_commands_of_one_turn_of_the_loop_go_out_in_one_write(caplog):
     assert "Redis refused a command sent unanswered" in caplog.text
 
 
-def test_a_redis_that_owes_too_many_replies_is_dropped(monkeypatch):
+def test_a_redis_that_owes_too_many_replies_is_dropped(monkeypatch, silent_redis):
     """Unanswered commands pile up only so far: past :data:`config.loopredis.UNANSWERED`
     replies owed, the connection is taken for dead, closed, and the next client is another."""
     monkeypatch.setattr(loopredis, "UNANSWERED", 3)
-    silent = socket.socket()
-    silent.bind(("127.0.0.1", 0))
-    silent.listen()
-    url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
 
     async def run():
-        redis = await loopredis.client(url)
+        redis = await loopredis.client(silent_redis)
         for _ in range(3):
             redis.send_unanswered(loopredis.packed("PING"))
         with pytest.raises(loopredis.RedisError, match="not answering"):
             redis.send_unanswered(loopredis.packed("PING"))
-        assert redis.closed and loopredis.client_now(url) is None  # (opening another)
-        return redis, await loopredis.client(url)
+        assert redis.closed and loopredis.client_now(silent_redis) is None  # (opening another)
+        return redis, await loopredis.client(silent_redis)
 
-    try:
-        first, second = asyncio.run(run())
-    finally:
-        silent.close()
+    first, second = asyncio.run(run())
     assert second is not first and not second.closed
 
 
@@ -104,28 +107,22 @@ def test_the_database_of_the_url_is_selected():
     assert redis_py.Redis.from_url("redis://127.0.0.1:6379/0").get(key) is None
 
 
-def test_a_redis_that_does_not_answer_fails_the_waiting_commands_and_is_replaced(monkeypatch):
+def test_a_redis_that_does_not_answer_fails_the_waiting_commands_and_is_replaced(
+        monkeypatch, silent_redis):
     """A server that accepts the connection and never answers: the command fails after the
     timeout, the connection is closed, and the next call opens a new one."""
     monkeypatch.setattr(loopredis, "TIMEOUT", 0.2)
-    silent = socket.socket()
-    silent.bind(("127.0.0.1", 0))
-    silent.listen()
-    url = f"redis://127.0.0.1:{silent.getsockname()[1]}/0"
 
     async def run():
-        redis = await loopredis.client(url)
+        redis = await loopredis.client(silent_redis)
         with pytest.raises(loopredis.RedisError, match="not answered"):
             await redis.call("PING")
         assert redis.closed
         with pytest.raises(loopredis.RedisError, match="closed"):
             await redis.call("PING")
-        return redis, await loopredis.client(url)
+        return redis, await loopredis.client(silent_redis)
 
-    try:
-        first, second = asyncio.run(run())
-    finally:
-        silent.close()
+    first, second = asyncio.run(run())
     assert second is not first and not second.closed
 
 
