@@ -205,9 +205,12 @@ async def client(url: str) -> LoopRedis:
 
 def client_now(url: str) -> LoopRedis | None:
     """The running loop's open connection to the Redis of ``url`` for code that cannot wait
-    (:func:`client`'s), or ``None`` while it is not open — then it is being opened, for the
-    callers that follow."""
-    loop = asyncio.get_running_loop()
+    (:func:`client`'s), or ``None``: off an event loop (a thread), or while it is not open —
+    then it is being opened, for the callers that follow."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return None
     got = _clients.get(loop, {}).get(url)
     if isinstance(got, LoopRedis) and not got.closed:
         return got

@@ -181,11 +181,10 @@ def _publish(channel: str, data: bytes) -> None:
     (:meth:`config.loopredis.LoopRedis.send_unanswered`) — a server behind on its acts
     announces the acts a batch stored (live/loopdb.py) in one write, not one each; elsewhere,
     or until that connection is open, on :data:`_publisher`'s."""
-    if asyncio._get_running_loop() is not None:
-        redis = loopredis.client_now(_redis_url())
-        if redis is not None:
-            redis.send_unanswered(_publish_command(channel.encode(), data))
-            return
+    redis = loopredis.client_now(_redis_url())
+    if redis is not None:
+        redis.send_unanswered(_publish_command(channel.encode(), data))
+        return
     _publisher.publish(channel, data)
 
 

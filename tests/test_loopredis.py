@@ -75,6 +75,7 @@ def test_the_commands_of_one_turn_of_the_loop_go_out_in_one_write(caplog):
     assert asyncio.run(run()) == ([7, b"a words"], 0)
     assert [data.count(b"\r\n*") + 1 for data in writes] == [4, 2]  # (two turns)
     assert "Redis refused a command sent unanswered" in caplog.text
+    assert loopredis.client_now(URL) is None  # (off an event loop: the caller's own way)
 
 
 def test_a_redis_that_owes_too_many_replies_is_dropped(monkeypatch, silent_redis):
