@@ -9,7 +9,12 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.models import GameResult, GameResultVersion, ResultDispute, ResultProposal
-from games.selectors import result_history, result_open_dispute, result_open_proposal
+from games.selectors import (
+    RecordAccess,
+    result_history,
+    result_open_dispute,
+    result_open_proposal,
+)
 from live.queries import live_game_number
 from tournaments.models import (
     TIE_BREAK_CHOICES,
@@ -215,8 +220,14 @@ class TableSerializer(serializers.ModelSerializer):
         return live_game_number(table)
 
 
+RECORD_HIDDEN = ("null for a full record until the result is confirmed, unless you referee "
+                 "the event or sit at its table (a record shows all six dealt hands)")
+
+
 class VersionSerializer(serializers.ModelSerializer):
     submitted_by = serializers.CharField(source="submitted_by.username", default=None)
+    payload = serializers.JSONField(allow_null=True, read_only=True, help_text=(
+        "the result sheet or full record as submitted; " + RECORD_HIDDEN))
 
     class Meta:
         model = GameResultVersion
@@ -231,6 +242,9 @@ class ProposalSerializer(serializers.ModelSerializer):
                                         allow_null=True)
     places = serializers.ListField(child=serializers.IntegerField(),
                                    source="engine_result.places")
+    submission = serializers.JSONField(allow_null=True, read_only=True, help_text=(
+        "the proposed sheet or record; null for a record unless you referee the event or sit "
+        "at its table"))
 
     class Meta:
         model = ResultProposal
@@ -284,10 +298,28 @@ class ResultSerializer(serializers.ModelSerializer):
                   "void", "system_recorded", "confirmed_by", "confirmed_at", "engine_result",
                   "versions", "proposal", "dispute", "history"]
 
+    def to_representation(self, result):
+        """The result, its records left out where the viewer may not see them
+        (:class:`games.selectors.RecordAccess`, ``context["record_access"]``; none given:
+        shown to nobody but where the result counts)."""
+        data = super().to_representation(result)
+        access = self.context.get("record_access") or RecordAccess()
+        if not access.allows(result):
+            for version in data["versions"]:
+                if version["kind"] == GameResultVersion.Kind.RECORD:
+                    version["payload"] = None
+        return data
+
     @extend_schema_field(ProposalSerializer(allow_null=True))
     def get_proposal(self, obj) -> dict | None:
         proposal = result_open_proposal(obj)
-        return None if proposal is None else ProposalSerializer(proposal).data
+        if proposal is None:
+            return None
+        data = ProposalSerializer(proposal).data
+        access = self.context.get("record_access") or RecordAccess()
+        if proposal.kind == GameResultVersion.Kind.RECORD and not access.allows_proposal():
+            data["submission"] = None
+        return data
 
     @extend_schema_field(DisputeSerializer(allow_null=True))
     def get_dispute(self, obj) -> dict | None:

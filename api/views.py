@@ -24,6 +24,7 @@ from games import services as game_services
 from games.models import GameResult, ResultProposal
 from games.selectors import (
     RESULT_HISTORY_PREFETCH,
+    record_access,
     result_first_submission,
     result_table_with_viewer,
     round_tables_with_results,
@@ -550,9 +551,15 @@ class TableResultsApi(generics.ListAPIView):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return GameResult.objects.none()
-        table = _table(self.request, self.kwargs["pk"])
-        return GameResult.objects.filter(table=table).prefetch_related(
+        self.table = _table(self.request, self.kwargs["pk"])
+        return GameResult.objects.filter(table=self.table).prefetch_related(
             *RESULT_HISTORY_PREFETCH).select_related("confirmed_by").order_by("number")
+
+    def get_serializer_context(self):
+        context = super().get_serializer_context()
+        if hasattr(self, "table"):  # (the list: read by get_queryset before serializing)
+            context["record_access"] = record_access(self.request.user, self.table)
+        return context
 
     @extend_schema(request=s.ResultSubmitSerializer,
                    parameters=[OpenApiParameter("Idempotency-Key", str, OpenApiParameter.HEADER,
@@ -600,10 +607,12 @@ def _result_state(result: GameResult, user) -> dict:
     return s.ResultStateSerializer(result).data
 
 
-def _result_data(result: GameResult) -> dict:
-    """A result with its versions, proposals and history, one query each."""
+def _result_data(request, result: GameResult) -> dict:
+    """A result with its versions, proposals and history, one query each; its records as
+    ``request``'s user may see them (:func:`games.selectors.record_access`)."""
     prefetch_related_objects([result], *RESULT_HISTORY_PREFETCH)
-    return s.ResultSerializer(result).data
+    access = record_access(request.user, result.table)
+    return s.ResultSerializer(result, context={"record_access": access}).data
 
 
 def _result(request, pk) -> GameResult:
@@ -622,7 +631,12 @@ class ResultDetailApi(generics.RetrieveAPIView):
     def get_object(self):
         result = _result(self.request, self.kwargs["pk"])
         prefetch_related_objects([result], *RESULT_HISTORY_PREFETCH)
+        self.record_access = record_access(self.request.user, result.table)
         return result
+
+    def get_serializer_context(self):
+        return {**super().get_serializer_context(),
+                "record_access": getattr(self, "record_access", None)}
 
 
 class ResultConfirmApi(APIView):
@@ -713,7 +727,7 @@ class ResultCorrectApi(APIView):
             sheet=ser.validated_data.get("sheet"), record=ser.validated_data.get("record"),
             by=request.user, as_referee=referee)
         proposed = getattr(result, "proposal", None) is not None
-        return Response(_result_data(result),
+        return Response(_result_data(request, result),
                         status=status.HTTP_202_ACCEPTED if proposed else status.HTTP_200_OK)
 
 
@@ -737,7 +751,7 @@ class ResultDisputeApi(APIView):
         ser.is_valid(raise_exception=True)
         result = game_services.result_dispute(result=result, by=request.user,
                                               reason=ser.validated_data["reason"])
-        return Response(_result_data(result))
+        return Response(_result_data(request, result))
 
 
 class ResultProposalApi(APIView):
@@ -758,7 +772,7 @@ class ResultProposalApi(APIView):
             self.by_referee) else {}
         result = self.service(proposal=found, by=request.user,
                               reason=ser.validated_data.get("reason", ""), **extra)
-        return Response(_result_data(result))
+        return Response(_result_data(request, result))
 
 
 PROPOSAL_RESPONSES = {

@@ -2,11 +2,48 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.db.models import Prefetch, QuerySet
 
 from games.models import GameResult, GameResultVersion, ResultDispute, ResultProposal
 from tournaments.models import Round, Table
-from tournaments.selectors import round_tables, table_with_viewer_where
+from tournaments.selectors import (
+    is_referee,
+    public_seat_of,
+    round_tables,
+    table_with_viewer_where,
+)
+
+
+@dataclass(frozen=True)
+class RecordAccess:
+    """Who may see a game's record (its six dealt hands and every act): the one rule the API,
+    the pages, the CSV exports and the streams apply. The event's staff (referees and
+    organizers) see it as soon as it is stored, to settle a dispute; the players seated at its
+    table see it too, so that the other 联邦 can check a record before confirming it; everyone
+    else only once the result counts (confirmed). A result sheet holds no hidden card and is
+    not a record."""
+
+    staff: bool = False
+    seated: bool = False
+
+    def allows(self, result: GameResult) -> bool:
+        """Whether the records among ``result``'s versions may be shown."""
+        return self.staff or self.seated or result.status == GameResult.Status.CONFIRMED
+
+    def allows_proposal(self) -> bool:
+        """Whether a proposed correction's record may be shown: it does not count until it is
+        accepted, so only to the staff and the table."""
+        return self.staff or self.seated
+
+
+def record_access(user, table: Table) -> RecordAccess:
+    """What ``user`` may see of ``table``'s records (:class:`RecordAccess`): staff of its
+    event, seated at it (its seating published), or neither."""
+    staff = is_referee(user, table.round.event)
+    return RecordAccess(staff=staff,
+                        seated=not staff and public_seat_of(user, table) is not None)
 
 
 def round_tables_with_results(rnd: Round) -> QuerySet[Table]:

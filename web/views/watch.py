@@ -29,6 +29,7 @@ from engine.steps import replay_steps
 from games.models import GameResult, GameResultVersion
 from games.selectors import (
     RESULT_HISTORY_PREFETCH,
+    record_access,
     result_history,
     result_record_version,
     round_tables_with_results,
@@ -38,7 +39,7 @@ from live.cache import GameGone
 from live.models import LiveGame
 from live.queries import live_game_number, running_live_game, with_running_live_game
 from tournaments.models import Bye, Entry, Penalty, Player, Round, Seat, Table, Team
-from tournaments.selectors import SEATING_PUBLIC, is_referee
+from tournaments.selectors import SEATING_PUBLIC
 from tournaments.standings import compute
 from web.views.public import (
     _base_context,
@@ -136,6 +137,7 @@ def _public_table(slug: str, number: int, table: int) -> tuple:
     rnd = _public_round(event, number)
     tbl = get_object_or_404(Table.objects.select_related("team_a", "team_b"), round=rnd,
                             number=table)
+    rnd.event, tbl.round = event, rnd  # (read already: no query for them again)
     return event, rnd, tbl
 
 
@@ -147,10 +149,6 @@ def _who(seats: dict, seat) -> dict | None:
     return seats.get(seat) if isinstance(seat, int) else None
 
 
-def replay_allowed(user, event, result: GameResult) -> bool:
-    """A replay shows all six hands: the public sees it once the result counts (confirmed);
-    the event's referees and organizers whenever the record is stored (to settle a dispute)."""
-    return result.status == GameResult.Status.CONFIRMED or is_referee(user, event)
 
 
 def _watch_url(event, rnd, tbl) -> str:
@@ -224,10 +222,11 @@ def table_results(request, event, rnd, tbl: Table, seats: dict) -> dict:
                    .prefetch_related(*RESULT_HISTORY_PREFETCH))
     penalties = penalty_views(_penalties(table=tbl))
     details = []
+    access = record_access(request.user, tbl)
     for r in results:
         stored = result_record_version(r)
         url = (_replay_url(event, rnd, tbl, r.number)
-               if stored is not None and replay_allowed(request.user, event, r) else None)
+               if stored is not None and access.allows(r) else None)
         details.append(game_details(r, seats, replay_url=url, penalties=penalties))
     return {"details": details, "penalties": penalties,
             "table_penalties": [p for p in penalties if p["game"] is None],
@@ -283,7 +282,7 @@ def watch_data(request, slug, number, table):
     replay = None
     if view is not None and view.get("status") == LiveGame.Status.FINISHED and live.result_id:
         result = GameResult.objects.filter(pk=live.result_id).first()
-        if result is not None and replay_allowed(request.user, event, result):
+        if result is not None and record_access(request.user, tbl).allows(result):
             replay = _replay_url(event, rnd, tbl, live.number)
     response = JsonResponse({**data, "game": live.number, "replay": replay},
                             encoder=DjangoJSONEncoder)
@@ -297,7 +296,7 @@ def _replay_result(request, slug, number, table, game):
     result = get_object_or_404(
         GameResult.objects.prefetch_related(Prefetch(
             "versions", GameResultVersion.objects.order_by("version"))), table=tbl, number=game)
-    if not replay_allowed(request.user, event, result):
+    if not record_access(request.user, tbl).allows(result):
         raise Http404("this game's result is not confirmed yet")
     stored = result_record_version(result)
     if stored is None:
