@@ -50,6 +50,15 @@ def window_phase(ident: str) -> float:
     return zlib.crc32(ident.encode()) / 2**32
 
 
+def key_phase(key: str) -> float:
+    """:func:`window_phase` of the counter ``key``: of whom it counts — its ident, the last
+    field of a throttle's ``cache_format`` (``throttle_<scope>_<ident>``) — never of who sends
+    the request, so that one username's counter is one counter from every address. One
+    client's counters (its user's or its address's, in every scope) share the phase: one round
+    trip renews them all (:func:`count_on_redis`)."""
+    return window_phase(key.rpartition("_")[2])
+
+
 #: set in an ASGI request's scope by a path that has counted the request against the view's
 #: throttles already and then hands it to the view (api/fast_act.py): the view's throttles let
 #: it through without counting it twice (a client cannot set a key of the scope)
@@ -75,20 +84,12 @@ class AtomicWindowMixin:
 
     def counter_for(self, request, view) -> tuple[str, int] | None:
         """The counter of the current window that ``request`` counts on, with its timeout
-        (:meth:`counter`, in the client's windows: :meth:`window_ident`); ``None`` when this
+        (:meth:`counter`, in its key's windows: :func:`key_phase`); ``None`` when this
         throttle does not count it (no rate, no key, or counted before it reached the view)."""
         if self.rate is None or counted_already(request):
             return None
         key = self.get_cache_key(request, view)
-        return None if key is None else self.counter(key, window_phase(self.window_ident(request)))
-
-    def window_ident(self, request) -> str:
-        """Who the client is, for where its windows start (:func:`window_phase`): its user,
-        without one its address — the same for every throttle that counts its requests, so
-        that one round trip renews all its counters (:func:`count_on_redis`)."""
-        user = getattr(request, "user", None)
-        return (f"user:{user.pk}" if user is not None and user.is_authenticated
-                else client_address(request))
+        return None if key is None else self.counter(key, key_phase(key))
 
     def counter(self, key: str, phase: float = 0.0) -> tuple[str, int]:
         """The counter of ``key`` in the current window, and its timeout: windows of the rate's

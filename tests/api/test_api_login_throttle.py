@@ -190,10 +190,10 @@ def test_each_clients_windows_end_at_their_own_moment_the_same_for_all_its_throt
         rf, monkeypatch):
     """Windows that ended together for every client renewed everyone's counters at once (on a
     stream server, a round trip to Redis for nearly every act of the minute's first 18 s). A
-    client's windows start at its own phase: 1,000 users' windows end spread over the minute;
-    a user's throttles (per user, and the view's scope) change window together, when the
-    clock passes the user's phase, and say so in ``wait``; an anonymous client's phase is its
-    address's."""
+    counter's windows start at the phase of whom its key counts: 1,000 users' windows end
+    spread over the minute; a user's throttles (per user, and the view's scope) change window
+    together, when the clock passes the user's phase, and say so in ``wait``; an anonymous
+    client's phase is its address's."""
     class LiveView:
         throttle_scope = "live"
 
@@ -203,14 +203,15 @@ def test_each_clients_windows_end_at_their_own_moment_the_same_for_all_its_throt
         return [(key.rsplit(":", 1)[1], t.wait()) for t, (key, _timeout) in zip(
             throttles, found, strict=True)]
 
-    phases = [ratelimit.window_phase(f"user:{pk}") for pk in range(1, 1001)]
+    phases = [ratelimit.key_phase(f"throttle_user_{pk}") for pk in range(1, 1001)]
     assert all(0 <= p < 1 for p in phases)
     tenths = Counter(int(p * 10) for p in phases)
     assert sorted(tenths) == list(range(10)) and min(tenths.values()) >= 60, tenths
 
     request = rf.get("/", REMOTE_ADDR="10.0.0.9")
     request.user = User(pk=7, username="seven")
-    phase = ratelimit.window_phase("user:7")
+    phase = ratelimit.key_phase("throttle_user_7")
+    assert phase == ratelimit.key_phase("throttle_live_7")
     end = (1_000_000 // 60 + 1 - phase) * 60  # (a moment the user's window ends at)
     monkeypatch.setattr(ratelimit.time, "time", lambda: end - 0.5)
     before = counters(request)
@@ -222,4 +223,24 @@ def test_each_clients_windows_end_at_their_own_moment_the_same_for_all_its_throt
     assert [wait for _w, wait in after] == [pytest.approx(59.5)] * 2
 
     request.user = AnonymousUser()
-    assert throttling.AnonRateThrottle().window_ident(request) == "10.0.0.9"
+    key = throttling.AnonRateThrottle().get_cache_key(request, None)
+    assert ratelimit.key_phase(key) == ratelimit.window_phase("10.0.0.9")
+
+
+def test_one_username_from_sixty_addresses_meets_the_login_limit_once(victim, settings,
+                                                                    monkeypatch):
+    """The per-username limit counts one counter per username: its windows start at the
+    username's own phase, whatever address each login comes from (they started at each
+    address's phase, and one username's logins split over two windows)."""
+    # given a limit of 20 logins a minute, one proxy in front (X-Forwarded-For's last entry
+    # is the client), and a clock that stands still inside one window
+    settings.TRUSTED_PROXY_COUNT = 1
+    monkeypatch.setattr(SimpleRateThrottle, "THROTTLE_RATES",
+                        {**SimpleRateThrottle.THROTTLE_RATES, "login": "20/min"})
+    monkeypatch.setattr(ratelimit.time, "time", lambda: 1_000_050.0)
+    anon = client_for(None)
+    # when the right password for one username comes from 60 addresses
+    codes = [guess(anon, f"203.0.113.{i}", "the-right-password").status_code
+             for i in range(60)]
+    # then exactly the limit of them pass, and every other one is throttled
+    assert Counter(codes) == {200: 20, 429: 40}

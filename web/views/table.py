@@ -71,9 +71,6 @@ class LinkThrottle(AtomicWindowMixin, SimpleRateThrottle):
     def get_cache_key(self, request, view):
         return self.cache_format % {"scope": self.scope, "ident": self.ident}
 
-    def window_ident(self, request) -> str:
-        return self.ident  # (the player or the address it counts, as it is asked: no lookup)
-
 
 def _throttled(request, scope: str, ident: str) -> HttpResponse | None:
     """A 429 page when ``ident`` is past its rate of ``scope``; ``None`` otherwise."""
