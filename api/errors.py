@@ -151,8 +151,8 @@ def json_400(request, exception=None):
 
 
 def login_locked_out(request, response=None, credentials=None):
-    """django-axes' answer once a username or an address is locked out of logging in: the
-    API's error shape under /api/, a short page elsewhere (the admin's login)."""
+    """django-axes' answer once a login is locked out (config/lockout.py): the API's error
+    shape under /api/, a short page elsewhere (the pages' sign-in, the admin's login)."""
     minutes = round(settings.AXES_COOLOFF_TIME * 60)
     message = _("Too many failed logins: try again in %(minutes)s minutes.") % {
         "minutes": minutes}

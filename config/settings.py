@@ -6,7 +6,9 @@
   start without a key unless ``DJANGO_DEBUG`` is on (config/wsgi.py).
 - ``DJANGO_HTTPS``, ``DJANGO_HSTS_SECONDS``, ``TRUSTED_PROXY_COUNT``: serving behind TLS and
   proxies (secure cookies, HSTS, the client's address and scheme from the proxies' headers).
-- ``LOGIN_FAILURE_LIMIT``, ``LOGIN_COOLOFF_MINUTES``: login lockout (django-axes).
+- ``LOGIN_FAILURE_LIMIT``, ``LOGIN_FAILURE_LIMIT_USERNAME``, ``LOGIN_FAILURE_LIMIT_ADDRESS``,
+  ``LOGIN_COOLOFF_MINUTES``: login lockouts (django-axes) of a username from one address, of a
+  username, of an address.
 - ``DJANGO_STATIC_ROOT``: where ``collectstatic`` gathers the static files (default ``staticfiles/``
   beside ``manage.py``; set it when the service is installed as a package).
 - ``DB_POOL_MAX_SIZE`` (a psycopg pool per process), ``DB_CONNECT_TIMEOUT``, ``DB_CONN_MAX_AGE``.
@@ -152,16 +154,29 @@ CONTENT_SECURITY_POLICY = {
 }
 
 # ----------------------------------------------------------------------------- logins
-# django-axes locks a username, and separately a client address, out of logging in after
-# LOGIN_FAILURE_LIMIT failures for LOGIN_COOLOFF_MINUTES: the admin's login and the API's
-# token view (api/auth_views.py). Failures are counted in the database (one locked row per
-# username or address, so parallel attempts cannot pass) and listed in the admin ("Access
-# attempts"), where staff can lift a lockout. A success clears the failures.
+# django-axes locks logins out for LOGIN_COOLOFF_MINUTES after the last failure — a username
+# from one client address after LOGIN_FAILURE_LIMIT failures, the username from everywhere
+# after LOGIN_FAILURE_LIMIT_USERNAME, an address for every username after
+# LOGIN_FAILURE_LIMIT_ADDRESS (config/lockout.py: axes itself holds all to one limit) — at the
+# admin's login, the pages' sign-in and the API's token view (api/auth_views.py). Failures are
+# counted in the database (one row per username, address and browser, updated under a row
+# lock) and listed in the admin ("Access attempts"), where staff can lift a lockout. An attempt
+# refused while locked out is not counted (a guesser locked out at one address would go on to
+# lock the username out everywhere), and a success clears its username's failures from its
+# address.
 AUTHENTICATION_BACKENDS = ["axes.backends.AxesStandaloneBackend",
                            "django.contrib.auth.backends.ModelBackend"]
+AXES_HANDLER = "config.lockout.TieredLockoutHandler"
 AXES_FAILURE_LIMIT = _whole("LOGIN_FAILURE_LIMIT", 10, minimum=1)
+#: each lockout parameter of axes, and the failures that lock it (config/lockout.py)
+LOGIN_LOCKOUTS = [
+    (["username", "ip_address"], AXES_FAILURE_LIMIT),
+    ("username", _whole("LOGIN_FAILURE_LIMIT_USERNAME", 100, minimum=1)),
+    ("ip_address", _whole("LOGIN_FAILURE_LIMIT_ADDRESS", 100, minimum=1)),
+]
+AXES_LOCKOUT_PARAMETERS = [parameter for parameter, _limit in LOGIN_LOCKOUTS]
 AXES_COOLOFF_TIME = _whole("LOGIN_COOLOFF_MINUTES", 15, minimum=1) / 60  # hours
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_RESET_ON_SUCCESS = True
 AXES_CLIENT_IP_CALLABLE = "config.ratelimit.client_address"
 AXES_LOCKOUT_CALLABLE = "api.errors.login_locked_out"

@@ -56,11 +56,23 @@ def test_a_throttle_rate_is_read_as_the_readme_writes_it(written, rate):
 @pytest.mark.parametrize(("variable", "value"), [
     ("THROTTLE_ANON", "lots"), ("THROTTLE_LOGIN", "10/fortnight"), ("THROTTLE_USER", "0"),
     ("TRUSTED_PROXY_COUNT", "one"), ("LOGIN_FAILURE_LIMIT", "0"), ("DB_CONN_MAX_AGE", "-1"),
+    ("LOGIN_FAILURE_LIMIT_USERNAME", "many"), ("LOGIN_FAILURE_LIMIT_ADDRESS", "0"),
     ("CELERY_DB_REUSE_MAX", "0")])
 def test_a_value_that_cannot_be_read_stops_the_process_naming_the_variable(variable, value):
     out = run("", {variable: value}, "check")
     assert out.returncode != 0
     assert f"{variable}={value!r}" in out.stderr, out.stderr[-2000:]
+
+
+def test_the_login_lockouts_limits_are_read_from_the_environment():
+    out = run("import django; django.setup(); from django.conf import settings; "
+              "print(settings.LOGIN_LOCKOUTS, settings.AXES_LOCKOUT_PARAMETERS)",
+              {"LOGIN_FAILURE_LIMIT": "5", "LOGIN_FAILURE_LIMIT_USERNAME": "40",
+               "LOGIN_FAILURE_LIMIT_ADDRESS": "300"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.split("\n")[0] == (
+        "[(['username', 'ip_address'], 5), ('username', 40), ('ip_address', 300)] "
+        "[['username', 'ip_address'], 'username', 'ip_address']")
 
 
 @pytest.mark.django_db
