@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib.auth import authenticate
+from django.contrib.auth import authenticate, user_logged_in
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import serializers
@@ -30,8 +30,8 @@ class TokenObtainApi(APIView):
 
     DRF's own view turns throttling off. This one counts every attempt, per client address and
     per username, before the password is checked (``THROTTLE_LOGIN``, atomically), and
-    django-axes locks a username or an address out after ``LOGIN_FAILURE_LIMIT`` failures
-    (429 ``locked_out``, for ``LOGIN_COOLOFF_MINUTES``), as it does the admin's login."""
+    django-axes locks failing logins out (429 ``locked_out``, for ``LOGIN_COOLOFF_MINUTES``:
+    config/lockout.py), as it does the pages' and the admin's."""
 
     permission_classes = [AllowAny]
     authentication_classes = []
@@ -49,5 +49,8 @@ class TokenObtainApi(APIView):
         user = authenticate(request=request._request, **ser.validated_data)
         if user is None:
             raise ValidationError(_("Unable to log in with provided credentials."))
+        # a login, as django.contrib.auth.login announces one (without a session): axes clears
+        # this username's failures from this address, and the user's last_login is set
+        user_logged_in.send(sender=type(user), request=request._request, user=user)
         token, _created = Token.objects.get_or_create(user=user)
         return Response({"token": token.key})

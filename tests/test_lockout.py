@@ -85,6 +85,17 @@ def test_a_username_and_address_are_locked_out_together_after_the_limit(login):
     assert login("198.51.100.7", RIGHT, username="sprayer") == "in"
 
 
+def test_signing_in_clears_the_users_own_failures_from_their_address(login):
+    # given a user one typo short of the limit at home, who then signs in
+    assert [login("198.51.100.7", f"typo-{i}") for i in range(PAIR - 1)] == ["wrong"] * (
+        PAIR - 1)
+    assert login("198.51.100.7", RIGHT) == "in"
+    # then their typos count anew
+    assert [login("198.51.100.7", f"typo-{i}") for i in range(PAIR - 1)] == ["wrong"] * (
+        PAIR - 1)
+    assert login("198.51.100.7", RIGHT) == "in"
+
+
 def test_a_username_is_locked_out_everywhere_only_after_the_high_limit(login):
     # given failures for one username spread over many addresses, one short of its limit
     addresses = [f"203.0.113.{i}" for i in range(USERNAME // PAIR)]
