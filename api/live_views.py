@@ -24,7 +24,8 @@ from config.eventstream import EventStreamResponse
 from config.ratelimit import client_address
 from live import fastjson, spectate, streams
 from live import services as live
-from live.aio import in_db_thread, on_event_loop, waiting_view
+from live.access import stream_keys
+from live.aio import afresh, in_db_thread, on_event_loop, waiting_view
 from live.cache import GameGone, games
 from live.models import LiveGame
 from live.queries import live_for_view
@@ -178,11 +179,26 @@ class LiveGameApi(APIView):
             wait = float(request.query_params.get("wait", 0))
         except ValueError:
             since, wait = -1, 0.0
+        if getattr(request, "live_waited", False):  # (asked again: see again())
+            wait = 0.0
         address, spectator = client_address(request), _spectator(request, lg)
+        keys = stream_keys(request.user, lg)
         if on_event_loop(request) and streams.must_wait(lg, since, wait):
-            return WaitThenAnswer(self, request, lg, since, wait, address, spectator)
-        streams.long_poll(lg, since, wait, address=address, spectator=spectator)
+            return WaitThenAnswer(self, request, lg, since, wait, address, spectator, keys)
+        if streams.long_poll(lg, since, wait, address=address, spectator=spectator, keys=keys):
+            return self.get(self.again(request, pk), pk)
         return self.answer(request, lg)
+
+    def again(self, request, pk):
+        """``request`` as if made now, its credentials read afresh (live.aio.afresh: its
+        throttles let it through uncounted), and not to wait: a long-poll's access may have
+        ended while it waited (a revocation, live.access), so it is answered as a request made
+        now — 401, 404, or the view its access gives now — never with the seat it waited on."""
+        fresh = afresh(request._request)
+        fresh.live_waited = True
+        fresh = self.initialize_request(fresh, pk=pk)
+        self.initial(fresh, pk=pk)  # (authentication, permissions, throttles)
+        return fresh
 
     def answer(self, request, lg: LiveGame) -> Response:
         # the version, and the seats in 托管 (switching it makes no new version)
@@ -203,16 +219,18 @@ class WaitThenAnswer(Response):
     view would have. Never sent itself."""
 
     def __init__(self, view: LiveGameApi, request, lg: LiveGame, since: int, wait: float,
-                 address: str, spectator: bool):
+                 address: str, spectator: bool, keys: tuple[str, ...]):
         super().__init__(status=status.HTTP_200_OK)
         self.view, self.drf_request, self.lg = view, request, lg
         self.since, self.wait, self.address, self.spectator = since, wait, address, spectator
+        self.keys, self.revoked = keys, False
         self.gone: GameGone | None = None
 
     async def wait_async(self) -> None:
         try:
-            await streams.long_poll_async(self.lg, self.since, self.wait,
-                                          address=self.address, spectator=self.spectator)
+            self.revoked = await streams.long_poll_async(
+                self.lg, self.since, self.wait, address=self.address, spectator=self.spectator,
+                keys=self.keys)
         except GameGone as gone:  # deleted while it waited: answered as the sync view would
             self.gone = gone
 
@@ -220,7 +238,11 @@ class WaitThenAnswer(Response):
         try:
             if self.gone is not None:
                 raise self.gone
-            resp = self.view.answer(self.drf_request, self.lg)
+            if self.revoked:  # (its access may have ended: answered as a request made now)
+                pk = self.lg.pk
+                resp = self.view.get(self.view.again(self.drf_request, pk), pk)
+            else:
+                resp = self.view.answer(self.drf_request, self.lg)
         except Exception as exc:
             resp = self.view.handle_exception(exc)
         return self.view.finalize_response(self.drf_request, resp)
@@ -335,9 +357,11 @@ class LiveEventsApi(APIView):
         OpenApiParameter("seconds", float, description=(
             f"how long the stream stays open (at most {MAX_STREAM / 2:.0f} to "
             f"{MAX_STREAM:.0f}, drawn for each stream so that streams opened together end "
-            f"apart); at least every {RECHECK:.0f} seconds the server checks again "
-            f"that the stream's credentials still open it, with the same seat, and ends it "
-            f"if not: the client's reconnect then gets the answer")),
+            f"apart); the server checks again that the stream's credentials still open "
+            f"it, with the same seat, at once when they may have ended (a private link "
+            f"revoked, a sign-out, a token deleted, the seat given to another login) and "
+            f"at least every {RECHECK:.0f} seconds, and ends it if not: the client's "
+            f"reconnect then gets the answer")),
         OpenApiParameter("actions", str, enum=["all", "new"], description=(
             "`all` (default): each view has every act so far in `actions`; `new`: each view "
             "has only the acts this stream has not sent yet, from index `actions_from` (the "
@@ -363,7 +387,7 @@ class LiveEventsApi(APIView):
         except ValueError:
             seconds = MAX_STREAM
         events = streams.open_events_for(request, lg, lg.user_seat, since, seconds,
-                                         address=client_address(request),
+                                         user=request.user, address=client_address(request),
                                          spectator=_spectator(request, lg), new_acts=new_acts)
         return EventStreamResponse(events)
 

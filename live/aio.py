@@ -129,11 +129,23 @@ reopening: ContextVar[list | None] = ContextVar("reopening", default=None)
 def reopener(request) -> Callable[[], Awaitable[tuple | None]] | None:
     """For a stream opened by a view of :func:`waiting_view`: a coroutine function that runs
     the view again, as if its client had reconnected with the same request, and gives what the
-    view would open now — :func:`live.streams.open_events_async` notes its ``(game id, seat,
+    view would open now — :func:`live.streams.open_events_for` notes its ``(game id, seat,
     spectator)`` in :data:`reopening` — or ``None`` if the view would refuse (the token deleted,
     the session signed out, the private link revoked, the seat given to someone else…).
-    ``None`` for a request that came another way (a sync server's stream cannot wait for it)."""
+    ``None`` for a request that came another way (a sync server's: :func:`reopener_in_thread`)."""
     return getattr(request, "live_reopen", None)
+
+
+def reopener_in_thread(request) -> Callable[[], tuple | None] | None:
+    """:func:`reopener` for a stream that a sync server serves (its thread waits, and may
+    read): a function that runs the view that resolved ``request`` (Django's, or DRF's around
+    it) again, in the stream's own thread, and gives what it would open now; ``None`` if the
+    request was not resolved to a view."""
+    request = getattr(request, "_request", request)
+    match = getattr(request, "resolver_match", None)
+    if match is None:
+        return None
+    return functools.partial(_reopen, match.func, request, match.args, match.kwargs)
 
 
 async def _reopened(view: Callable, request, args: tuple, kwargs: dict) -> tuple | None:
@@ -141,8 +153,8 @@ async def _reopened(view: Callable, request, args: tuple, kwargs: dict) -> tuple
 
 
 def _reopen(view: Callable, request, args: tuple, kwargs: dict) -> tuple | None:
-    """In a stream database thread: what ``view`` would open for ``request`` now
-    (:func:`reopener`), its credentials read again (:func:`afresh`)."""
+    """In a stream database thread (or a sync server's stream's own): what ``view`` would open
+    for ``request`` now (:func:`reopener`), its credentials read again (:func:`afresh`)."""
     noted: list = []
     token = reopening.set(noted)
     try:

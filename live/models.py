@@ -79,3 +79,23 @@ class PracticeGame(models.Model):
 
     def __str__(self):
         return f"{_('practice game')} {self.pk}"
+
+
+class Revocation(models.Model):
+    """A change after which open streams must check their access (live.access.revoke): a
+    private link revoked or re-issued, a sign-out, a deleted token, a changed password, a
+    seat's player given another login, an event unpublished. ``keys`` names whose streams
+    (``u:<user id>``, ``e:<event id>``, separated by spaces). Pub/sub tells the other
+    processes at once; this log is how it reaches them while Redis is down, or when a message
+    is lost (live.notify.catch_up_revocations). Rows older than ``live.access.KEPT`` are
+    deleted as new ones come."""
+
+    keys = models.TextField(_("whose access"))
+    at = models.DateTimeField(_("revoked"), db_index=True)
+
+    class Meta:
+        verbose_name = _("access revocation")
+        verbose_name_plural = _("access revocations")
+
+    def __str__(self):
+        return self.keys

@@ -23,6 +23,17 @@ Async waiters (the streams an ASGI server serves, config/asgi.py) wait in
 :func:`wait_for_version_async` on their event loop's :class:`Dispatcher`: one Redis connection
 subscribed to every game's channel, however many thousand streams wait; the versions they would
 read now and then are read in one query for all of them.
+
+The same listeners hear revocations (:data:`REVOKED_CHANNEL`, live.access): a private link
+revoked, a sign-out, a deleted token, a seat's player given another login. An open stream or
+long-poll watches the keys of the access it was opened on (:func:`watch`: its user's, its
+event's); a revocation of one of them wakes it, and it checks its access at once
+(live.streams). They are logged in the database too (:class:`live.models.Revocation`), and each
+process reads that log (:func:`catch_up_revocations`) when it reads the versions: every
+``FALLBACK_POLL`` seconds while pub/sub is down or none is configured, just after it
+(re)subscribes, and every ``SAFETY_READ`` seconds all the same. So a revocation reaches every
+process's streams within a second even while Redis is unreachable, for one indexed read per
+process, not one per stream.
 """
 
 from __future__ import annotations
@@ -39,11 +50,13 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
+from datetime import timedelta
 
 import hiredis
 from django.conf import settings
 from django.core.signals import request_finished, request_started
 from django.db import transaction
+from django.utils import timezone
 
 from config import loopredis
 from live import fastjson
@@ -308,7 +321,7 @@ def latest(live_id: int) -> int:
 def announce(live_id: int, version: int, act: dict | None = None) -> None:
     """Tell every waiter (here and in other processes) that the game is at ``version``, once
     the current transaction commits, and, inside a request, once its answer is sent
-    (:func:`_after_response`). ``act``: the act of the play that made this version, as the
+    (:func:`after_response`). ``act``: the act of the play that made this version, as the
     engine recorded it, with ``d``, ``t`` and ``h`` (:func:`announced_act`); only an
     act every seat sees may be given."""
     transaction.on_commit(lambda: announce_committed(live_id, version, act))
@@ -326,13 +339,13 @@ def announce_committed(live_id: int, version: int, act: dict | None = None) -> N
             except Exception as exc:  # waiters elsewhere fall back to polling
                 log.warning("live pub/sub publish failed: %s", type(exc).__name__)
 
-    _after_response(send)
+    after_response(send)
 
 
 _request = threading.local()  # .pending: announcements of the request in hand, or None
 
 
-def _after_response(send) -> None:
+def after_response(send) -> None:
     """Run ``send`` now, or, inside a request, when its response is closed (sent): the seat
     that acted has its answer before the six streams of its table wake and take the CPU to
     render their views. The act is committed either way; waiters also read the version now and
@@ -380,6 +393,9 @@ def _listen() -> None:
                     continue
                 if kind != "pmessage":
                     continue
+                if msg.get("channel") == REVOKED:
+                    _revocation_message(msg.get("data"))
+                    continue
                 announced = _announcement(msg, _wanted)
                 if announced is not None:
                     _seen(*announced)
@@ -404,26 +420,31 @@ def _ensure_listener() -> bool:
     return _listener_ok.wait(timeout=0.5)
 
 
-def wait_for_version(live_id: int, since: int, timeout: float, read_version) -> int | None:
+def wait_for_version(live_id: int, since: int, timeout: float, read_version,
+                     watched: Watch | None = None) -> int | None:
     """Block until the game is past version ``since`` or ``timeout`` seconds pass; returns the
-    version it is known to have reached, or ``None`` if it did not move.
+    version it is known to have reached, or ``None`` if it did not move (or ``watched``, a
+    :class:`Watch` of the waiter's access, heard a revocation: the caller checks it).
 
     The caller has just read the game at ``since`` (or later). With pub/sub working since
     before that read, any change since then has been or will be announced to this process
     (``_latest`` keeps the highest version announced), so no read is needed before waiting;
     ``read_version()`` (the stored version) is read first when the subscription is new (for
     ``FRESH`` seconds after it is confirmed), is the fallback while pub/sub is down, and a check
-    now and then in case a message was lost."""
+    now and then in case a message was lost. A watched waiter reads the revocations' log then
+    too (:func:`catch_up_revocations`, at most once per such interval in the process)."""
     entered = time.monotonic()
     deadline = entered + timeout
     pubsub = _ensure_listener()
-    event = threading.Event()
+    event = threading.Event() if watched is None else watched.event
     with _lock:
         _waiters.setdefault(live_id, set()).add(event)
     try:
         # without pub/sub, or just (re)subscribed: the caller's read may predate the
         # subscription, and a change made in between was announced to no one here
         if not pubsub or entered - _subscribed_at < FRESH:
+            if watched is not None:
+                catch_up_revocations(FALLBACK_POLL)
             version = read_version()
             if version > since:
                 return version
@@ -434,6 +455,8 @@ def wait_for_version(live_id: int, since: int, timeout: float, read_version) -> 
                 if known > since:
                     return known
                 event.clear()
+            if watched is not None and watched.revoked:  # (after the clear: a later one sets it)
+                return None
             left = deadline - time.monotonic()
             if left <= 0:
                 return None
@@ -444,6 +467,8 @@ def wait_for_version(live_id: int, since: int, timeout: float, read_version) -> 
             # (Redis pub/sub delivers at most once, e.g. not while the listener reconnects)
             if not pubsub or now - last_read >= SAFETY_READ:
                 last_read = now
+                if watched is not None:
+                    catch_up_revocations(SAFETY_READ if pubsub else FALLBACK_POLL)
                 version = read_version()
                 if version > since:
                     return version
@@ -457,14 +482,195 @@ def wait_for_version(live_id: int, since: int, timeout: float, read_version) -> 
 
 
 def forget() -> None:
-    """Forget the versions and acts announced so far (tests, where ids are reused after a
-    rollback), and what this thread holds back for a response never closed: a view that
+    """Forget the versions and acts announced so far, and the revocations heard (tests, where
+    ids are reused after a rollback), and what this thread holds back for a response never closed: a view that
     raised in Django's test client sends no ``request_finished``, and the thread's later
     announcements outside any request would wait for the next one."""
+    global _log_read_at
     with _lock:
         _latest.clear()
         _acts.clear()
+    with _revoked_lock:
+        _revoked_at.clear()
+        _logged.clear()
+        _log_read_at = float("-inf")
     _request.pending = None
+
+
+# ----------------------------------------------------------------------------- revocations
+#: the channel of revocations (live.access.revoke): heard with the games' (``CHANNEL_PREFIX*``)
+REVOKED_CHANNEL = f"{CHANNEL_PREFIX}revoked"
+REVOKED = REVOKED_CHANNEL.encode()
+#: seconds after a revocation of a key in which a new watch of it counts as revoked already:
+#: the stream's view checked its access a moment before it began to watch, perhaps before
+#: the revocation committed (a false alarm costs the stream one check)
+OPENING = 5.0
+#: seconds of the revocations' log each read covers (:func:`catch_up_revocations`): its
+#: rows are told once each, and a row written by a server whose clock is behind by less than
+#: this is still read
+LOG_WINDOW = 60.0
+
+_revoked_lock = threading.Lock()
+_watches: dict[str, set[Watch]] = {}  # key -> the watches of it
+_revoked_at: dict[str, float] = {}  # key -> when a revocation of it was last heard (monotonic)
+_logged: dict[int, float] = {}  # the revocations' log rows heard here -> when (monotonic)
+_log_read = threading.Lock()
+_log_read_at = float("-inf")
+
+
+class Watch:
+    """What one open stream or long-poll watches: revocations of its ``keys`` (the access it
+    was opened on: live.access.stream_keys). When one is heard, :attr:`revoked` is set and its
+    wait is woken, from any thread — ``event`` for a waiting thread (:func:`wait_for_version`),
+    the future it awaits on ``loop`` (:func:`wait_for_version_async`); the stream then checks
+    its access before it sends anything more, and clears :attr:`revoked` as it does."""
+
+    __slots__ = ("keys", "revoked", "loop", "event", "waiter")
+
+    def __init__(self, keys: tuple[str, ...], loop: asyncio.AbstractEventLoop | None = None):
+        self.keys = keys
+        self.revoked = False
+        self.loop = loop
+        self.event = threading.Event() if loop is None else None
+        self.waiter: asyncio.Future | None = None
+
+    def hear(self) -> None:
+        self.revoked = True
+        if self.loop is None:
+            self.event.set()
+            return
+        try:
+            self.loop.call_soon_threadsafe(self._wake)
+        except RuntimeError:  # (its loop closed: the stream is gone)
+            pass
+
+    def _wake(self) -> None:
+        if self.waiter is not None:
+            _resolve(self.waiter)
+
+
+def watch(keys: tuple[str, ...], loop: asyncio.AbstractEventLoop | None = None
+          ) -> Watch | None:
+    """A :class:`Watch` of ``keys`` (``loop``: for a waiter on that event loop), revoked
+    already if one of them was revoked in the last :data:`OPENING` seconds; ``None`` without
+    keys. :func:`unwatch` it when the stream ends."""
+    if not keys:
+        return None
+    watched = Watch(tuple(keys), loop)
+    now = time.monotonic()
+    with _revoked_lock:
+        for key in watched.keys:
+            _watches.setdefault(key, set()).add(watched)
+        watched.revoked = any(now - _revoked_at.get(key, -math.inf) < OPENING
+                              for key in watched.keys)
+    return watched
+
+
+def unwatch(watched: Watch | None) -> None:
+    if watched is None:
+        return
+    with _revoked_lock:
+        for key in watched.keys:
+            watches = _watches.get(key)
+            if watches is not None:
+                watches.discard(watched)
+                if not watches:
+                    del _watches[key]
+
+
+def watching() -> bool:
+    """Whether any stream or long-poll of this process watches for revocations."""
+    return bool(_watches)
+
+
+def revoked(keys, logged: int = 0) -> int:
+    """A revocation of ``keys`` heard (or made) here: every watch of one of them is told.
+    ``logged``: its row in the revocations' log, told now (a later read of the log leaves it).
+    Returns how many watches were told."""
+    now = time.monotonic()
+    with _revoked_lock:
+        if logged:
+            if logged in _logged:
+                return 0  # (heard already: pub/sub, and then the log, or the other way)
+            _logged[logged] = now
+        for key in keys:
+            _revoked_at[key] = now
+        if len(_revoked_at) > 10_000:
+            for key, at in list(_revoked_at.items()):
+                if now - at >= OPENING:
+                    del _revoked_at[key]
+        told = {w for key in keys for w in _watches.get(key, ())}
+    for watched in told:
+        watched.hear()
+    return len(told)
+
+
+def _revocation_message(data) -> None:
+    """A revocation heard on pub/sub: ``<log row> <key> <key>…`` (the row 0 when the log could
+    not be written). A message only ever makes streams check their access: one forged or
+    malformed costs checks, never a stream."""
+    try:
+        logged, *keys = bytes(data).decode("ascii").split()
+        logged = int(logged)
+    except (TypeError, ValueError, UnicodeDecodeError):
+        return
+    revoked([key[:40] for key in keys[:100]], logged)
+
+
+def publish_revocation(logged: int, keys) -> None:
+    """Tell the other processes of a revocation of ``keys`` (written to the log as ``logged``),
+    through Redis when it is configured; a failure is logged, and they read it from the log."""
+    url = _redis_url()
+    if not url:
+        return
+    data = b"%d %s" % (logged, " ".join(keys).encode())
+    try:
+        redis = loopredis.client_now(url)
+        if redis is not None:
+            redis.send_unanswered(_publish_command(REVOKED, data))
+        else:
+            _publisher.publish(REVOKED_CHANNEL, data)
+            _publisher.flush()  # (answered: a command-line revocation may exit next)
+    except Exception as exc:
+        log.warning("live pub/sub: a revocation was not published (%s); the other processes "
+                    "read it from the database", type(exc).__name__)
+
+
+def catch_up_revocations(every: float = 0.0) -> None:
+    """Tell the watches of the revocations logged (:class:`live.models.Revocation`) in the
+    last :data:`LOG_WINDOW` seconds that this process has not heard: how revocations reach it
+    while pub/sub is down, before it subscribes, or when a message is lost. One query, and at
+    most one every ``every`` seconds in the process (a thread that finds another reading goes
+    on without waiting). A failed read is logged; the next tries again."""
+    global _log_read_at
+    if not _log_read.acquire(blocking=False):
+        return
+    try:
+        now = time.monotonic()
+        if now - _log_read_at < every:
+            return
+        _log_read_at = now
+        try:
+            rows = _read_revocations(timezone.now() - timedelta(seconds=LOG_WINDOW))
+        except Exception as exc:
+            log.warning("live revocations read failed: %s", type(exc).__name__)
+            return
+        with _revoked_lock:
+            for logged, at in list(_logged.items()):
+                if now - at > 2 * LOG_WINDOW:
+                    del _logged[logged]
+            rows = [(logged, keys) for logged, keys in rows if logged not in _logged]
+    finally:
+        _log_read.release()
+    for logged, keys in rows:
+        revoked(keys.split(), logged)
+
+
+def _read_revocations(since) -> list[tuple[int, str]]:
+    """The revocations' log rows written since ``since`` (a datetime): (id, keys)."""
+    from live.models import Revocation
+
+    return list(Revocation.objects.filter(at__gte=since).order_by().values_list("pk", "keys"))
 
 
 class Dispatcher:
@@ -479,7 +685,8 @@ class Dispatcher:
     - every ``FALLBACK_POLL`` seconds while Redis is down or none is configured.
 
     So 10,000 waiting streams make no more reads than one: a version read is one query of the
-    ids waited on (:func:`_read_versions`), in a stream database thread (:mod:`live.aio`).
+    ids waited on (:func:`_read_versions`), in a stream database thread (:mod:`live.aio`),
+    with the revocations' log while a stream watches (:func:`catch_up_revocations`).
     Announcements of this process (acts served here) wake the waiters at once through
     :func:`_seen`, from whichever thread made them. Get a loop's dispatcher with
     :func:`dispatcher`."""
@@ -578,7 +785,9 @@ class Dispatcher:
     def _reply(self, reply) -> None:
         """One reply of the subscription: its confirmation, or a message."""
         kind = reply[0]
-        if kind == b"pmessage":
+        if kind == b"pmessage" and reply[2] == REVOKED:
+            _revocation_message(reply[3])
+        elif kind == b"pmessage":
             announced = _announcement({"channel": reply[2], "data": reply[3]}, _wanted)
             if announced is not None:
                 _seen(*announced)
@@ -587,7 +796,8 @@ class Dispatcher:
             self._read_due.set()
 
     async def _poll(self) -> None:
-        """The versions of every game waited on, in one query, when a read is due."""
+        """The versions of every game waited on, in one query, and the revocations' log,
+        when a read is due."""
         from live.aio import in_db_thread
 
         while True:
@@ -600,10 +810,11 @@ class Dispatcher:
                 pass
             self._read_due.clear()
             ids = list(self._waiters)
-            if not ids:
+            watched = watching()
+            if not ids and not watched:
                 continue
             try:
-                versions = await in_db_thread(_read_versions, ids)
+                versions = await in_db_thread(_reads, ids, watched)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # the database is down: the next read tries again
@@ -696,6 +907,14 @@ class _Subscriber(asyncio.Protocol):
             self._lost.set_result(exc)
 
 
+def _reads(ids: list[int], watched: bool) -> list[tuple[int, int]]:
+    """A dispatcher's reads, in one stream database thread: the versions of the games ``ids``
+    and, when a stream is ``watched``, the revocations' log (:func:`catch_up_revocations`)."""
+    if watched:
+        catch_up_revocations()
+    return _read_versions(ids) if ids else []
+
+
 def _read_versions(ids: list[int]) -> list[tuple[int, int]]:
     """The stored versions of the games ``ids``: on PostgreSQL one prepared statement with the
     ids as one array (the ORM built an ``IN`` of up to 1,667 parameters each time, 8 % of the
@@ -729,10 +948,12 @@ def dispatcher() -> Dispatcher:
     return found
 
 
-async def wait_for_version_async(live_id: int, since: int, timeout: float) -> int | None:
+async def wait_for_version_async(live_id: int, since: int, timeout: float,
+                                 watched: Watch | None = None) -> int | None:
     """:func:`wait_for_version` on the event loop: wait until the game is past version
     ``since`` or ``timeout`` seconds pass; the version it is known to have reached, or
-    ``None`` if it did not move. The caller has just read the game at ``since`` (or later); the
+    ``None`` if it did not move (or ``watched``, a :class:`Watch` on this loop, heard a
+    revocation). The caller has just read the game at ``since`` (or later); the
     waiter reads nothing itself (its loop's :class:`Dispatcher` reads for every waiter).
 
     A waiter is a bare future (``asyncio.wait_for`` makes a task per wait: with 10,000 streams
@@ -746,11 +967,15 @@ async def wait_for_version_async(live_id: int, since: int, timeout: float) -> in
         known = latest(live_id)
         if known > since:
             return known
+        if watched is not None and watched.revoked:
+            return None
         left = deadline - loop.time()
         if left <= 0:
             return None
         waiter = loop.create_future()
         hub.add(live_id, waiter)
+        if watched is not None:  # (told from another thread through the loop: see Watch)
+            watched.waiter = waiter
         if left < SHARED_TIMER_FROM:
             timer, expiring = loop.call_at(deadline, _resolve, waiter), None
         else:
@@ -763,6 +988,8 @@ async def wait_for_version_async(live_id: int, since: int, timeout: float) -> in
             else:
                 expiring.discard(waiter)
             hub.discard(live_id, waiter)
+            if watched is not None:
+                watched.waiter = None
 
 
 def _resolve(waiter: asyncio.Future) -> None:

@@ -23,6 +23,12 @@ threads (:mod:`live.aio`). Any view wraps them — the API's (api/live_views.py)
   before anything is sent), or :func:`open_events` under a sync server;
 - :func:`seat_events` → the bare async generator of one seat's (or the public) frames;
 - :func:`long_poll_async` → the long-poll's wait, then answer with the view as usual.
+
+A stream or long-poll watches for revocations of the access it was opened on (live.access: a
+private link revoked, a sign-out, a deleted token, a seat given to another login…): one heard
+makes it check that access at once, before it sends anything more, and end (a long-poll:
+answer as a request made now) if it no longer holds — on either server, whichever process the
+revocation was made in.
 """
 
 from __future__ import annotations
@@ -40,22 +46,30 @@ from django.conf import settings
 from django.db import connection
 from django.utils.translation import gettext as _
 
-from live import fastjson, services
-from live.aio import in_db_thread, keeps_connection, on_event_loop, reopener, reopening
+from live import fastjson, notify, services
+from live.access import stream_keys
+from live.aio import (
+    in_db_thread,
+    keeps_connection,
+    on_event_loop,
+    reopener,
+    reopener_in_thread,
+    reopening,
+)
 from live.cache import GameGone, Recent, games
 from live.models import LiveGame
-from live.notify import wait_for_version, wait_for_version_async
+from live.notify import Watch, wait_for_version, wait_for_version_async
 from tournaments.errors import ServiceError
 
 MAX_WAIT = 25.0  # seconds a long-poll waits at most
-#: Seconds an event stream follows a game on the access it was opened with. A stream on the
-#: event loop checks that access again every RECHECK seconds, the first time at a moment drawn
-#: within its first RECHECK (:func:`_first_check`): its view runs again, its credentials read
-#: afresh (:func:`live.aio.reopener`), and the stream goes on if the view would open the same
-#: stream, or ends; a stream that cannot check (a sync server's) ends within RECHECK instead.
-#: So a deleted token, a signed-out session, a revoked private link or a seat given to someone
-#: else stops a stream within this, and the client's reconnect (``Last-Event-ID``) gets the
-#: view's answer.
+#: Seconds an event stream follows a game on the access it was opened with, unless a
+#: revocation (live.access) makes it check at once. A stream on the event loop checks that
+#: access again every RECHECK seconds, the first time at a moment drawn within its first
+#: RECHECK (:func:`_first_check`): its view runs again, its credentials read afresh
+#: (:func:`live.aio.reopener`), and the stream goes on if the view would open the same stream,
+#: or ends; a sync server's stream checks only when a revocation is heard, and ends within
+#: RECHECK. So what no revocation announces (a session deleted by hand) stops a stream within
+#: this, and the client's reconnect (``Last-Event-ID``) gets the view's answer.
 RECHECK = 300.0
 #: seconds an event stream stays open at most (each draws half to all of it:
 #: :func:`_stream_seconds`); the client reconnects with Last-Event-ID
@@ -84,11 +98,12 @@ def read_version(live_id: int) -> int:
     return version
 
 
-def wait_past(live: LiveGame, since: int, timeout: float) -> bool:
-    """Wait until ``live`` is past version ``since``, at most ``timeout`` seconds; whether it
-    moved (then ``live`` is at its new version, or later)."""
+def wait_past(live: LiveGame, since: int, timeout: float, watched: Watch | None = None) -> bool:
+    """Wait until ``live`` is past version ``since``, at most ``timeout`` seconds (or until
+    ``watched`` hears a revocation); whether it moved (then ``live`` is at its new version, or
+    later)."""
     release_connection()  # nothing to read while waiting
-    moved = wait_for_version(live.pk, since, timeout, lambda: read_version(live.pk))
+    moved = wait_for_version(live.pk, since, timeout, lambda: read_version(live.pk), watched)
     if moved is None:
         return False
     games.reach(live, moved)
@@ -145,21 +160,26 @@ class SpectatorsBusy(ServiceError):
 
 
 def long_poll(live: LiveGame, since: int, wait: float, *, address: str = "",
-              spectator: bool = False) -> None:
+              spectator: bool = False, keys: tuple[str, ...] = ()) -> bool:
     """The long-poll: if ``live`` is not past ``since``, wait for its next version, at most
     ``wait`` seconds (capped at :data:`MAX_WAIT`). A ``spectator`` waits only in a free slot of
-    :data:`spectators`; without one the answer comes at once."""
+    :data:`spectators`; without one the answer comes at once. Whether a revocation of ``keys``
+    (:func:`live.access.stream_keys`) ended the wait: its access may have ended, and the
+    answer must be the one a request made now gets."""
     if not must_wait(live, since, wait):
-        return
+        return False
     wait = min(MAX_WAIT, wait)
     give_back = spectators.take(address) if spectator else None
     if spectator and give_back is None:
-        return
+        return False
+    watched = notify.watch(keys)
     try:
-        wait_past(live, since, wait)
+        wait_past(live, since, wait, watched)
     finally:
+        notify.unwatch(watched)
         if give_back is not None:
             give_back()
+    return watched is not None and watched.revoked
 
 
 class _SlotHeld:
@@ -188,11 +208,21 @@ class _SlotHeld:
 
 
 def open_events(live: LiveGame, seat: int | None, since: int, seconds: float, *,
-                address: str = "", spectator: bool = False,
-                new_acts: bool = False) -> Iterator[bytes]:
+                address: str = "", spectator: bool = False, new_acts: bool = False,
+                reopen: Callable[[], tuple | None] | None = None,
+                keys: tuple[str, ...] = ()) -> Iterator[bytes]:
     """The server-sent events of :func:`live_events`; a ``spectator``'s stream holds a slot of
-    :data:`spectators` until it ends, and none free raises :class:`SpectatorsBusy`."""
-    events = live_events(live, seat, since, seconds, new_acts)
+    :data:`spectators` until it ends, and none free raises :class:`SpectatorsBusy`. With
+    ``reopen`` (:func:`live.aio.reopener_in_thread`), a revocation of ``keys`` heard makes the
+    stream check its access at once, and end unless the view would open the same stream."""
+    still_open = None
+    if reopen is not None:
+        opened = (live.pk, seat, spectator)
+
+        def still_open() -> bool:
+            return reopen() == opened
+
+    events = live_events(live, seat, since, seconds, new_acts, still_open, keys)
     if not spectator:
         return events
     give_back = spectators.take(address)
@@ -346,33 +376,44 @@ KEEP_ALIVE_FRAME = b": keep-alive\n\n"
 
 
 def live_events(live: LiveGame, seat: int | None, since: int, seconds: float,
-                new_acts: bool = False) -> Iterator[bytes]:
+                new_acts: bool = False, still_open: Callable[[], bool] | None = None,
+                keys: tuple[str, ...] = ()) -> Iterator[bytes]:
     """The server-sent events of one seat's (or the public) view: one ``view`` event per new
     version (``id:`` is the version), comment lines while nothing happens; ends when the game
     is over or after ``seconds`` (capped at a time drawn up to :data:`RECHECK`: a sync stream
-    does not check its access again). ``new_acts``: each event's
+    does not check its access periodically). With ``still_open`` (whether the stream's access
+    still holds), a revocation of ``keys`` heard makes the stream ask it before it sends
+    anything more, and end when it says no. ``new_acts``: each event's
     ``actions`` are only those the stream has not sent yet, from index ``actions_from`` (its
     first event has them all): a view does not grow with the game."""
     deadline = time.monotonic() + _stream_seconds(seconds)
     after = 0 if new_acts else None
-    yield _opening(live)
-    while True:
-        if live.version > since:
-            since = live.version
-            frame, acts = _view_frame(live, seat, after)
-            after = acts if new_acts else None
-            yield frame
-            if live.status == LiveGame.Status.FINISHED:
+    watched = notify.watch(keys) if still_open is not None else None
+    try:
+        yield _opening(live)
+        while True:
+            if watched is not None and watched.revoked:
+                watched.revoked = False  # (one heard while it checks sets it again)
+                if not still_open():
+                    return
+            if live.version > since:
+                since = live.version
+                frame, acts = _view_frame(live, seat, after)
+                after = acts if new_acts else None
+                yield frame
+                if live.status == LiveGame.Status.FINISHED:
+                    return
+            left = deadline - time.monotonic()
+            if left <= 0:
                 return
-        left = deadline - time.monotonic()
-        if left <= 0:
-            return
-        try:
-            moved = wait_past(live, since, min(left, KEEP_ALIVE))
-        except GameGone:
-            return
-        if not moved:
-            yield KEEP_ALIVE_FRAME
+            try:
+                moved = wait_past(live, since, min(left, KEEP_ALIVE), watched)
+            except GameGone:
+                return
+            if not moved and not (watched is not None and watched.revoked):
+                yield KEEP_ALIVE_FRAME
+    finally:
+        notify.unwatch(watched)
 
 
 # ----------------------------------------------------------------------------- async (ASGI)
@@ -386,15 +427,17 @@ def live_events(live: LiveGame, seat: int | None, since: int, seconds: float,
 #
 # The API (for any view, api/ or web/):
 #
-#   events = open_events_for(request, live, seat, since, seconds, address=..., spectator=...)
+#   events = open_events_for(request, live, seat, since, seconds, user=..., address=...,
+#                            spectator=...)
 #   return EventStreamResponse(events)
 #
 # in a view wrapped by live.aio.waiting_view (served by uvicorn, config/asgi.py), where it is
-# open_events_async, with the stream's access checked again every RECHECK seconds; under a sync
-# server (gunicorn, runserver) it is open_events, as a sync server cannot iterate an async
-# stream without buffering it whole.
-# ``live`` is the game's row read without its state (live.queries.live_for_view), ``seat`` the
-# asking user's seat at its table or None (the public view: no hidden cards). It raises
+# open_events_async, with the stream's access checked again every RECHECK seconds and when a
+# revocation of it is heard; under a sync server (gunicorn, runserver) it is open_events, as a
+# sync server cannot iterate an async stream without buffering it whole (checked when a
+# revocation is heard). ``live`` is the game's row read without its state
+# (live.queries.live_for_view), ``seat`` the asking user's seat at its table or None (the
+# public view: no hidden cards), ``user`` whose access opens it. It raises
 # SpectatorsBusy at once when a spectator finds no free slot; the iterator gives the slot back
 # however the stream ends. ``seat_events`` is the bare async generator (no slot), and
 # ``long_poll_async`` the long-poll's wait.
@@ -484,10 +527,12 @@ def _first_frame(live: LiveGame, since: int, seat: int | None,
     return _view_frame(live, seat, after) if live.version > since else None
 
 
-async def wait_past_async(live: LiveGame, since: int, timeout: float) -> bool:
+async def wait_past_async(live: LiveGame, since: int, timeout: float,
+                          watched: Watch | None = None) -> bool:
     """:func:`wait_past` on the event loop: whether ``live`` moved past ``since`` within
-    ``timeout`` seconds (then it is at its new version, or later)."""
-    moved = await wait_for_version_async(live.pk, since, timeout)
+    ``timeout`` seconds (then it is at its new version, or later) before ``watched`` heard a
+    revocation."""
+    moved = await wait_for_version_async(live.pk, since, timeout, watched)
     if moved is None:
         return False
     if not games.row_at(live, moved) and not games.advance(live, moved):
@@ -497,50 +542,62 @@ async def wait_past_async(live: LiveGame, since: int, timeout: float) -> bool:
 
 async def seat_events(live: LiveGame, seat: int | None, since: int, seconds: float,
                       new_acts: bool = False,
-                      still_open: Callable[[], Awaitable[bool]] | None = None
-                      ) -> AsyncIterator[bytes]:
+                      still_open: Callable[[], Awaitable[bool]] | None = None,
+                      keys: tuple[str, ...] = ()) -> AsyncIterator[bytes]:
     """:func:`live_events` as an async generator: the same frames, the same rules. With
     ``still_open`` (whether the stream's access still holds), the stream asks it every
-    :data:`RECHECK` seconds (:func:`_first_check`) and ends when it says no, else runs up to
-    :data:`MAX_STREAM`; without it, it ends at its first check."""
+    :data:`RECHECK` seconds (:func:`_first_check`), and at once, before it sends anything
+    more, when a revocation of ``keys`` is heard; it ends when it says no, else runs up to
+    :data:`MAX_STREAM`. Without it, it ends at its first check."""
     start = time.monotonic()
     deadline = start + _stream_seconds(seconds, rechecked=still_open is not None)
     check_at = _first_check(start) if still_open is not None else math.inf
     after = 0 if new_acts else None
-    try:  # (before the opening line: a client that has it has a stream ready for the acts)
-        frame = await in_db_thread(_first_frame, live, since, seat, after)
-    except GameGone:
-        return
-    yield _opening(live)
-    while True:
-        if frame is not None:
-            since = live.version
-            frame, acts = frame
-            after = acts if new_acts else None
-            yield frame
-            if live.status == LiveGame.Status.FINISHED:
-                return
-        now = time.monotonic()
-        left = deadline - now
-        if left <= 0:
-            return
-        if now >= check_at:
-            if not await still_open():
-                return
-            check_at = max(check_at + RECHECK, time.monotonic())
-        moved = await wait_for_version_async(
-            live.pk, since, min(left, KEEP_ALIVE, max(0.0, check_at - now)))
-        if moved is None:
-            frame = None
-            yield KEEP_ALIVE_FRAME
-            continue
-        try:
-            frame = await _frame_after(live, moved, since, seat, after)
+    watched = (notify.watch(keys, asyncio.get_running_loop())
+               if still_open is not None else None)
+    try:
+        try:  # (before the opening line: a client that has it has a stream ready for the acts)
+            frame = await in_db_thread(_first_frame, live, since, seat, after)
         except GameGone:
             return
-        if frame is None:  # announced, not stored: no busy loop on it
-            await asyncio.sleep(min(KEEP_ALIVE, max(0.0, deadline - time.monotonic())))
-            yield KEEP_ALIVE_FRAME
+        yield _opening(live)
+        while True:
+            now = time.monotonic()
+            revoked = watched is not None and watched.revoked
+            if revoked or now >= check_at:
+                if watched is not None:
+                    watched.revoked = False  # (one heard while it checks sets it again)
+                if not await still_open():
+                    return
+                if not revoked:
+                    check_at = max(check_at + RECHECK, time.monotonic())
+            if frame is not None:
+                since = live.version
+                frame, acts = frame
+                after = acts if new_acts else None
+                yield frame
+                if live.status == LiveGame.Status.FINISHED:
+                    return
+            now = time.monotonic()
+            left = deadline - now
+            if left <= 0:
+                return
+            moved = await wait_for_version_async(
+                live.pk, since, min(left, KEEP_ALIVE, max(0.0, check_at - now)), watched)
+            if moved is None:
+                frame = None
+                if not (watched is not None and watched.revoked):
+                    yield KEEP_ALIVE_FRAME
+                continue
+            try:
+                frame = await _frame_after(live, moved, since, seat, after)
+            except GameGone:
+                return
+            if frame is None:  # announced, not stored: no busy loop on it
+                await asyncio.sleep(min(KEEP_ALIVE, max(0.0, deadline - time.monotonic())))
+                yield KEEP_ALIVE_FRAME
+    finally:
+        notify.unwatch(watched)
 
 
 class _AsyncSlotHeld:
@@ -575,20 +632,15 @@ class _AsyncSlotHeld:
 
 def open_events_async(live: LiveGame, seat: int | None, since: int, seconds: float, *,
                       address: str = "", spectator: bool = False, new_acts: bool = False,
-                      reopen: Callable[[], Awaitable[tuple | None]] | None = None
-                      ) -> AsyncIterator[bytes]:
+                      reopen: Callable[[], Awaitable[tuple | None]] | None = None,
+                      keys: tuple[str, ...] = ()) -> AsyncIterator[bytes]:
     """:func:`open_events` for an ASGI view: an async iterator of the frames of
     :func:`seat_events`; a ``spectator``'s stream holds a slot of :data:`spectators` until it
     ends, and none free raises :class:`SpectatorsBusy` (before anything is sent). ``reopen``
     (:func:`live.aio.reopener`) runs the view again: the stream then checks its access every
-    :data:`RECHECK` seconds and goes on while the view would open the same stream (the same
-    game, seat, and spectator or not), instead of ending for its client to reconnect. Called
-    by that check (:data:`live.aio.reopening` set), it notes what it would open and opens
-    nothing."""
-    noted = reopening.get()
-    if noted is not None:
-        noted.append((live.pk, seat, spectator))
-        return _nothing()
+    :data:`RECHECK` seconds, and at once when a revocation of ``keys`` is heard, and goes on
+    while the view would open the same stream (the same game, seat, and spectator or not),
+    instead of ending for its client to reconnect."""
     still_open = None
     if reopen is not None:
         opened = (live.pk, seat, spectator)
@@ -596,7 +648,7 @@ def open_events_async(live: LiveGame, seat: int | None, since: int, seconds: flo
         async def still_open() -> bool:
             return await reopen() == opened
 
-    events = seat_events(live, seat, since, seconds, new_acts, still_open)
+    events = seat_events(live, seat, since, seconds, new_acts, still_open, keys)
     if not spectator:
         return events
     give_back = spectators.take(address)
@@ -610,15 +662,26 @@ async def _nothing() -> AsyncIterator[bytes]:
     yield  # (an async generator that yields nothing)
 
 
-def open_events_for(request, live: LiveGame, seat: int | None, since: int, seconds: float,
-                    **options) -> Iterator[bytes] | AsyncIterator[bytes]:
-    """The stream a view answers ``request`` with: :func:`open_events_async` when the request
-    came through :func:`live.aio.waiting_view` (an ASGI server), with the check of its access
+def open_events_for(request, live: LiveGame, seat: int | None, since: int, seconds: float, *,
+                    user, **options) -> Iterator[bytes] | AsyncIterator[bytes]:
+    """The stream a view answers ``request`` with, on ``user``'s access (the request's, or a
+    private link's player's login): :func:`open_events_async` when the request came through
+    :func:`live.aio.waiting_view` (an ASGI server), with the check of its access
     (:func:`live.aio.reopener`), else :func:`open_events` (a sync server, which cannot iterate
-    an async stream). ``options``: theirs (``address``, ``spectator``, ``new_acts``)."""
+    an async stream; its check runs in its thread: :func:`live.aio.reopener_in_thread`); each
+    watches for revocations of that access (:func:`live.access.stream_keys`). ``options``:
+    theirs (``address``, ``spectator``, ``new_acts``). Called by the check of an open stream
+    (:data:`live.aio.reopening` set), it notes what it would open and opens nothing."""
+    noted = reopening.get()
+    if noted is not None:
+        noted.append((live.pk, seat, options.get("spectator", False)))
+        return _nothing() if on_event_loop(request) else iter(())
+    keys = stream_keys(user, live)
     if on_event_loop(request):
-        return open_events_async(live, seat, since, seconds, reopen=reopener(request), **options)
-    return open_events(live, seat, since, seconds, **options)
+        return open_events_async(live, seat, since, seconds, reopen=reopener(request),
+                                 keys=keys, **options)
+    return open_events(live, seat, since, seconds, reopen=reopener_in_thread(request),
+                       keys=keys, **options)
 
 
 def must_wait(live: LiveGame, since: int, wait: float) -> bool:
@@ -627,17 +690,20 @@ def must_wait(live: LiveGame, since: int, wait: float) -> bool:
 
 
 async def long_poll_async(live: LiveGame, since: int, wait: float, *, address: str = "",
-                          spectator: bool = False) -> None:
+                          spectator: bool = False, keys: tuple[str, ...] = ()) -> bool:
     """:func:`long_poll` on the event loop (the same rules: at most :data:`MAX_WAIT`, a
-    spectator only in a free slot)."""
+    spectator only in a free slot; whether a revocation of ``keys`` ended the wait)."""
     if not must_wait(live, since, wait):
-        return
+        return False
     wait = min(MAX_WAIT, wait)
     give_back = spectators.take(address) if spectator else None
     if spectator and give_back is None:
-        return
+        return False
+    watched = notify.watch(keys, asyncio.get_running_loop())
     try:
-        await wait_past_async(live, since, wait)
+        await wait_past_async(live, since, wait, watched)
     finally:
+        notify.unwatch(watched)
         if give_back is not None:
             give_back()
+    return watched is not None and watched.revoked

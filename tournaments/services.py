@@ -34,6 +34,7 @@ from tournaments.models import (
     TeamMember,
 )
 from tournaments.selectors import entry_link_players
+from tournaments.signals import access_ended
 
 ACTIVE_STATUSES = (Entry.Status.REGISTERED, Entry.Status.CHECKED_IN)
 
@@ -871,7 +872,11 @@ def event_update(*, event: Event, **fields) -> Event:
 
 
 def event_publish(*, event: Event, published: bool = True) -> Event:
-    Event.objects.filter(pk=event.pk).update(published=published)
+    """Publish an event, or hide it again (its open streams then end: :data:`access_ended`)."""
+    changed = Event.objects.filter(pk=event.pk, published=not published).update(
+        published=published)
+    if changed and not published:
+        access_ended.send(Event, users=[], events=[event.pk])
     event.refresh_from_db(fields=["published"])
     return event
 
@@ -1200,6 +1205,7 @@ def entry_link_issue(*, entry: Entry, player: Player | None = None, by=None,
             if active is not None:
                 active.revoked_at = timezone.now()
                 active.save(update_fields=["revoked_at"])
+                access_ended.send(PlayerLink, users=[p.user_id], events=[])
             _player_login(p)
             link = PlayerLink(entry=entry, player=p, nonce=secrets.token_urlsafe(32),
                               created_by=by if getattr(by, "pk", None) else None)
@@ -1215,4 +1221,9 @@ def entry_link_revoke(*, entry: Entry, player: Player | None = None) -> int:
     links = PlayerLink.objects.filter(entry=entry, revoked_at__isnull=True)
     if player is not None:
         links = links.filter(player=player)
-    return links.update(revoked_at=timezone.now())
+    with transaction.atomic():
+        users = list(links.values_list("player__user_id", flat=True))
+        revoked = links.update(revoked_at=timezone.now())
+        if revoked:
+            access_ended.send(PlayerLink, users=users, events=[])
+    return revoked

@@ -313,7 +313,8 @@ def probe(lt, live_id, seat, version, game, out, rng):
         assert (after.version, after.state) == (before.version, before.state)
 
 
-def deleted_while_waiting(live_id: int, since: int, timeout: float, read_version) -> int:
+def deleted_while_waiting(live_id: int, since: int, timeout: float, read_version,
+                          watched=None) -> int:
     """A stand-in for ``live.notify.wait_for_version`` (patch it into ``live.streams``): the
     game is deleted while the request waits (its round drawn again…), and the waiter woken as
     the announcement of a later version would wake it."""

@@ -46,8 +46,10 @@ def asgi_urls(settings, monkeypatch):
 
 @pytest.fixture
 def quiet_reads(monkeypatch):
+    """The dispatcher's reads (the games' versions, the revocations' log) find nothing."""
     reads = []
     monkeypatch.setattr(notify, "_read_versions", lambda ids: reads.append(ids) or [])
+    monkeypatch.setattr(notify, "_read_revocations", lambda since: [], raising=False)
     return reads
 
 

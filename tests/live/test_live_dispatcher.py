@@ -234,3 +234,58 @@ def test_long_waits_share_a_timer_a_slice_and_end_within_it_after_their_timeout(
     long_wait, short_wait = async_to_sync(scenario)()
     assert 1.2 <= long_wait < 1.2 + notify.EXPIRY_SLICE + 0.3
     assert 0.05 <= short_wait < 0.25
+
+
+def test_a_revocation_in_the_log_reaches_only_its_keys_watches_for_one_read_for_all(
+        settings, reads, monkeypatch):
+    """Without pub/sub, the dispatcher reads the revocations' log with the versions, once per
+    FALLBACK_POLL for all the streams of the loop (not once per stream); a revocation found
+    there wakes the waits that watch its key (the user's streams), and no other."""
+    settings.LIVE_PUBSUB_URL = None
+    logged = {"rows": [], "reads": 0}
+
+    def read_log(since):
+        logged["reads"] += 1
+        return list(logged["rows"])
+
+    monkeypatch.setattr(notify, "_read_revocations", read_log)
+
+    async def scenario():
+        loop = asyncio.get_running_loop()
+        watches = [notify.watch((f"u:{i}", "e:1"), loop) for i in range(300)]
+        tasks = [asyncio.ensure_future(notify.wait_for_version_async(7500 + i % 50, 1, 3.0, w))
+                 for i, w in enumerate(watches)]
+        hub = notify.dispatcher()
+        await _until(lambda: hub.waiting() == 300)
+        t0, before = time.monotonic(), logged["reads"]
+        logged["rows"] = [(41, "u:7 u:8")]  # (written by another process)
+        woken = await asyncio.wait_for(asyncio.gather(tasks[7], tasks[8]), 2)
+        took = time.monotonic() - t0
+        await asyncio.sleep(0.5)
+        pending = sum(not t.done() for t in tasks)
+        reads_in = logged["reads"] - before, time.monotonic() - t0
+        for w in watches:
+            notify.unwatch(w)
+        await asyncio.gather(*tasks)
+        return woken, took, [w.revoked for w in watches], pending, reads_in
+
+    woken, took, revoked, pending, (reads, seconds) = async_to_sync(scenario)()
+    assert woken == [None, None] and took < 1.0
+    assert [i for i, r in enumerate(revoked) if r] == [7, 8]
+    assert pending == 298  # the others wait on, unchecked
+    assert reads <= seconds / notify.FALLBACK_POLL + 2  # one read for all 300
+
+
+def test_a_malformed_revocation_message_is_dropped_and_a_heard_one_is_told_once():
+    watched = notify.watch(("u:9",))
+    try:
+        for data in (b"", b"x u:9", b"\xff", None):
+            notify._revocation_message(data)
+        assert not watched.revoked
+        notify._revocation_message(b"77 u:9")
+        assert watched.revoked and watched.event.is_set()
+        watched.revoked = False
+        notify.revoked(["u:9"], 77)  # (the same row, read from the log later)
+        assert not watched.revoked
+    finally:
+        notify.unwatch(watched)

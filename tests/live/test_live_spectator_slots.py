@@ -114,8 +114,8 @@ def test_a_spectators_long_poll_beyond_the_slots_answers_at_once(started, small_
     lt, live_id = started
     held = [streams.spectators.take(f"10.3.0.{i}") for i in range(3)]
     waited = []
-    monkeypatch.setattr(streams, "wait_past",
-                        lambda live, since, timeout: waited.append(live.pk) or False)
+    monkeypatch.setattr(streams, "wait_past", lambda live, since, timeout, watched=None:
+                        waited.append(live.pk) or False)
     version = lt.anon.get(f"/api/v1/live/{live_id}/").json()["version"]
 
     # when: a spectator long-polls, and a seated player does
@@ -135,8 +135,8 @@ def test_a_spectators_long_poll_in_a_free_slot_waits_and_gives_it_back(started, 
                                                                        monkeypatch):
     lt, live_id = started
     seen = []
-    monkeypatch.setattr(streams, "wait_past", lambda live, since, timeout: seen.append(
-        streams.spectators.held()) or False)
+    monkeypatch.setattr(streams, "wait_past", lambda live, since, timeout, watched=None:
+                        seen.append(streams.spectators.held()) or False)
     version = lt.anon.get(f"/api/v1/live/{live_id}/").json()["version"]
     response = lt.anon.get(f"/api/v1/live/{live_id}/?since={version}&wait=20")
     assert response.status_code == 200

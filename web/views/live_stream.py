@@ -43,7 +43,7 @@ def live_events(request, holder: Holder, live_id: int):
     since = int(_number(request.headers.get("Last-Event-ID") or request.GET.get("since"), -1))
     seconds = _number(request.GET.get("seconds"), MAX_STREAM)
     events = streams.open_events_for(request, lg, lg.user_seat, since, seconds,
-                                     new_acts=new_acts)
+                                     user=holder.user, new_acts=new_acts)
     return EventStreamResponse(events)
 
 
