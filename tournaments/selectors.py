@@ -7,6 +7,7 @@ SQL, as live play does)."""
 
 from __future__ import annotations
 
+import copy
 import functools
 import hashlib
 import hmac
@@ -139,6 +140,103 @@ def table_with_viewer_where(user, where: str, params: list) -> tuple[Table, View
     if not signed_in:
         return table, Viewer(seat=None, staff=False)
     return table, Viewer(seat=seat, staff=bool(user.is_superuser or referee or organizer))
+
+
+def closed_by_sql(round_id: str) -> str:
+    """:func:`round_closed_by` in SQL, for the hand-written statements of the hot paths
+    (``games.services``): the number of the latest round of the event of round ``round_id`` (an
+    SQL expression: a column, or ``%s``) drawn after it, NULL while there is none."""
+    rounds = Round._meta.db_table
+    return (f'(SELECT MAX(L."number") FROM "{rounds}" L JOIN "{rounds}" M'
+            f' ON M."event_id" = L."event_id" WHERE M."id" = {round_id}'
+            f' AND L."number" > M."number" AND L."status" <> \'{Round.Status.COMMITTED}\')')
+
+
+def round_closed_by(rnd: Round, *, rounds: list[Round] | None = None) -> int | None:
+    """The number of the latest round of ``rnd``'s event already drawn after it, or ``None``.
+
+    A round is *closed* once a later round is drawn: that draw used the standings as they
+    were, so from then on the round's results change only by a referee, and each such change
+    is marked as made after the close (``games.services._check_round_open``, issue 51). In
+    SQL for the hot paths: :func:`closed_by_sql` (a test holds the two to one answer).
+    ``rounds``: the event's rounds, read already, to answer without a query."""
+    if rounds is None:
+        return fetch_one(f"SELECT {closed_by_sql('%s')}", [rnd.pk])[0]
+    return max((r.number for r in rounds if r.event_id == rnd.event_id and r.number > rnd.number
+                and r.status != Round.Status.COMMITTED), default=None)
+
+
+def round_seating(rnd: Round) -> dict:
+    """A drawn round's stored seating in the shape its draw gives it
+    (``tournaments.services.compute_draw``): ``tables`` in order — each the entry ids by seat
+    (individual events), or ``{"team_a", "team_b", "players"}`` (team events) — and ``byes``,
+    the entry ids that sat out, sorted."""
+    team_event = rnd.event.format == Event.Format.TEAM
+    tables = []
+    for table in (rnd.tables.order_by("number").select_related("team_a__entry", "team_b__entry")
+                  .prefetch_related(Prefetch("seats", Seat.objects.order_by("seat")))):
+        seats = list(table.seats.all())
+        if team_event:
+            tables.append({"team_a": table.team_a.entry.pk, "team_b": table.team_b.entry.pk,
+                           "players": [s.player_id for s in seats]})
+        else:
+            tables.append([s.entry_id for s in seats])
+    return {"tables": tables, "byes": sorted(rnd.byes.values_list("entry_id", flat=True))}
+
+
+@dataclass(frozen=True)
+class LaterDraw:
+    """A round drawn after another, held against the results as they stand now
+    (:func:`later_draws`). ``basis``: ``random`` (seated without the standings: an individual
+    event's round not seated by score), ``standings`` (seated by score, or 联邦 teams paired
+    by match points) or ``knockout`` (a bracket, not re-drawn here). ``changed``: whether its
+    draw, re-run from its published seed with the scores the standings give now, would seat
+    anyone differently (``None`` for a knockout round); ``tables``: the numbers of the tables
+    that would differ, ``byes``: whether the byes would."""
+
+    number: int
+    basis: str
+    changed: bool | None
+    tables: tuple[int, ...] = ()
+    byes: bool = False
+
+
+def later_draws(rnd: Round) -> list[LaterDraw]:
+    """Every round of ``rnd``'s event drawn after it, and whether its draw would come out
+    otherwise with the results as they stand now: what a change of ``rnd``'s results after its
+    close would have changed (the referee desk shows it). A round seated by score is drawn
+    again (``tournaments.services.compute_draw``: deterministic from its published seed and
+    input) with the scores of the standings through the round before it, now, and the
+    penalties given before it was opened (``tournaments.standings.scores_for_draw``); the
+    seating is compared with the stored one table by table. Nothing is written."""
+    from tournaments.services import compute_draw
+    from tournaments.standings import scores_for_draw
+
+    out = []
+    for later in (Round.objects.filter(event_id=rnd.event_id, number__gt=rnd.number)
+                  .exclude(status=Round.Status.COMMITTED).select_related("event")
+                  .order_by("number")):
+        if later.stage == Round.Stage.KNOCKOUT:
+            out.append(LaterDraw(later.number, "knockout", None))
+            continue
+        if later.event.format == Event.Format.INDIVIDUAL and not later.brackets:
+            out.append(LaterDraw(later.number, "random", False))
+            continue
+        inputs = later.draw_input or {}
+        published = {int(k): v for k, v in inputs.get("scores", {}).items()}
+        now = scores_for_draw(event=later.event, entry_ids=later.draw_entries, as_of=later)
+        if all(now.get(e, 0) == published.get(e, 0) for e in later.draw_entries):
+            out.append(LaterDraw(later.number, "standings", False))
+            continue
+        again = copy.copy(later)
+        again.draw_input = {**inputs, "scores": {str(k): v for k, v in now.items()}}
+        drawn, stored = compute_draw(round=again), round_seating(later)
+        # (the same entries: as many tables)
+        tables = tuple(k for k, (a, b) in enumerate(
+            zip(stored["tables"], drawn["tables"], strict=True), 1) if a != b)
+        byes = stored["byes"] != sorted(drawn["byes"])
+        out.append(LaterDraw(later.number, "standings", bool(tables or byes), tables, byes))
+    return out
 
 
 def round_tables(rnd: Round) -> QuerySet[Table]:

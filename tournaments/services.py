@@ -33,7 +33,7 @@ from tournaments.models import (
     Team,
     TeamMember,
 )
-from tournaments.selectors import entry_link_players
+from tournaments.selectors import entry_link_players, round_seating
 from tournaments.signals import access_ended
 
 ACTIVE_STATUSES = (Entry.Status.REGISTERED, Entry.Status.CHECKED_IN)
@@ -710,15 +710,8 @@ def round_verify(*, round: Round) -> list[str]:
         if expect_pairs != round.draw_input.get("knockout_pairs"):
             problems.append(_("the bracket does not follow the published ratings"))
     drawn = compute_draw(round=round)
-    stored_tables = []
-    fmt = round.event.format
-    for table in round.tables.order_by("number").prefetch_related("seats"):
-        seats = sorted(table.seats.all(), key=lambda s: s.seat)
-        if fmt == Event.Format.INDIVIDUAL:
-            stored_tables.append([s.entry_id for s in seats])
-        else:
-            stored_tables.append({"team_a": table.team_a.entry.pk, "team_b": table.team_b.entry.pk,
-                                  "players": [s.player_id for s in seats]})
+    stored = round_seating(round)
+    stored_tables = stored["tables"]
     if stored_tables != drawn["tables"]:
         for k, (a, b) in enumerate(zip(stored_tables, drawn["tables"], strict=False)):
             if a != b:
@@ -728,7 +721,7 @@ def round_verify(*, round: Round) -> list[str]:
         if len(stored_tables) != len(drawn["tables"]):
             problems.append(_("%(a)s tables stored, %(b)s re-drawn") % {
                 "a": len(stored_tables), "b": len(drawn["tables"])})
-    stored_byes = sorted(round.byes.values_list("entry_id", flat=True))
+    stored_byes = stored["byes"]
     if stored_byes != sorted(drawn["byes"]):
         problems.append(_("byes differ: stored %(a)s, re-drawn %(b)s") % {
             "a": stored_byes, "b": sorted(drawn["byes"])})

@@ -285,11 +285,21 @@ def _rank(rows: list[Row], order: list[str]) -> list[Row]:
 _OUT = operator.attrgetter("out")
 
 
-def scores_for_draw(*, event: Event, entry_ids) -> dict[int, int]:
-    """Current points of the given entries (confirmed results), for Swiss brackets."""
+def scores_for_draw(*, event: Event, entry_ids, as_of: Round | None = None) -> dict[int, int]:
+    """Points (match points in a team event) of the given entries from confirmed results, for
+    a draw by score: now, when a round is opened; or ``as_of`` a round opened already — from
+    the results of the rounds before it as they stand now and the penalties given before it
+    was opened: the scores its draw would take today (``tournaments.selectors.later_draws``)."""
     wanted = set(entry_ids)
     key = "match_points" if event.format == Event.Format.TEAM else "points"
-    return {r.entry_id: getattr(r, key) for r in compute(event) if r.entry_id in wanted}
+    loaded, through = None, None
+    if as_of is not None:
+        loaded, through = load(event), as_of.number - 1
+        loaded.penalties = list(Penalty.objects.filter(
+            event=event, created_at__lt=as_of.committed_at).order_by()
+            .values_list("entry_id", "points"))
+    return {r.entry_id: getattr(r, key) for r in compute(event, through, loaded)
+            if r.entry_id in wanted}
 
 
 def standings_refresh_on_commit(*, event_id: int, from_round=None) -> None:
