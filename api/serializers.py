@@ -266,6 +266,10 @@ class HistoryStepSerializer(serializers.Serializer):
         choices=["", *ResultDispute.Settlement.values], allow_blank=True,
         help_text="how a referee settled a dispute (``settled`` steps): confirmed as it was, "
                   "or corrected")
+    after_close = serializers.IntegerField(allow_null=True, help_text=(
+        "a change made after the result's round was closed: the number of the latest later "
+        "round then drawn, whose draw used the results as they were (only a referee changes "
+        "a closed round's results); null while the round was open"))
 
 
 class DisputeSerializer(serializers.ModelSerializer):

@@ -587,7 +587,8 @@ class TableResultsApi(generics.ListAPIView):
             result = game_services.result_submit(
                 table=table, number=ser.validated_data["number"],
                 sheet=ser.validated_data.get("sheet"), record=ser.validated_data.get("record"),
-                by=request.user, idempotency_key=key, table_locked=True)
+                by=request.user, idempotency_key=key, table_locked=True,
+                as_referee=viewer.staff)
         created = getattr(result, "created", False)
         if created:
             first = result.first_version

@@ -82,6 +82,10 @@ class GameResultVersion(models.Model):
     #: recognised by it before the engine replays anything; blank on versions stored before it
     submission_digest = models.CharField(_("submission digest"), max_length=64, blank=True,
                                          default="")
+    #: added after its round closed: the number of the latest later round then drawn (empty:
+    #: the round was open). Only a referee changes a closed round's results (issue 51).
+    after_close = models.PositiveSmallIntegerField(_("after round drawn"), null=True,
+                                                   blank=True)
 
     class Meta:
         verbose_name = _("result version")
@@ -183,6 +187,10 @@ class ResultDispute(models.Model):
     #: the result's version when it was settled (a correction's new version)
     settled_version = models.PositiveIntegerField(_("version when settled"), null=True,
                                                   blank=True)
+    #: settled after the round closed: the latest later round then drawn (as
+    #: ``GameResultVersion.after_close``)
+    settled_after_close = models.PositiveSmallIntegerField(_("settled after round drawn"),
+                                                           null=True, blank=True)
 
     class Meta:
         verbose_name = _("dispute")

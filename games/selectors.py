@@ -91,32 +91,41 @@ def result_history(result: GameResult) -> list[dict]:
     ``accepted`` (with the ``version`` it became), ``declined``, ``withdrawn`` or
     ``superseded`` (by a referee's correction); for each dispute ``disputed`` (with the
     ``version`` disputed) and, once a referee settled it, ``settled`` (with the ``version`` it
-    stands at). Uses ``result.versions``, ``result.proposals`` and ``result.disputes`` with
-    their users (prefetch them for a list)."""
+    stands at). A step that changed the result after its round was closed (a later round
+    drawn: ``games.services._check_round_open``) carries ``after_close``, the number of the
+    latest round then drawn (``None`` otherwise). Uses ``result.versions``,
+    ``result.proposals`` and ``result.disputes`` with their users (prefetch them for a
+    list)."""
     proposals = list(result.proposals.all())
+    versions = list(result.versions.all())
     from_proposals = {p.version for p in proposals if p.version is not None}
+    closed_at_version = {v.version: v.after_close for v in versions}
     first = "recorded" if result.system_recorded else "submitted"
     steps = [_step(first if v.version == 1 else "corrected", v.submitted_by,
-                   v.submitted_at, v.reason, version=v.version)
-             for v in result.versions.all() if v.version not in from_proposals]
+                   v.submitted_at, v.reason, version=v.version, after_close=v.after_close)
+             for v in versions if v.version not in from_proposals]
     for p in proposals:
         steps.append(_step("proposed", p.proposed_by, p.proposed_at, p.reason, proposal=p.pk))
         if p.status != ResultProposal.Status.OPEN:
             steps.append(_step(p.status, p.decided_by, p.decided_at, p.decision_reason,
-                               version=p.version, proposal=p.pk))
+                               version=p.version, proposal=p.pk,
+                               after_close=closed_at_version.get(p.version)))
     for d in result.disputes.all():
         steps.append(_step("disputed", d.raised_by, d.raised_at, d.reason, version=d.version))
         if d.settled_at is not None:
             steps.append(_step("settled", d.settled_by, d.settled_at, d.settlement_reason,
-                               version=d.settled_version, settlement=d.settlement))
+                               version=d.settled_version, settlement=d.settlement,
+                               after_close=d.settled_after_close))
     steps.sort(key=lambda s: s["at"])
     return steps
 
 
 def _step(step: str, user, at, reason: str, *, version: int | None = None,
-          proposal: int | None = None, settlement: str = "") -> dict:
+          proposal: int | None = None, settlement: str = "",
+          after_close: int | None = None) -> dict:
     return {"step": step, "by": getattr(user, "username", None), "at": at, "reason": reason,
-            "version": version, "proposal": proposal, "settlement": settlement}
+            "version": version, "proposal": proposal, "settlement": settlement,
+            "after_close": after_close}
 
 
 def result_open_dispute(result: GameResult) -> ResultDispute | None:

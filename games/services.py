@@ -6,7 +6,9 @@ refuses is stored. Each change is a new :class:`GameResultVersion`; standings ar
 commit from confirmed results only. A player's correction of a confirmed result is a
 :class:`ResultProposal` until the other 联邦 or a referee accepts it (issue 15). The other 联邦
 may dispute a submitted result instead of confirming it (:class:`ResultDispute`); a referee
-settles it by confirming or correcting it (issue 16).
+settles it by confirming or correcting it (issue 16). Once a later round of the event is drawn,
+a round is closed: its results change only by a referee, and each such change is marked
+(:func:`_check_round_open`, issue 51).
 """
 
 from __future__ import annotations
@@ -33,10 +35,25 @@ from tournaments.locks import (
     lock_table_row,
 )
 from tournaments.models import Event, Player, Round, Seat, Table
-from tournaments.selectors import seat_of
+from tournaments.selectors import closed_by_sql, round_closed_by, seat_of
 from tournaments.sqlrows import Columns, insert_with_child, prepared_cursor
 
 MAX_RECORD_ACTIONS = 2000
+
+
+def _check_round_open(*, round_number: int, closed_by: int | None, as_referee: bool) -> None:
+    """The rule of a closed round, in one place: once a later round of the event is drawn (the
+    latest, round ``closed_by``: ``tournaments.selectors.round_closed_by``), that draw used
+    round ``round_number``'s results as they were, so they change only by a referee (an
+    organizer or referee of the event). A player's submission, confirmation, dispute,
+    proposed correction or acceptance of one is refused (409 ``round_closed``); a referee's
+    change goes through and is marked with ``closed_by`` (``after_close`` on the version or
+    the dispute's settlement), for the history and the desk."""
+    if closed_by is not None and not as_referee:
+        raise Conflict("round_closed", _(
+            "round %(n)s is closed: round %(m)s has been drawn, so only a referee may change "
+            "its results now") % {"n": round_number, "m": closed_by},
+            detail={"round": round_number, "closed_by": closed_by})
 
 
 def _standings_on_commit(event_id: int, from_round=None):
@@ -238,7 +255,8 @@ def _submission_context_sql() -> str:
         EXISTS (SELECT 1 FROM "{versions}" V
                  WHERE V."submitted_by_id" = %s AND V."idempotency_key" = %s),
         (SELECT V."result_id" {mine_here}),
-        (SELECT V."submission_digest" {mine_here})"""
+        (SELECT V."submission_digest" {mine_here}),
+        {closed_by_sql("%s")}"""
 
 
 def _submission_context(*, table: Table, number: int, by, idempotency_key: str,
@@ -249,18 +267,20 @@ def _submission_context(*, table: Table, number: int, by, idempotency_key: str,
     any), ``live_running`` (the game is being played live), ``previous`` (game number-1's
     stored engine result; ``with_previous`` only) and, with an Idempotency-Key of ``by``,
     ``key_named`` (the key names some submission of theirs) and ``key_here_result`` /
-    ``key_here_digest`` (the one at this table and game). Hand-written SQL: the ORM took
-    milliseconds of CPU to build it (docs/BENCHMARKS.md)."""
+    ``key_here_digest`` (the one at this table and game), and ``closed_by`` (the table's round
+    is closed: :func:`_check_round_open`). Hand-written SQL: the ORM took milliseconds of CPU
+    to build it (docs/BENCHMARKS.md)."""
     by_id = getattr(by, "pk", None) if idempotency_key else None
     here = [table.pk, number]
     previous = number - 1 if with_previous else 0  # game 0: no row
     mine = [by_id, idempotency_key, table.pk, number]
     with prepared_cursor() as cursor:
         cursor.execute(_submission_context_sql(), [
-            *here, *here, *here, table.pk, previous, by_id, idempotency_key, *mine, *mine])
+            *here, *here, *here, table.pk, previous, by_id, idempotency_key, *mine, *mine,
+            table.round_id])
         row = cursor.fetchone()
     names = ("first_result", "first_digest", "live_running", "previous", "key_named",
-             "key_here_result", "key_here_digest")
+             "key_here_result", "key_here_digest", "closed_by")
     seen = dict(zip(names, row, strict=True))
     seen["live_running"], seen["key_named"] = bool(seen["live_running"]), bool(seen["key_named"])
     if isinstance(seen["previous"], str):
@@ -323,7 +343,8 @@ def _stored_submission(seen: dict, *, table: Table, number: int, digest: str,
 
 
 def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None,
-                  idempotency_key: str = "", table_locked: bool = False) -> GameResult:
+                  idempotency_key: str = "", table_locked: bool = False,
+                  as_referee: bool = False) -> GameResult:
     """Store the first result of game ``number`` at ``table``.
 
     The same submission twice (the same body, or the same ``idempotency_key`` of the same
@@ -332,7 +353,9 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
     even when the table's previous game was corrected since. A key names one submission of its
     user: reused for another game, table or body it is refused. A different result for a game
     that has one is refused: corrections go through :func:`result_correct`. A game being
-    played live gets its result from :func:`result_record_live` when it ends.
+    played live gets its result from :func:`result_record_live` when it ends. A round closed
+    by a later draw takes a late result from a referee only (``as_referee``), marked
+    (:func:`_check_round_open`); a retry of one stored before is still answered with it.
 
     Its statements (docs/BENCHMARKS.md; ``tests/api/test_api_result_statements.py`` pins
     them): the table's row lock (``table_locked``: the caller has locked it already in the
@@ -362,6 +385,8 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
             stored = _stored_submission(seen, table=table, number=number, digest=digest)
             if stored is not None:
                 return stored
+        _check_round_open(round_number=table.round.number, closed_by=seen["closed_by"],
+                          as_referee=as_referee)
         previous = _result_keys(seen.get("previous")) if record is not None else _READ_IT
         kind, payload, res = result_validate(event=table.round.event, table=table,
                                              number=number, sheet=sheet, record=record,
@@ -376,7 +401,8 @@ def result_submit(*, table: Table, number: int, sheet=None, record=None, by=None
         if stored is not None:
             return stored
         return _result_create(table=table, number=number, kind=kind, payload=payload, res=res,
-                              digest=digest, by=by, idempotency_key=idempotency_key)
+                              digest=digest, by=by, idempotency_key=idempotency_key,
+                              after_close=seen["closed_by"])
 
 
 def result_record_live(*, table_id: int, number: int, record: dict) -> GameResult:
@@ -401,13 +427,15 @@ def result_record_live(*, table_id: int, number: int, record: dict) -> GameResul
     if stored is not None:
         return stored
     return _result_create(table=table, number=number, kind=kind, payload=payload, res=res,
-                          digest=digest, system=True)
+                          digest=digest, system=True, after_close=seen["closed_by"])
 
 
 def _result_create(*, table: Table, number: int, kind, payload, res: dict, digest: str,
-                   by=None, idempotency_key: str = "", system: bool = False) -> GameResult:
+                   by=None, idempotency_key: str = "", system: bool = False,
+                   after_close: int | None = None) -> GameResult:
     """Write version 1 of a game's result (under the table's lock); a system-recorded one is
-    confirmed at once, so the standings are recomputed on commit."""
+    confirmed at once, so the standings are recomputed on commit. ``after_close``: its round
+    is closed (:func:`_check_round_open`), the mark the version keeps."""
     now = timezone.now()
     result = GameResult(
         table=table, number=number, version=1,
@@ -418,7 +446,8 @@ def _result_create(*, table: Table, number: int, kind, payload, res: dict, diges
     version = GameResultVersion(
         version=1, kind=kind, payload=payload, engine_result=res,
         points_a=res["team_points"][0], points_b=res["team_points"][1],
-        submitted_by=by, idempotency_key=idempotency_key, submission_digest=digest)
+        submitted_by=by, idempotency_key=idempotency_key, submission_digest=digest,
+        after_close=after_close)
     insert_with_child(result, version, "result")  # one statement on PostgreSQL
     result.first_version = version
     if system:
@@ -438,7 +467,7 @@ def _confirm_context_sql() -> str:
                         WHERE S."table_id" = R."table_id" AND P."user_id" = {{}} LIMIT 1"""
     return f"""SELECT {_RESULT.sql}, V."id", V."submitted_by_id",
         ({seat_of_user.format("%s")}), ({seat_of_user.format('V."submitted_by_id"')}),
-        RD."event_id"
+        RD."event_id", RD."number", {closed_by_sql('RD."id"')}
       FROM "{GameResult._meta.db_table}" R
       JOIN "{Table._meta.db_table}" T ON T."id" = R."table_id"
       JOIN "{Round._meta.db_table}" RD ON RD."id" = T."round_id"
@@ -449,7 +478,8 @@ def _confirm_context_sql() -> str:
 def _confirm_context(result_id: int, by) -> tuple[GameResult, dict]:
     """Result ``result_id`` as stored, and what confirming it checks, in one query (under the
     table's lock): the submitter of its current version, the seats of ``by`` and of that
-    submitter at its table, its event."""
+    submitter at its table, its event, its round's number and whether that round is closed
+    (``closed_by``: :func:`_check_round_open`)."""
     with connection.cursor() as cursor:
         cursor.execute(_confirm_context_sql(), [getattr(by, "pk", None), result_id])
         row = cursor.fetchone()
@@ -457,9 +487,11 @@ def _confirm_context(result_id: int, by) -> tuple[GameResult, dict]:
         raise GameResult.DoesNotExist("no such result")
     n = len(_RESULT)
     result = _RESULT.build(row[:n])
-    version_id, submitter_id, by_seat, submitter_seat, event_id = row[n:]
+    version_id, submitter_id, by_seat, submitter_seat, event_id, round_number, closed_by = \
+        row[n:]
     return result, {"version_found": version_id is not None, "submitter_id": submitter_id,
-                    "by_seat": by_seat, "submitter_seat": submitter_seat, "event_id": event_id}
+                    "by_seat": by_seat, "submitter_seat": submitter_seat, "event_id": event_id,
+                    "round_number": round_number, "closed_by": closed_by}
 
 
 def result_confirm(*, result: GameResult, by, as_referee: bool = False,
@@ -471,7 +503,8 @@ def result_confirm(*, result: GameResult, by, as_referee: bool = False,
     correction came in between), nothing changes and 409 ``stale_version`` names the current
     one. Without it the current version is confirmed (older clients). A disputed result is
     confirmed by a referee only, which settles its dispute (``reason``, optional, is kept
-    with the settlement).
+    with the settlement). A result of a closed round is confirmed by a referee only
+    (:func:`_check_round_open`).
 
     Its statements: the table's row lock, one read of the result with everything checked
     (:func:`_confirm_context`), the result's update and the event's ``results_version``
@@ -495,6 +528,8 @@ def result_confirm(*, result: GameResult, by, as_referee: bool = False,
                     "this result is disputed; a referee settles it"))
             _check_sides(by_id=getattr(by, "pk", None), seen=seen, not_at_table=_(
                 "only a referee or a player of this table may confirm its result"))
+            _check_round_open(round_number=seen["round_number"], closed_by=seen["closed_by"],
+                              as_referee=False)
         disputed = result.status == GameResult.Status.DISPUTED
         result.status = GameResult.Status.CONFIRMED
         result.confirmed_by = by
@@ -502,7 +537,8 @@ def result_confirm(*, result: GameResult, by, as_referee: bool = False,
         result.save(update_fields=["status", "confirmed_by", "confirmed_at", "updated_at"])
         if disputed:  # (an open dispute is what makes a result disputed)
             _dispute_settle(result=result, by=by, reason=reason,
-                            settlement=ResultDispute.Settlement.CONFIRMED)
+                            settlement=ResultDispute.Settlement.CONFIRMED,
+                            after_close=seen["closed_by"])
         _result_counted(result=result, event_id=seen["event_id"])
     return result
 
@@ -581,7 +617,8 @@ def result_dispute(*, result: GameResult, by, reason: str) -> GameResult:
     ``disputed``: it counts for nothing until a referee settles it by confirming it
     (:func:`result_confirm`) or correcting it (:func:`result_correct`). The same dispute sent
     again by its player is answered with the result as it is; a result already confirmed or
-    disputed otherwise is refused (409 ``not_submitted``)."""
+    disputed otherwise is refused (409 ``not_submitted``), as is any dispute once the round is
+    closed (409 ``round_closed``: :func:`_check_round_open`)."""
     reason = (reason or "").strip()
     if not reason:
         raise ServiceError("reason_required", _("a dispute needs a reason"))
@@ -593,6 +630,8 @@ def result_dispute(*, result: GameResult, by, reason: str) -> GameResult:
             if open_one is not None and open_one.raised_by_id == getattr(by, "pk", None) \
                     and open_one.reason == reason:
                 return result  # the same dispute sent again
+        _check_round_open(round_number=result.table.round.number,
+                          closed_by=round_closed_by(result.table.round), as_referee=False)
         if result.status != GameResult.Status.SUBMITTED:
             raise Conflict("not_submitted", _(
                 "only a result awaiting confirmation can be disputed; this one is %(status)s")
@@ -606,12 +645,15 @@ def result_dispute(*, result: GameResult, by, reason: str) -> GameResult:
     return result
 
 
-def _dispute_settle(*, result: GameResult, by, reason: str, settlement: str) -> None:
+def _dispute_settle(*, result: GameResult, by, reason: str, settlement: str,
+                    after_close: int | None) -> None:
     """Close the result's open dispute, if any, as settled by a referee ``by`` (under the
-    table's lock), at the result's current version."""
+    table's lock), at the result's current version; ``after_close``: its round is closed
+    (:func:`_check_round_open`)."""
     result.disputes.filter(settled_at__isnull=True).update(
         settlement=settlement, settled_by=by, settled_at=timezone.now(),
-        settlement_reason=(reason or "").strip(), settled_version=result.version)
+        settlement_reason=(reason or "").strip(), settled_version=result.version,
+        settled_after_close=after_close)
 
 
 def results_confirm(*, results, by, as_referee: bool = True) -> int:
@@ -637,7 +679,8 @@ def result_correct(*, result: GameResult, reason: str, sheet=None, record=None, 
     confirmed and counted as it is meanwhile. A live game's result, recorded by the server, is
     corrected by a referee only. One proposal is open at a time: another is refused (409
     ``proposal_open``) until it is accepted, declined or withdrawn; the same proposal sent
-    again by its proposer is answered with the result as it is."""
+    again by its proposer is answered with the result as it is. Once the round is closed,
+    only a referee corrects it, and the new version is marked (:func:`_check_round_open`)."""
     reason = (reason or "").strip()
     if not reason:
         raise ServiceError("reason_required", _("a correction needs a reason"))
@@ -651,6 +694,9 @@ def result_correct(*, result: GameResult, reason: str, sheet=None, record=None, 
             raise Forbidden("live_result_referee_only", _(
                 "this result was recorded by the server as the game was played live; only a "
                 "referee may correct it"))
+    closed_by = round_closed_by(table.round)
+    _check_round_open(round_number=table.round.number, closed_by=closed_by,
+                      as_referee=as_referee)
     kind, payload, res = result_validate(event=event, table=table, number=result.number,
                                          sheet=sheet, record=record)
     digest = submission_digest(number=result.number, sheet=sheet, record=record)
@@ -667,10 +713,11 @@ def result_correct(*, result: GameResult, reason: str, sheet=None, record=None, 
                                                sheet=sheet, record=record, by=by, reason=reason)
             return result
         _version_add(result=result, kind=kind, payload=payload, res=res, by=by, reason=reason,
-                     digest=digest, confirmed_by=by if as_referee else None)
+                     digest=digest, confirmed_by=by if as_referee else None,
+                     after_close=closed_by)
         if as_referee:
             _dispute_settle(result=result, by=by, reason=reason,
-                            settlement=ResultDispute.Settlement.CORRECTED)
+                            settlement=ResultDispute.Settlement.CORRECTED, after_close=closed_by)
             result.proposals.filter(status=ResultProposal.Status.OPEN).update(
                 status=ResultProposal.Status.SUPERSEDED, decided_by=by,
                 decided_at=result.confirmed_at, decision_reason=reason)
@@ -678,14 +725,15 @@ def result_correct(*, result: GameResult, reason: str, sheet=None, record=None, 
 
 
 def _version_add(*, result: GameResult, kind, payload, res: dict, by, reason: str, digest: str,
-                 confirmed_by) -> None:
+                 confirmed_by, after_close: int | None) -> None:
     """Make a new version current (under the table's lock): confirmed by ``confirmed_by``, or
-    awaiting confirmation again when that is ``None``; the standings follow on commit."""
+    awaiting confirmation again when that is ``None``; the standings follow on commit.
+    ``after_close``: its round is closed (:func:`_check_round_open`), kept with the version."""
     version = result.version + 1
     GameResultVersion.objects.create(
         result=result, version=version, kind=kind, payload=payload, engine_result=res,
         points_a=res["team_points"][0], points_b=res["team_points"][1], submitted_by=by,
-        reason=reason, submission_digest=digest)
+        reason=reason, submission_digest=digest, after_close=after_close)
     result.version = version
     result.points_a, result.points_b = res["team_points"]
     result.places = res["places"]
@@ -731,7 +779,8 @@ def result_proposal_accept(*, proposal: ResultProposal, by, as_referee: bool = F
     """Accept a proposed correction: the other 联邦 at the table or a referee. The engine
     checks it again, under the table's lock, against the table's previous game as it is now
     (it may have been corrected since); then it becomes the result's new version, confirmed
-    by ``by``. Accepting an accepted proposal again changes nothing."""
+    by ``by``. Accepting an accepted proposal again changes nothing. Once the round is closed,
+    only a referee accepts it, and the version is marked (:func:`_check_round_open`)."""
     return _proposal_close(proposal=proposal, by=by, as_referee=as_referee, reason=reason,
                            outcome=ResultProposal.Status.ACCEPTED)
 
@@ -773,6 +822,9 @@ def _proposal_close(*, proposal: ResultProposal, by, as_referee: bool, reason: s
             raise Conflict("proposal_closed", _("this proposed correction is %(status)s") % {
                 "status": proposal.get_status_display()}, detail={"status": proposal.status})
         if outcome == ResultProposal.Status.ACCEPTED:
+            closed_by = round_closed_by(table.round)
+            _check_round_open(round_number=table.round.number, closed_by=closed_by,
+                              as_referee=as_referee)
             submission = proposal.submission
             is_sheet = proposal.kind == GameResultVersion.Kind.SHEET
             kind, payload, res = result_validate(
@@ -781,7 +833,8 @@ def _proposal_close(*, proposal: ResultProposal, by, as_referee: bool, reason: s
                 record=None if is_sheet else submission)
             _version_add(result=result, kind=kind, payload=payload, res=res,
                          by=proposal.proposed_by, reason=proposal.reason,
-                         digest=proposal.submission_digest, confirmed_by=by)
+                         digest=proposal.submission_digest, confirmed_by=by,
+                         after_close=closed_by)
             proposal.version = result.version
         proposal.status = outcome
         proposal.decided_by = by
