@@ -24,7 +24,7 @@ from django.http import Http404, HttpResponse, HttpResponseNotModified
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils.translation import gettext, pgettext_lazy
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_http_methods
 
@@ -42,7 +42,7 @@ from live.queries import running_live_games
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Event, Penalty, Round, Seat, Table
-from tournaments.selectors import is_referee
+from tournaments.selectors import is_referee, later_draws, round_closed_by
 from web.forms.penalty import PenaltyForm
 from web.forms.sheet import PLACE_NAMES, SheetForm, live_refusal, refusal, seat_label, side_names
 from web.views.params import search_text
@@ -205,7 +205,8 @@ def _desk_context(request, event: Event) -> dict:
     waiting = sum(1 for by_number in games.values() for s in by_number.values()
                   if s == "submitted")
     ctx.update(round=rnd, rows=rows, waiting=waiting, page=page, chips=chips, total=len(tables),
-               state=state, query=query, params=params, poll_seconds=POLL_SECONDS)
+               state=state, query=query, params=params, poll_seconds=POLL_SECONDS,
+               closed_by=round_closed_by(rnd, rounds=rounds))
     return ctx
 
 
@@ -251,6 +252,40 @@ def desk_round_confirm(request, event: Event, number: int):
 
 
 # ----------------------------------------------------------------------------- one table
+def later_draw_lines(rnd: Round, games: list[dict]) -> list[str]:
+    """What the desk says of the rounds drawn after ``rnd`` once a result of this table changed
+    after ``rnd`` was closed (``tournaments.selectors.later_draws``): for each, whether its
+    draw would have come out otherwise with the results as they stand now. Empty while no
+    such change was made here (nothing is drawn again for a look at a closed round)."""
+    if not any(step["after_close"] for g in games for step in g.get("history", ())):
+        return []
+    lines = []
+    for later in later_draws(rnd):
+        n = later.number
+        if later.basis == "random":
+            lines.append(gettext(
+                "Round %(n)s was drawn at random: its draw does not depend on the standings, "
+                "so this change would not have changed it.") % {"n": n})
+        elif later.basis == "knockout":
+            lines.append(gettext(
+                "Round %(n)s is a knockout round: its bracket is not drawn again here; check "
+                "its qualifiers and pairs by hand.") % {"n": n})
+        elif not later.changed:
+            lines.append(gettext(
+                "Round %(n)s was seated by score: with the results as they stand now, its "
+                "draw would be the same.") % {"n": n})
+        else:
+            where = [ngettext("table %(tables)s", "tables %(tables)s", len(later.tables)) % {
+                "tables": ", ".join(str(t) for t in later.tables)}] if later.tables else []
+            if later.byes:
+                where.append(gettext("the byes"))
+            lines.append(gettext(
+                "Round %(n)s was seated by score: with the results as they stand now, its "
+                "draw would have been different (%(where)s).") % {
+                "n": n, "where": "; ".join(where)})
+    return lines
+
+
 def _table(event: Event, table_id: int) -> Table:
     """The event's table with its seats and every result's versions and proposals (a query
     each)."""
@@ -363,8 +398,11 @@ def desk_table(request, event: Event, table_id: int):
             messages.success(request, done)
             url = reverse("pages:desk-table", kwargs={"slug": event.slug, "table_id": table.pk})
             return redirect(url)
+    closed_by = round_closed_by(table.round)
     return render(request, "web/desk/table.html", {
         "event": event, "table": table, "round": table.round, "games": games, "game": game,
+        "closed_by": closed_by,
+        "later_draws": later_draw_lines(table.round, games) if closed_by else [],
         "seats": seats, "sides": sides, "sheet_form": sheet_form,
         "penalty_form": penalty_form, "errors": errors,
         "penalties": Penalty.objects.filter(table=table).select_related("player", "entry")
@@ -442,7 +480,7 @@ def _act_sheet(request, *, table: Table, game: dict | None, form: SheetForm,
     try:
         if game["result"] is None:
             result = game_services.result_submit(table=table, number=game["number"],
-                                                 sheet=form.sheet(), by=user)
+                                                 sheet=form.sheet(), by=user, as_referee=True)
             if request.POST.get("confirm"):
                 game_services.result_confirm(result=result, by=user, as_referee=True)
                 return gettext("Game %(n)s entered and confirmed.") % {"n": game["number"]}

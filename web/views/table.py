@@ -51,6 +51,7 @@ from tournaments.selectors import (
     is_referee,
     link_resolve,
     player_link,
+    round_closed_by,
 )
 from web.forms.sheet import PLACE_NAMES, SheetForm, live_refusal, refusal, seat_label, side_names
 from web.views.public import qr_svg
@@ -185,9 +186,11 @@ def _order_view(engine_result: dict, seats: list[dict]) -> list[dict]:
             for i, s in enumerate(engine_result.get("order") or []) if i < 6]
 
 
-def _game_views(results, seat: Seat, names: dict, seats: list[dict]) -> list[dict]:
+def _game_views(results, seat: Seat, names: dict, seats: list[dict], *,
+                closed: bool = False) -> list[dict]:
     """Each result with its status for this player: what they may do, its versions and
-    history (who by name at this table, else the username)."""
+    history (who by name at this table, else the username). ``closed``: the round is closed
+    (a later round is drawn), so they may no longer confirm or dispute a result."""
     sides = {s.player.user_id: s.side for s in seat.table.seats.all() if s.player.user_id}
     me = seat.player.user_id
 
@@ -204,8 +207,9 @@ def _game_views(results, seat: Seat, names: dict, seats: list[dict]) -> list[dic
         dispute = result_open_dispute(r)
         out.append({
             "result": r, "current": current, "order": _order_view(r.engine_result, seats),
-            "can_confirm": r.status == GameResult.Status.SUBMITTED and other_side,
-            "waiting_other": r.status == GameResult.Status.SUBMITTED and not other_side,
+            "can_confirm": r.status == GameResult.Status.SUBMITTED and other_side and not closed,
+            "waiting_other": r.status == GameResult.Status.SUBMITTED and not other_side
+            and not closed,
             "dispute": dispute,
             "proposal": proposal,
             "proposal_order": _order_view(proposal.engine_result, seats) if proposal else [],
@@ -237,7 +241,9 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
              if s.player.user_id}
     seats = _seat_rows(table, seat)
     rules = engine.Rules.from_spec(holder.event.rules)
-    number = game_services.next_game_number(table, [r.number for r in results])
+    closed_by = round_closed_by(table.round)
+    number = None if closed_by else game_services.next_game_number(
+        table, [r.number for r in results])
     live_game = _table_live_game(table)
     playing_live = (live_game is not None and live_game.status == LiveGame.Status.RUNNING
                     and live_game.number == number)
@@ -245,7 +251,8 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
         form = SheetForm(rules=rules, seats=seats)
     ctx.update({
         "table": table, "seats": seats, "sides": side_names(table), "me": seats[seat.seat],
-        "games": _game_views(results, seat, names, seats), "next_number": number, "form": form,
+        "games": _game_views(results, seat, names, seats, closed=bool(closed_by)),
+        "closed_by": closed_by, "next_number": number, "form": form,
         "points": points, "upload_error": upload_error, "rules": rules,
         "my_link": _my_link(request, holder),
         "live_game": live_game, "playing_live": playing_live,
