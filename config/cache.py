@@ -1,4 +1,5 @@
-"""One Redis connection pool per process for Django's cache (``CACHE_URL``).
+"""Django's cache on Redis (``CACHE_URL``): one connection pool per process, and a Redis outage
+that fails no request (:class:`RedisCache`).
 
 Django keeps a cache backend per thread, and under ASGI per request (its connection handlers
 are context-local), and each :class:`~django.core.cache.backends.redis.RedisCache` builds its
@@ -12,9 +13,13 @@ options, so the process holds only the connections in use at once.
 
 from __future__ import annotations
 
+import functools
 import threading
 
 import redis
+from django.core.cache.backends.redis import RedisCache as DjangoRedisCache
+
+from config import outage
 
 
 class SharedConnectionPool(redis.ConnectionPool):
@@ -32,3 +37,42 @@ class SharedConnectionPool(redis.ConnectionPool):
             if pool is None:
                 pool = cls._pools[key] = super().from_url(url, **kwargs)
             return pool
+
+
+#: the operations of Django's Redis cache (BaseCache's others — get_or_set, decr, the async
+#: ones — are made of these)
+_OPERATIONS = ("add", "get", "set", "touch", "delete", "get_many", "has_key", "incr",
+               "set_many", "delete_many", "clear")
+
+
+class RedisCache(DjangoRedisCache):
+    """Django's Redis cache, on this process's memory while Redis is down
+    (:data:`config.outage.local_cache`; :mod:`config.outage` says why): an operation that
+    fails to reach Redis, or that the breaker (:data:`config.outage.CACHE`) keeps from trying,
+    is done on the local cache instead, whose answers have the same meaning (``add`` is true
+    only for the process's first). What was in Redis is missed, and what is written meanwhile
+    stays in the process and expires there; every use of the cache here is a count or a hint
+    that a miss only makes repeat (the standings' and ratings' queued marks, a 托管 timer's,
+    the spectators' timeline, the pages' small caches)."""
+
+
+def _degrading(name: str):
+    on_redis = getattr(DjangoRedisCache, name)
+
+    @functools.wraps(on_redis)
+    def operation(self, *args, **kwargs):
+        if outage.CACHE.allows():
+            try:
+                result = on_redis(self, *args, **kwargs)
+            except outage.redis_errors() as exc:
+                outage.CACHE.failed(exc, f"cache.{name}")
+            else:
+                outage.CACHE.succeeded()
+                return result
+        return getattr(outage.local_cache, name)(*args, **kwargs)
+
+    return operation
+
+
+for _name in _OPERATIONS:
+    setattr(RedisCache, _name, _degrading(_name))

@@ -18,14 +18,17 @@ import weakref
 
 import hiredis
 
+from config import outage
+
 log = logging.getLogger(__name__)
 
 #: replies a connection may owe for commands sent unanswered (:meth:`LoopRedis.send_unanswered`)
 #: before it is taken for dead: a few seconds of a stream server's announcements
 UNANSWERED = 10_000
-#: seconds a command waits for its reply (as redis-py's ``socket_timeout`` of the cache and
-#: the pub/sub clients): past it the connection is closed and every command waiting on it fails
-TIMEOUT = 2.0
+#: seconds a connection may take to open, and a command to be answered (as redis-py's
+#: timeouts of the cache and the pub/sub clients, :data:`config.outage.TIMEOUT`): past it the
+#: connection is closed and every command waiting on it fails
+TIMEOUT = outage.TIMEOUT
 
 
 def packed(*words: str | bytes | int) -> bytes:
@@ -203,10 +206,11 @@ async def client(url: str) -> LoopRedis:
     return made
 
 
-def client_now(url: str) -> LoopRedis | None:
+def client_now(url: str, breaker: outage.Breaker | None = None) -> LoopRedis | None:
     """The running loop's open connection to the Redis of ``url`` for code that cannot wait
     (:func:`client`'s), or ``None``: off an event loop (a thread), or while it is not open —
-    then it is being opened, for the callers that follow."""
+    then it is being opened, for the callers that follow (a failure to open it told to
+    ``breaker``, which logs it once in a while, or else logged)."""
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
@@ -215,7 +219,7 @@ def client_now(url: str) -> LoopRedis | None:
     if isinstance(got, LoopRedis) and not got.closed:
         return got
     if not isinstance(got, asyncio.Future):
-        task = loop.create_task(_open_quietly(url))
+        task = loop.create_task(_open_quietly(url, breaker))
         _openings.add(task)
         task.add_done_callback(_openings.discard)
     return None
@@ -224,11 +228,14 @@ def client_now(url: str) -> LoopRedis | None:
 _openings: set[asyncio.Task] = set()  # (the openings client_now started: kept from the GC)
 
 
-async def _open_quietly(url: str) -> None:
+async def _open_quietly(url: str, breaker: outage.Breaker | None = None) -> None:
     try:
         await client(url)
     except Exception as exc:  # (its callers went another way; the next one tries again)
-        log.warning("could not connect to Redis on the event loop: %s", type(exc).__name__)
+        if breaker is not None:
+            breaker.failed(exc, "connecting on the event loop")
+        else:
+            log.warning("could not connect to Redis on the event loop: %s", type(exc).__name__)
 
 
 def close_all() -> None:

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
 from django.core.cache.backends.locmem import LocMemCache
 
-from config import loopredis
+from config import loopredis, outage
 
 
 def client_address(request) -> str:
@@ -114,8 +114,10 @@ for i, key in ipairs(KEYS) do
 end
 return counts"""
 _scripts: dict = {}
-#: the Redis cache's ``OPTIONS`` that do not change where or how it connects
-_NOT_CONNECTING = {"pool_class", "parser_class", "serializer"}
+#: the Redis cache's ``OPTIONS`` that do not change where or how it connects (its timeouts
+#: are the loop connection's too: :data:`config.loopredis.TIMEOUT`)
+_NOT_CONNECTING = {"pool_class", "parser_class", "serializer", "socket_connect_timeout",
+                   "socket_timeout"}
 
 
 def count_request(counter: str, timeout: int) -> int:
@@ -123,7 +125,8 @@ def count_request(counter: str, timeout: int) -> int:
     value. On Redis one script call, one round trip: the cache's ``add`` then ``incr`` (which
     asks whether the key exists first) were three for most requests, three per throttle, six
     for every authenticated API request (``bench_live``'s acts, py-spy). Elsewhere the cache's
-    atomic ``add`` and ``incr``."""
+    atomic ``add`` and ``incr``. While Redis is down, in this process's memory
+    (:func:`count_requests`)."""
     return count_requests([(counter, timeout)])[0]
 
 
@@ -131,24 +134,48 @@ def count_requests(counters: list[tuple[str, int]]) -> list[int]:
     """:func:`count_request` on each (counter, timeout) of ``counters``: their new values. On
     Redis one round trip for all of them (the writes of Django's Redis cache all go to its
     first server): a live act's throttles, two round trips, each waited for in a thread that
-    then had to win the GIL back from the event loop (``bench_live --streams``)."""
+    then had to win the GIL back from the event loop (``bench_live --streams``).
+
+    While Redis is down (its breaker open, or this call finding it so) the counters are this
+    process's, in :data:`config.outage.local_cache`: each limit then holds per process, and
+    the requests go on (:mod:`config.outage` says why neither a 503 nor no count at all)."""
     from django.core.cache.backends.redis import RedisCache
 
     if not counters:
         return []
     backend = caches[DEFAULT_CACHE_ALIAS]
     if isinstance(backend, RedisCache):
-        keys = [backend.make_and_validate_key(counter) for counter, _timeout in counters]
-        client = backend._cache.get_client(keys[0], write=True)
-        script = _scripts.get("count")
-        if script is None:  # (the script's digest; each call runs it on the client given)
-            script = _scripts["count"] = client.register_script(_COUNT_SCRIPT)
-        return [int(n) for n in script(keys=keys, args=[t for _c, t in counters],
-                                       client=client)]
+        if outage.CACHE.allows():
+            try:
+                counts = _count_on_redis_cache(backend, counters)
+            except outage.redis_errors() as exc:
+                outage.CACHE.failed(exc, "counting requests")
+            else:
+                outage.CACHE.succeeded()
+                return counts
+        return count_locally([(backend.make_and_validate_key(counter), timeout)
+                              for counter, timeout in counters])
     if type(backend) is LocMemCache:  # (the backend looked up once: a context-local lookup)
         return [_count_in_local_memory(backend, counter, timeout)
                 for counter, timeout in counters]
     return [_count_in_cache(counter, timeout) for counter, timeout in counters]
+
+
+def _count_on_redis_cache(backend, counters: list[tuple[str, int]]) -> list[int]:
+    keys = [backend.make_and_validate_key(counter) for counter, _timeout in counters]
+    client = backend._cache.get_client(keys[0], write=True)
+    script = _scripts.get("count")
+    if script is None:  # (the script's digest; each call runs it on the client given)
+        script = _scripts["count"] = client.register_script(_COUNT_SCRIPT)
+    return [int(n) for n in script(keys=keys, args=[t for _c, t in counters], client=client)]
+
+
+def count_locally(counters: list[tuple[str, int]]) -> list[int]:
+    """:func:`count_requests` in this process's memory, while Redis is down: each (key, timeout)
+    of ``counters``, the key as the Redis cache makes it (so that the event loop's counts and
+    the views' meet on one counter)."""
+    return [_count_in_local_memory(outage.local_cache, counter, timeout)
+            for counter, timeout in counters]
 
 
 def on_redis(counters: list[tuple[str, int]], limits: list[int]
@@ -248,8 +275,10 @@ async def count_on_redis(server: str, keys: list[str], timeouts: list[int],
     process holds (:class:`Leases`) or, when none is left, from a new block taken in one
     script call on the loop's own connection (:func:`config.loopredis.client`) for all the
     counters that need one. A number past a limit means the request is refused, as with
-    :func:`count_requests`. A Redis that fails or does not answer raises
-    :class:`config.loopredis.RedisError` (the counters may have counted).
+    :func:`count_requests`. While Redis is down (:data:`config.outage.CACHE`), or when it
+    fails or does not answer here, the counters that needed a new block are counted in this
+    process's memory instead, as :func:`count_requests` counts them then (a failed call may
+    have counted in Redis too: one request counted twice, never none).
 
     A stream server whose throttles count in Redis — the production layout: one cache for
     every process — sent every act to a stream database thread for this one round trip, and the
@@ -258,14 +287,26 @@ async def count_on_redis(server: str, keys: list[str], timeouts: list[int],
     counts: list[int | None] = [leases.take(key) for key in keys]
     due = [i for i, n in enumerate(counts) if n is None]
     if due:
-        args = []
-        for i in due:
-            args += [lease_size(limits[i]), timeouts[i], limits[i]]
-        redis = await loopredis.client(server)
-        reply = await _LEASE_ON_LOOP(redis, [keys[i] for i in due], args)
-        for j, i in enumerate(due):
-            counts[i] = leases.keep(keys[i], int(reply[2 * j]), int(reply[2 * j + 1]),
-                                    timeouts[i])
+        reply = None
+        if outage.CACHE.allows():
+            args = []
+            for i in due:
+                args += [lease_size(limits[i]), timeouts[i], limits[i]]
+            try:
+                redis = await loopredis.client(server)
+                reply = await _LEASE_ON_LOOP(redis, [keys[i] for i in due], args)
+            except (loopredis.RedisError, OSError) as exc:  # (OSError: the connect's own)
+                outage.CACHE.failed(exc, "counting an act's requests on the event loop")
+            else:
+                outage.CACHE.succeeded()
+        if reply is None:
+            for i, n in zip(due, count_locally([(keys[i], timeouts[i]) for i in due]),
+                            strict=True):
+                counts[i] = n
+        else:
+            for j, i in enumerate(due):
+                counts[i] = leases.keep(keys[i], int(reply[2 * j]), int(reply[2 * j + 1]),
+                                        timeouts[i])
     return counts
 
 

@@ -319,7 +319,16 @@ CELERY_WORKER_NICE = _whole("CELERY_WORKER_NICE", 10, minimum=0)
 # Tasks are idempotent, so an early redelivery is harmless; the fault tests set a few seconds.
 CELERY_BROKER_TRANSPORT_OPTIONS = {
     "visibility_timeout": _whole("CELERY_VISIBILITY_TIMEOUT", 3600, minimum=1),
+    # a broker that is down fails a request's publish in half a second, not the 4 s
+    # connection timeout, nor for ever on a connection that no longer answers (kombu's advice);
+    # the worker's BRPOP is read by its event loop, which no socket timeout governs
+    "socket_connect_timeout": 0.5, "socket_timeout": 0.5,
 }
+# Publishing to a broker that is down: one immediate retry (a connection that died with a Redis
+# restart is replaced by a new one), not three spaced ones; then the request goes on without
+# the task (config/outage.py, config/celery.py) and a beat sweep does its work later.
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0,
+                                    "interval_step": 0.2, "interval_max": 0.2}
 # `celery -A config beat`: re-queue the standings of any event whose recompute message was lost
 # (tournaments/standings.py, standings_sweep); an event with fresh standings costs one query.
 CELERY_BEAT_SCHEDULE = {
@@ -407,10 +416,13 @@ SPECTACULAR_SETTINGS = {
 
 CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 if os.environ.get("CACHE_URL"):
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache",
+    # Redis down: the process's own memory instead, tried again every few seconds
+    # (config/cache.py, config/outage.py); half a second at most to connect or to answer
+    CACHES = {"default": {"BACKEND": "config.cache.RedisCache",
                           "LOCATION": os.environ["CACHE_URL"],
                           # one pool per process, not one per request (config/cache.py)
-                          "OPTIONS": {"pool_class": "config.cache.SharedConnectionPool"}}}
+                          "OPTIONS": {"pool_class": "config.cache.SharedConnectionPool",
+                                      "socket_connect_timeout": 0.5, "socket_timeout": 0.5}}}
 
 LOGGING = {
     "version": 1,

@@ -58,7 +58,7 @@ from django.core.signals import request_finished, request_started
 from django.db import transaction
 from django.utils import timezone
 
-from config import loopredis
+from config import loopredis, outage
 from live import fastjson
 
 log = logging.getLogger(__name__)
@@ -100,7 +100,7 @@ def _redis():
     if _client is None:
         import redis
 
-        _client = redis.Redis.from_url(_redis_url(), socket_connect_timeout=2,
+        _client = redis.Redis.from_url(_redis_url(), socket_connect_timeout=outage.TIMEOUT,
                                        socket_timeout=2, health_check_interval=30)
     return _client
 
@@ -163,7 +163,8 @@ class Publisher:
             import redis
 
             connection = redis.ConnectionPool.from_url(
-                url, socket_connect_timeout=2, socket_timeout=2).make_connection()
+                url, socket_connect_timeout=outage.TIMEOUT,
+                socket_timeout=outage.TIMEOUT).make_connection()
             connection.connect()
             self._connection, self._pid, self._url, self._unread = (
                 connection, os.getpid(), url, 0)
@@ -194,7 +195,7 @@ def _publish(channel: str, data: bytes) -> None:
     (:meth:`config.loopredis.LoopRedis.send_unanswered`) — a server behind on its acts
     announces the acts a batch stored (live/loopdb.py) in one write, not one each; elsewhere,
     or until that connection is open, on :data:`_publisher`'s."""
-    redis = loopredis.client_now(_redis_url())
+    redis = loopredis.client_now(_redis_url(), outage.PUBSUB)
     if redis is not None:
         redis.send_unanswered(_publish_command(channel.encode(), data))
         return
@@ -333,11 +334,13 @@ def announce_committed(live_id: int, version: int, act: dict | None = None) -> N
 
     def send():
         _seen(live_id, version, act)
-        if _redis_url():
+        if _redis_url() and outage.PUBSUB.allows():
             try:
                 _publish(f"{CHANNEL_PREFIX}{live_id}", _message(live_id, version, act))
             except Exception as exc:  # waiters elsewhere fall back to polling
-                log.warning("live pub/sub publish failed: %s", type(exc).__name__)
+                outage.PUBSUB.failed(exc, "announcing a live act")
+            else:
+                outage.PUBSUB.succeeded()
 
     after_response(send)
 
@@ -390,6 +393,7 @@ def _listen() -> None:
                 if kind == "psubscribe":
                     _subscribed_at = time.monotonic()
                     _listener_ok.set()
+                    outage.PUBSUB.succeeded()
                     continue
                 if kind != "pmessage":
                     continue
@@ -401,8 +405,7 @@ def _listen() -> None:
                     _seen(*announced)
         except Exception as exc:
             _listener_ok.clear()
-            log.warning("live pub/sub listener lost Redis (%s); retrying",
-                        type(exc).__name__)
+            outage.PUBSUB.failed(exc, "listening for live announcements")  # (a line a minute)
             with _lock:  # waiters switch to polling until it is back
                 _wake([e for events in _waiters.values() for e in events])
             time.sleep(1.0)
@@ -770,11 +773,12 @@ class Dispatcher:
                 subscriber = await _Subscriber.open(_redis_url(), self._reply)
                 self.subscriptions += 1
                 await subscriber.held()
-                log.warning("live pub/sub (async) lost Redis; retrying")
+                outage.PUBSUB.failed(ConnectionError("the subscription's connection was lost"),
+                                     "listening for live announcements (async)")
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:
-                log.warning("live pub/sub (async) lost Redis (%s); retrying", type(exc).__name__)
+            except Exception as exc:  # (logged a line a minute, not one a second)
+                outage.PUBSUB.failed(exc, "listening for live announcements (async)")
             finally:
                 self.subscribed = False
                 self._read_due.set()  # the waiters read until it is back
@@ -794,6 +798,7 @@ class Dispatcher:
         elif kind == b"psubscribe":
             self.subscribed, self.subscribed_at = True, time.monotonic()
             self._read_due.set()
+            outage.PUBSUB.succeeded()
 
     async def _poll(self) -> None:
         """The versions of every game waited on, in one query, and the revocations' log,
@@ -854,7 +859,8 @@ class _Subscriber(asyncio.Protocol):
 
     @classmethod
     async def open(cls, url: str, on_reply) -> _Subscriber:
-        """Connect to the Redis of ``url`` (:func:`config.loopredis.connect`: at most 2 s,
+        """Connect to the Redis of ``url`` (:func:`config.loopredis.connect`: at most
+        :data:`config.loopredis.TIMEOUT`,
         signed in if it names a password) and subscribe: replies go to ``on_reply`` from then
         on."""
         subscriber, first = await loopredis.connect(url, lambda: cls(on_reply))

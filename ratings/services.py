@@ -57,8 +57,12 @@ def ratings_queue_update(event_id: int) -> bool:
     try:
         ratings_update_task.delay(event_id)
     except (BrokerError, OSError) as exc:
+        from config.outage import Skipped
+
         cache.delete(_queued_key(event_id))
-        log.warning("ratings update of event %s not queued: %s", event_id, exc)
+        # (skipped with the broker known to be down: its breaker logs the outage, not each)
+        say = log.debug if isinstance(exc, Skipped) else log.warning
+        say("ratings update of event %s not queued: %s", event_id, exc)
         return False
     return True
 

@@ -371,9 +371,13 @@ def standings_queue_recompute(event_id: int, *, why: str, coalesce: bool = False
         else:
             standings_recompute_task.delay(event_id, force=force)
     except _broker_errors() as exc:
+        from config.outage import Skipped
+
         first_line = (str(exc).strip().splitlines() or [""])[0][:200]
-        logger.warning("standings of event %s not queued after %s (stale until healed): %s: %s",
-                       event_id, why, type(exc).__name__, first_line)
+        # (skipped with the broker known to be down: its breaker logs the outage, not each)
+        say = logger.debug if isinstance(exc, Skipped) else logger.warning
+        say("standings of event %s not queued after %s (stale until healed): %s: %s",
+            event_id, why, type(exc).__name__, first_line)
         try:  # let the next change or read queue it again at once
             cache.delete(key)
         except Exception:  # noqa: BLE001 - the cache is a hint only
