@@ -9,6 +9,11 @@ A database outage (the server restarting, a dropped connection, a cancelled stat
 ``database_unavailable`` with a ``Retry-After`` header: the client sends the same request again
 (a result with the same ``Idempotency-Key``) and gets either the new result or the stored one.
 The database's own message (SQL, host, port) never reaches the client; it goes to the log.
+
+Redis down (config/outage.py) fails no request that can do without it; one that cannot — opening
+a round, whose draw needs the task queue — is refused before it stores anything with a 503
+``queue_unavailable`` and a ``Retry-After`` header. Should a Redis failure escape anywhere else,
+it is a 503 ``service_unavailable`` with ``Retry-After`` too, never a 500.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler as drf_handler
 
+from config import outage
 from tournaments.errors import ServiceError
 
 logger = logging.getLogger(__name__)
@@ -85,16 +91,41 @@ def database_unavailable_body() -> dict:
                       detail={"retry_after": RETRY_AFTER_SECONDS})
 
 
+REDIS_DOWN_MESSAGE = ("a service this request needs is unavailable for a moment; send the same "
+                      f"request again in {outage.RETRY_SECONDS} s (with the same "
+                      "Idempotency-Key)")
+
+
+def redis_down(exc: BaseException) -> bool:
+    """Whether ``exc`` says Redis (the cache, the broker, pub/sub) is not there."""
+    return isinstance(exc, outage.redis_errors())
+
+
+def redis_unavailable_response(exc: BaseException, where: str, response_class=Response):
+    """The 503 ``service_unavailable`` of a Redis failure that escaped (its message to the log
+    only, once a minute: :class:`config.outage.Breaker`)."""
+    outage.CACHE.failed(exc, f"in {where} (escaped)")
+    response = response_class(error_body("service_unavailable", REDIS_DOWN_MESSAGE,
+                                         detail={"retry_after": outage.RETRY_SECONDS}),
+                              status=503)
+    response["Retry-After"] = str(outage.RETRY_SECONDS)
+    return response
+
+
 def exception_handler(exc, context):
     if isinstance(exc, DATABASE_DOWN):
         view = context.get("view")
         _log_database_down(exc, type(view).__name__ if view is not None else "the API")
         return Response(database_unavailable_body(), status=status.HTTP_503_SERVICE_UNAVAILABLE,
                         headers={"Retry-After": str(RETRY_AFTER_SECONDS)})
+    if redis_down(exc):
+        view = context.get("view")
+        return redis_unavailable_response(exc, type(view).__name__ if view is not None
+                                          else "the API")
     if isinstance(exc, ServiceError):
         response = Response(error_body(exc.code, exc.message, exc.detail or None),
                             status=exc.status)
-        if exc.status == 429 and "retry_after" in exc.detail:
+        if exc.status in (429, 503) and "retry_after" in exc.detail:
             response["Retry-After"] = str(exc.detail["retry_after"])
         return response
     if isinstance(exc, Http404):
@@ -141,6 +172,8 @@ def json_500(request):
         response = JsonResponse(database_unavailable_body(), status=503)
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return response
+    if redis_down(exc):
+        return redis_unavailable_response(exc, request.path, JsonResponse)
     return JsonResponse(error_body("server_error", "the server failed; a change you sent may or "
                                    "may not be stored: send the same request again (with the "
                                    "same Idempotency-Key)"), status=500)

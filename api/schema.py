@@ -37,11 +37,14 @@ GENERIC = {"400": "invalid request", "401": "not authenticated", "403": "not all
            "404": "not found", "405": "method not allowed", "406": "not acceptable",
            "413": "request body too large", "415": "unsupported media type",
            "429": "throttled (see error.detail.retry_after)"}
-#: what any request may answer when the database is out for a moment (api/errors.py): the one
-#: error shape with code ``database_unavailable`` and a ``Retry-After`` header
-UNAVAILABLE = {"503": "the database is unavailable for a moment (code database_unavailable): "
-                      "send the same request again after Retry-After seconds (a write with the "
-                      "same Idempotency-Key)"}
+#: what any request may answer when the database, or the task queue a request needs, is out
+#: for a moment (api/errors.py): the one error shape with code ``database_unavailable`` (or
+#: ``queue_unavailable``, ``service_unavailable``) and a ``Retry-After`` header
+UNAVAILABLE = {"503": "the database is unavailable for a moment (code database_unavailable), or "
+                      "the task queue this request needs (code queue_unavailable: nothing was "
+                      "changed), or another service (code service_unavailable): send the same "
+                      "request again after Retry-After seconds (a write with the same "
+                      "Idempotency-Key)"}
 RETRY_AFTER = {"Retry-After": {"description": "seconds to wait before sending the request again",
                                "schema": {"type": "integer"}}}
 #: what a write may answer besides: a conflict with the stored state, or the engine's refusal

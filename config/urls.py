@@ -22,6 +22,13 @@ def handler404(request, exception=None):
 def handler500(request):
     if request.path.startswith("/api/"):
         return errors.json_500(request)
+    import sys
+
+    if errors.redis_down(sys.exc_info()[1]):  # (a Redis failure that escaped: config/outage.py)
+        from web.views import unavailable
+
+        errors.outage.CACHE.failed(sys.exc_info()[1], f"in {request.path} (escaped)")
+        return unavailable(request)
     from django.views.defaults import server_error
 
     return server_error(request)

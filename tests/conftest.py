@@ -109,3 +109,59 @@ def same_connection_across_requests(monkeypatch):
     finally:
         signals.request_started.connect(close_old_connections)
         signals.request_finished.connect(close_old_connections)
+
+
+@pytest.fixture(autouse=True)
+def _redis_breakers_closed():
+    """Each test starts with every Redis breaker closed and the outage's local cache empty
+    (config/outage.py): a test that met a dead Redis does not leave the next one without it."""
+    from config import outage
+
+    outage.reset()
+    yield
+    outage.reset()
+
+
+class _DeadRedis:
+    """A port of 127.0.0.1 on which Redis is down: ``kind="refused"`` (a socket bound there,
+    not listening: every connection is refused, as when the server has exited) or ``"hung"``
+    (listening, never accepting nor answering: a server stopped, or a lost host)."""
+
+    def __init__(self, kind: str):
+        import socket
+
+        self.kind = kind
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.socket.bind(("127.0.0.1", 0))
+        if kind == "hung":
+            self.socket.listen(1)
+        self.port = self.socket.getsockname()[1]
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+
+    def close(self):
+        self.socket.close()
+
+
+@pytest.fixture
+def redis_down(request, settings):
+    """Redis is down for the whole test, and the service is configured as in production: the
+    shared cache (``CACHE_URL``), the Celery broker (tasks not run in-process) and live
+    pub/sub all name it. ``@pytest.mark.parametrize("redis_down", ["hung"], indirect=True)``
+    for a Redis that takes connections and never answers; refused by default."""
+    from config.celery import app
+
+    dead = _DeadRedis(getattr(request, "param", "refused"))
+    settings.CACHES = {"default": {
+        "BACKEND": "config.cache.RedisCache", "LOCATION": dead.url,
+        "OPTIONS": {"pool_class": "config.cache.SharedConnectionPool",
+                    "socket_connect_timeout": 0.5, "socket_timeout": 0.5}}}
+    settings.LIVE_PUBSUB_URL = dead.url
+    # (Celery's configuration reads these Django settings: they win over app.conf's)
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    settings.CELERY_BROKER_URL = dead.url
+    app._pool = app.amqp._producer_pool = None  # (the producers connect to the new URL)
+    try:
+        yield dead
+    finally:
+        app._pool = app.amqp._producer_pool = None
+        dead.close()

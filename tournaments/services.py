@@ -7,6 +7,7 @@ commit. Refusals raise :class:`tournaments.errors.ServiceError` and change nothi
 from __future__ import annotations
 
 import hashlib
+import logging
 import secrets
 from collections.abc import Iterable
 
@@ -35,6 +36,8 @@ from tournaments.models import (
 )
 from tournaments.selectors import entry_link_players, round_seating
 from tournaments.signals import access_ended
+
+logger = logging.getLogger(__name__)
 
 ACTIVE_STATUSES = (Entry.Status.REGISTERED, Entry.Status.CHECKED_IN)
 
@@ -558,10 +561,38 @@ def knockout_seeds_by_rating(seeding: dict) -> list[int]:
 
 def round_request_draw(*, round: Round):
     """Queue the draw on a worker once this transaction commits (at once outside one); returns
-    nothing (poll the round's status)."""
+    nothing (poll the round's status). The draw is the whole point of the request, so with the
+    broker down it is refused (a 503 ``queue_unavailable``: nothing is stored, and the
+    transaction it is part of rolls back); a broker lost between that check and the commit
+    leaves the round committed and undrawn, logged, until the draw is asked for again."""
+    from config.celery import queue_ready
+    from config.outage import RETRY_SECONDS
+
+    if not queue_ready():
+        raise ServiceError(
+            "queue_unavailable",
+            _("The task queue is unavailable for a moment, so the draw cannot start. Nothing "
+              "was changed: try again in %(seconds)s seconds.") % {"seconds": RETRY_SECONDS},
+            detail={"retry_after": RETRY_SECONDS}, status=503)
+    round_id = round.pk
+    transaction.on_commit(lambda: _queue_draw(round_id))
+
+
+def _queue_draw(round_id: int) -> bool:
+    """Queue ``round_draw_task`` (after a commit: a broker that refuses is logged, not raised
+    into a request whose change is stored)."""
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from config.outage import Skipped
     from tournaments.tasks import round_draw_task
 
-    transaction.on_commit(lambda: round_draw_task.delay(round.pk))
+    try:
+        round_draw_task.delay(round_id)
+    except BrokerError as exc:
+        if not isinstance(exc, Skipped):  # (a skipped one: the broker's breaker logged it)
+            logger.warning("the draw of round %s was not queued: %s", round_id, exc)
+        return False
+    return True
 
 
 def round_open(*, event: Event, knockout: bool = False) -> Round:

@@ -28,7 +28,7 @@ from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Entry, Event, Round, Standing, TeamMember
 from tournaments.selectors import is_organizer
-from web.views import public
+from web.views import public, unavailable
 from web.views.desk import table_state
 
 LIVE_TOP = 10
@@ -208,6 +208,9 @@ def dashboard_action(request, slug, action):
     try:
         ACTIONS[action](request, event)
     except ServiceError as exc:
+        if exc.status == 503:  # (the task queue is down: nothing was changed; a page says so)
+            return unavailable(request, exc.message,
+                               back=reverse("pages:dashboard", kwargs={"slug": slug}))
         messages.error(request, exc.message)
     else:
         messages.success(request, DONE[action])
