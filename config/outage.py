@@ -110,8 +110,8 @@ class Breaker:
             self._logged_at, without, self._without = now, self._without, 0
             down = now - self.down_since
         first_line = (str(exc).strip().splitlines() or [""])[0][:200]
-        log.warning("Redis (%s) unavailable for %.0f s, %d request(s) went without it; "
-                    "last failure %s: %s: %s; trying again every %d s",
+        log.warning("Redis (%s) unavailable for %.0f s, %d request(s) went without it since "
+                    "the last line; last failure %s: %s: %s; trying again every %d s",
                     self.name, down, without, doing, type(exc).__name__, first_line,
                     RETRY_SECONDS)
 
@@ -122,11 +122,10 @@ class Breaker:
         with self._lock:
             if self.down_since is None:
                 return
-            down, without = time.monotonic() - self.down_since, self._without
+            down = time.monotonic() - self.down_since
             self.down_since, self._without = None, 0
             self._logged_at = float("-inf")
-        log.warning("Redis (%s) is back after %.0f s; %d request(s) went without it",
-                    self.name, down, without)
+        log.warning("Redis (%s) is back after %.0f s", self.name, down)
 
     def reset(self) -> None:
         with self._lock:
