@@ -101,10 +101,18 @@ def redis_down(exc: BaseException) -> bool:
     return isinstance(exc, outage.redis_errors())
 
 
+def redis_failure_escaped(exc: BaseException, where: str) -> None:
+    """Tell the breaker of the use that failed (the broker's for kombu's errors, else the
+    cache's), which logs it once a minute: the client never sees Redis's message."""
+    from kombu.exceptions import OperationalError as BrokerError
+
+    breaker = outage.BROKER if isinstance(exc, BrokerError) else outage.CACHE
+    breaker.failed(exc, f"in {where} (escaped)")
+
+
 def redis_unavailable_response(exc: BaseException, where: str, response_class=Response):
-    """The 503 ``service_unavailable`` of a Redis failure that escaped (its message to the log
-    only, once a minute: :class:`config.outage.Breaker`)."""
-    outage.CACHE.failed(exc, f"in {where} (escaped)")
+    """The 503 ``service_unavailable`` of a Redis failure that escaped."""
+    redis_failure_escaped(exc, where)
     response = response_class(error_body("service_unavailable", REDIS_DOWN_MESSAGE,
                                          detail={"retry_after": outage.RETRY_SECONDS}),
                               status=503)

@@ -24,10 +24,11 @@ def handler500(request):
         return errors.json_500(request)
     import sys
 
-    if errors.redis_down(sys.exc_info()[1]):  # (a Redis failure that escaped: config/outage.py)
+    exc = sys.exc_info()[1]
+    if errors.redis_down(exc):  # (a Redis failure that escaped: config/outage.py)
         from web.views import unavailable
 
-        errors.outage.CACHE.failed(sys.exc_info()[1], f"in {request.path} (escaped)")
+        errors.redis_failure_escaped(exc, request.path)
         return unavailable(request)
     from django.views.defaults import server_error
 
