@@ -8,7 +8,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.functional import lazy
 from django.utils.text import capfirst
-from django.utils.translation import gettext
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 import engine
@@ -41,6 +41,55 @@ def rules_option_fields() -> dict[str, forms.Field]:
 
 
 TIE_BREAK_SLOTS = len(TIE_BREAK_CHOICES)
+
+#: the event's name field (the model's bare "name" reads 姓名, a person's name, in Chinese)
+EVENT_NAME_LABEL = pgettext_lazy("event", "event name")
+
+
+def rules_initial(spec) -> dict:
+    """The rules fields' values for a stored spec: ``rules_preset`` and a ``rule_<option>``
+    per option set apart from the preset."""
+    rules = engine.Rules.from_spec(spec).spec()
+    preset, options = (rules, {}) if isinstance(rules, str) else (
+        rules.get("preset", "dagang"), rules.get("options") or {})
+    initial = {"rules_preset": preset}
+    for name, value in options.items():
+        initial[f"rule_{name}"] = value if isinstance(value, int) and not isinstance(
+            value, bool) else _value_key(value)
+    return initial
+
+
+def rules_from(data: dict):
+    """The spec the rules fields of ``data`` (a form's cleaned data) describe — a preset
+    name, or the preset and its changed options — and the reason it is refused (``None``:
+    the engine takes it), in the reader's language."""
+    options = {}
+    for name, choices in engine_rules.OPTION_CHOICES.items():
+        value = data.get(f"rule_{name}")
+        if value in (None, ""):
+            continue
+        options[name] = value if choices is None else {
+            _value_key(v): v for v in choices}[value]
+    preset = data.get("rules_preset") or "dagang"
+    spec = {"preset": preset, "options": options} if options else preset
+    bie3 = options.get("bie3", engine_rules.PRESETS.get(preset, {}).get(
+        "bie3", engine_rules.DEFAULTS["bie3"]))
+    if options.get("hui3") is True and bie3:
+        return spec, gettext("会3 cannot be used with 憋3: turn 憋3 off or leave 会3 as "
+                             "the preset.")
+    try:
+        return services.rules_check(rules=spec), None
+    except ServiceError as exc:
+        return spec, exc.message
+
+
+def tie_breaks_from(data: dict) -> tuple[list[str], str | None]:
+    """The tie-break order the ``tie_break_<k>`` fields of ``data`` give, first to last, and
+    the reason it is refused (``None``: fine)."""
+    order = [t for t in (data.get(f"tie_break_{k}") for k in range(TIE_BREAK_SLOTS)) if t]
+    if len(set(order)) != len(order):
+        return order, gettext("each tie-break may be chosen once")
+    return order, None
 
 
 class ServiceForm(forms.ModelForm):
@@ -90,41 +139,22 @@ class EventAdminForm(ServiceForm):
             self.fields["slug"].help_text = _(
                 "The event's address (/e/…/). Leave empty to make it from the name in "
                 "pinyin; it cannot change later.")
-        spec = self.instance.rules if self.instance.pk else "dagang"
-        rules = engine.Rules.from_spec(spec).spec()
-        preset, options = (rules, {}) if isinstance(rules, str) else (
-            rules.get("preset", "dagang"), rules.get("options") or {})
-        self.initial.setdefault("rules_preset", preset)
-        for name, value in options.items():
-            self.initial.setdefault(f"rule_{name}", value if isinstance(value, int) and not
-                                    isinstance(value, bool) else _value_key(value))
+        if "name" in self.fields:
+            self.fields["name"].label = capfirst(EVENT_NAME_LABEL)
+        for key, value in rules_initial(self.instance.rules if self.instance.pk
+                                        else "dagang").items():
+            self.initial.setdefault(key, value)
         for k, name in enumerate(self.instance.tie_breaks or []):
             self.initial.setdefault(f"tie_break_{k}", name)
 
-    def rules_spec(self):
-        """The spec the fields describe: a preset name, or the preset and its changed options."""
-        data = self.cleaned_data
-        options = {}
-        for name, choices in engine_rules.OPTION_CHOICES.items():
-            value = data.get(f"rule_{name}")
-            if value in (None, ""):
-                continue
-            options[name] = value if choices is None else {
-                _value_key(v): v for v in choices}[value]
-        preset = data.get("rules_preset") or "dagang"
-        return {"preset": preset, "options": options} if options else preset
-
     def clean(self):
         data = super().clean()
-        try:
-            data["rules"] = services.rules_check(rules=self.rules_spec())
-        except ServiceError as exc:
-            self.add_error(None, exc.message)
-        order = [data.get(f"tie_break_{k}") for k in range(TIE_BREAK_SLOTS)]
-        order = [t for t in order if t]
-        if len(set(order)) != len(order):
-            self.add_error("tie_break_0", _("each tie-break may be chosen once"))
-        data["tie_breaks"] = order
+        data["rules"], refused = rules_from(data)
+        if refused:
+            self.add_error(None, refused)
+        data["tie_breaks"], refused = tie_breaks_from(data)
+        if refused:
+            self.add_error("tie_break_0", refused)
         if not data.get("slug") and data.get("name") and not self.instance.pk:
             data["slug"] = services.event_slug(data["name"])
         return data

@@ -31,6 +31,22 @@ def is_organizer(user, event: Event) -> bool:
     return event.organizers.filter(pk=user.pk).exists()
 
 
+def can_create_event(user) -> bool:
+    """Whether ``user`` may create events (and then organizes them): a superuser, a staff
+    member, or a user given the permission to add events (the API's rule as well)."""
+    if not user or not user.is_authenticated:
+        return False
+    return user.is_superuser or user.is_staff or user.has_perm("tournaments.add_event")
+
+
+def organized_events(user) -> QuerySet[Event]:
+    """The events ``user`` organizes (a superuser: every event), newest first."""
+    if not user or not user.is_authenticated:
+        return Event.objects.none()
+    events = Event.objects.all() if user.is_superuser else Event.objects.filter(organizers=user)
+    return events.order_by("-created_at", "pk")
+
+
 def is_referee(user, event: Event) -> bool:
     """Referees of the event; organizers may referee their own event."""
     if not user or not user.is_authenticated:
@@ -313,3 +329,83 @@ def player_link(player: Player, event: Event) -> PlayerLink | None:
     """``player``'s working private link in ``event``, if one was issued."""
     return PlayerLink.objects.filter(player=player, entry__event=event,
                                      revoked_at__isnull=True).first()
+
+
+@functools.lru_cache(maxsize=20_000)
+def _pinyin_keys(name: str) -> tuple[str, str]:
+    """A name's pinyin without tones, whole and as initials ("张伟" → ``zhangwei``, ``zw``),
+    for typing a Chinese name on a phone's Latin keyboard."""
+    from pypinyin import lazy_pinyin
+
+    syllables = [s.lower() for s in lazy_pinyin(name) if s.strip()]
+    return "".join(syllables).replace(" ", ""), "".join(s[0] for s in syllables if s[0].isalnum())
+
+
+def _entry_matches(query: str, names: list[str], clubs: list[str], numbers: list) -> bool:
+    text = query.casefold()
+    if any(text in n.casefold() for n in names + clubs if n):
+        return True
+    if query.isascii() and query.isdigit() and any(str(n) == query for n in numbers if n
+                                                   is not None):
+        return True
+    if query.isascii() and query.replace(" ", "").isalpha():
+        compact = text.replace(" ", "")
+        return any(compact in whole or initials.startswith(compact)
+                   for whole, initials in map(_pinyin_keys, names))
+    return False
+
+
+def entry_search(event: Event, query: str = "") -> list[Entry]:
+    """The event's entries matching ``query`` — a player's (or a team's, or a team member's)
+    name, club or number, or a name's pinyin (``zhangwei``, ``zw``) — in the order people
+    registered, with their players and teams (team members in ``team.members``). Every
+    entry when ``query`` is empty."""
+    entries = list(Entry.objects.filter(event=event).select_related("player", "team")
+                   .prefetch_related(Prefetch("team__members", TeamMember.objects
+                                              .select_related("player").order_by("position")))
+                   .order_by("pk"))
+    query = (query or "").strip()
+    if not query:
+        return entries
+    found = []
+    for entry in entries:
+        people = [entry.player] if entry.player_id else [m.player for m in
+                                                         entry.team.members.all()]
+        names = [p.name for p in people] + ([entry.team.name] if entry.team_id else [])
+        if _entry_matches(query, names, [p.club for p in people], [p.number for p in people]):
+            found.append(entry)
+    return found
+
+
+def staff_candidates(event: Event, by) -> list:
+    """The people ``by`` (an organizer of ``event``) may make its referees, by name: the
+    event's players who have a login they sign in with, the site's staff, and the staff of the
+    other events ``by`` organizes — never the logins made for private links (they have no
+    password, so they could not sign in to the desk), sorted by :func:`person_name`."""
+    from django.contrib.auth import get_user_model
+    from django.db.models import Q
+
+    users = get_user_model().objects.filter(
+        Q(player__entries__event=event) | Q(player__memberships__event=event)
+        | Q(is_staff=True) | Q(organized_events__organizers=by)
+        | Q(refereed_events__organizers=by)).exclude(is_active=False).distinct()
+    people = [u for u in users.select_related("player") if u.has_usable_password()]
+    return sorted(people, key=lambda u: person_name(u).casefold())
+
+
+def person_name(user) -> str:
+    """How people know a user: their player's name (and number), their full name, else the
+    username."""
+    player = getattr(user, "player", None)
+    if player is not None:
+        return str(player)
+    return user.get_full_name() or user.get_username()
+
+
+def results_released_through(event: Event) -> int | None:
+    """The last round whose results the public sees round by round (the round results
+    pages, a player's or a team's rounds): every round while the event shows its live
+    standings (``None``), else up to the round whose standings were released — the results
+    pages follow the standings release, so that they do not tell what the leaderboard holds
+    back. A table's own page stays live: its players follow their match there."""
+    return event.standings_released_round

@@ -71,7 +71,8 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
     _check_knockout_seeding(knockout_seeding)
     with transaction.atomic():
         if Event.objects.filter(slug=slug).exists():
-            raise Conflict("slug_taken", _("an event with slug %(s)s exists") % {"s": slug})
+            raise Conflict("slug_taken", _("an event with slug %(s)s exists") % {"s": slug},
+                           detail={"field": "slug"})
         event = Event.objects.create(
             name=name, slug=slug, format=format, rules=rules, rounds_planned=rounds_planned,
             games_per_match=games_per_match, bye_points=bye_points,
@@ -304,6 +305,53 @@ def entry_check_in(*, entry: Entry) -> Entry:
         entry.checked_in_at = timezone.now()
         entry.save(update_fields=["status", "checked_in_at"])
         return entry
+
+
+def entry_check_in_undo(*, entry: Entry) -> Entry:
+    """Undo a check-in made by mistake (at the door): the entry is registered again and no
+    draw takes it. Refused once a round's draw holds it (its commitment is published): it
+    played, or plays, that round — withdraw it instead (:func:`entry_withdraw`)."""
+    with transaction.atomic():
+        entry = locks.lock_entry(entry.pk)
+        if entry.status == Entry.Status.REGISTERED:
+            return entry
+        if entry.status != Entry.Status.CHECKED_IN:
+            raise ServiceError("cannot_undo", _("%(e)s is %(s)s, not checked in") % {
+                "e": entry, "s": entry.get_status_display()})
+        if any(entry.pk in ids for ids in entry.event.rounds.values_list("draw_entries",
+                                                                         flat=True)):
+            raise ServiceError("in_a_draw", _(
+                "%(e)s is in a round's draw already: withdraw the entry instead") % {"e": entry})
+        entry.status = Entry.Status.REGISTERED
+        entry.checked_in_at = None
+        entry.save(update_fields=["status", "checked_in_at"])
+        return entry
+
+
+def entry_register_by_name(*, event: Event, name: str, club: str = "",
+                           number: int | None = None, check_in: bool = False,
+                           organizer=None) -> Entry:
+    """Register one player at the desk (a late entry after round 1 joins from the next round:
+    :func:`entry_register`), and check them in at once with ``check_in``. A number an existing
+    player holds registers that player, as an import does — unless self-registration claimed
+    it (:func:`number_claimed_by`); a new name makes a new player. All or nothing."""
+    with transaction.atomic():
+        player = Player.objects.filter(number=number).first() if number is not None else None
+        if number_claimed_by(player=player, organizer=organizer):
+            raise Conflict("number_claimed", _(
+                "player number %(n)s was claimed by a self-registered player (%(p)s, with a "
+                "login): check who holds the number") % {"n": number, "p": player},
+                detail={"field": "number"})
+        if player is not None and (name or "").strip() and player.name != name.strip():
+            raise Conflict("number_taken", _(
+                "player number %(n)s is %(p)s's: leave the number empty or correct it") % {
+                "n": number, "p": player.name}, detail={"field": "number"})
+        if player is None:
+            player = player_create(name=name, club=club, number=number)
+        entry = entry_register(event=event, player=player)
+        if check_in:
+            entry = entry_check_in(entry=entry)
+    return entry
 
 
 def entries_check_in(*, entries: Iterable[Entry]) -> int:
@@ -849,16 +897,40 @@ EDITABLE_BEFORE_ROUND_1 = {"rules", "format", "games_per_match", "swiss_brackets
                            "knockout_teams"}
 
 
+#: the event's address (/e/<slug>/): changed only while nobody may have it (:func:`slug_fixed`)
+EDITABLE_UNTIL_PUBLIC = {"slug"}
+
+
+def slug_fixed(event: Event) -> str | None:
+    """Why ``event``'s slug can no longer change (``None``: it can): once the event is
+    published its address is out (shared links, printed QR codes, slips), and once it has a
+    round its draws are committed with its pages' addresses."""
+    if event.published:
+        return _("the event is published: its address may be printed and shared already")
+    if event.rounds.exists():
+        return _("the event has rounds: their seating and slips use its address")
+    return None
+
+
 def event_update(*, event: Event, **fields) -> Event:
     """Change an event's settings; rules, format and games per match are fixed once round 1
-    exists (results already scored under them)."""
-    unknown = set(fields) - EDITABLE_ALWAYS - EDITABLE_BEFORE_ROUND_1
+    exists (results already scored under them), the slug once it is published or has a round
+    (:func:`slug_fixed`)."""
+    unknown = set(fields) - EDITABLE_ALWAYS - EDITABLE_BEFORE_ROUND_1 - EDITABLE_UNTIL_PUBLIC
     if unknown:
         raise ServiceError("bad_field", _("%(f)s cannot be changed") % {"f": sorted(unknown)[0]})
     check_bounds(model=Event, code="bad_event", values=fields)
     with transaction.atomic():
         event = locks.lock_event(event.pk)
         started = event.rounds.exists()
+        if "slug" in fields and fields["slug"] != event.slug:
+            why = slug_fixed(event)
+            if why:
+                raise ServiceError("slug_fixed", _("the slug cannot change: %(why)s") % {
+                    "why": why}, detail={"field": "slug"})
+            if Event.objects.filter(slug=fields["slug"]).exclude(pk=event.pk).exists():
+                raise Conflict("slug_taken", _("an event with slug %(s)s exists") % {
+                    "s": fields["slug"]}, detail={"field": "slug"})
         for key, value in fields.items():
             if key in EDITABLE_BEFORE_ROUND_1 and started and getattr(event, key) != value:
                 raise ServiceError("event_started", _(
@@ -905,12 +977,38 @@ def event_publish(*, event: Event, published: bool = True) -> Event:
     return event
 
 
-def standings_release(*, event: Event, round_number: int | None) -> Event:
+def standings_release_missing(*, event: Event, round_number: int) -> int:
+    """How many games of rounds 1 to ``round_number`` still have no confirmed result (a tied
+    knockout match counts its deciding extra game): the standings after that round are final
+    only at 0."""
+    return sum(round_missing_results(round=rnd) for rnd in event.rounds.filter(
+        number__lte=round_number).select_related("event"))
+
+
+def standings_release_rounds(*, event: Event) -> list[dict]:
+    """The rounds whose standings may be released (公布), in order: every round whose seating
+    is published, each with ``missing`` (:func:`standings_release_missing`: 0 means complete).
+    :func:`standings_release` takes a complete one as it is and an incomplete one only when
+    asked to release it anyway."""
+    out, missing = [], 0
+    for rnd in event.rounds.filter(status__in=(Round.Status.PUBLISHED, Round.Status.FINISHED)
+                                   ).select_related("event").order_by("number"):
+        missing += round_missing_results(round=rnd)
+        out.append({"number": rnd.number, "missing": missing})
+    return out
+
+
+def standings_release(*, event: Event, round_number: int | None,
+                      anyway: bool = False) -> Event:
     """Release the standings after round ``round_number`` to the public (公布成绩; Tabbycat's
     release toggle): a snapshot of them is stored and the public leaderboard, the standings API
     and standings.csv show it until the next release. ``0`` shows none yet; ``None`` stops
     holding back (the public sees the live standings again). Releasing a round again replaces
-    its snapshot (after a correction)."""
+    its snapshot (after a correction).
+
+    A round whose games (or an earlier round's) still miss confirmed results is refused with
+    ``results_missing`` (``detail.missing``: how many) — its standings are not the round's —
+    unless ``anyway``: the organizer saw the count and releases them as they are."""
     from tournaments import standings as standings_module
 
     with transaction.atomic():
@@ -923,6 +1021,12 @@ def standings_release(*, event: Event, round_number: int | None) -> Event:
                     not 0 <= round_number <= latest:
                 raise ServiceError("bad_round", _(
                     "round_number: choose a published round (0–%(n)s)") % {"n": latest})
+            missing = standings_release_missing(event=event, round_number=round_number)
+            if missing and not anyway:
+                raise ServiceError("results_missing", _(
+                    "round %(n)s still waits for %(k)s confirmed result(s): its standings are "
+                    "not final") % {"n": round_number, "k": missing},
+                    detail={"round": round_number, "missing": missing})
             standings_module.standings_snapshot(event=event, through_round=round_number)
         event.standings_released_round = round_number
         event.save(update_fields=["standings_released_round"])
@@ -944,6 +1048,21 @@ def event_staff_add(*, event: Event, user, role: str) -> None:
         event.organizers.add(user)
     elif role == "referee":
         event.referees.add(user)
+    else:
+        raise ServiceError("bad_role", _("role must be organizer or referee"))
+
+
+def event_staff_remove(*, event: Event, user, role: str) -> None:
+    """Take ``user``'s role (organizer or referee) in ``event`` away; an event keeps at least
+    one organizer (or it could be run from the admin only)."""
+    if role == "organizer":
+        with transaction.atomic():
+            event = locks.lock_event(event.pk)
+            if not event.organizers.exclude(pk=user.pk).exists():
+                raise ServiceError("last_organizer", _("an event keeps at least one organizer"))
+            event.organizers.remove(user)
+    elif role == "referee":
+        event.referees.remove(user)
     else:
         raise ServiceError("bad_role", _("role must be organizer or referee"))
 
