@@ -44,6 +44,7 @@ from tournaments.models import (
     TeamMember,
 )
 from tournaments.selectors import (
+    can_create_event,
     can_see_event,
     can_see_seating,
     can_see_table,
@@ -92,8 +93,7 @@ class EventListCreateApi(generics.ListCreateAPIView):
 
     def perform_create(self, serializer):
         user = self.request.user
-        _require(user.is_staff or user.has_perm("tournaments.add_event"),
-                 "only organizers may create events")
+        _require(can_create_event(user), "only organizers may create events")
         data = serializer.validated_data
         serializer.instance = services.event_create(organizer=user, **data)
 

@@ -3,7 +3,11 @@
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from web.views import dashboard, desk, live_table, practice, public, ratings, table, watch
+from web.views import desk, live_table, practice, public, ratings, table, watch
+from web.views.console import entries as console_entries
+from web.views.console import event as console_event
+from web.views.console import home as console_home
+from web.views.console import rounds as console_rounds
 
 app_name = "pages"
 
@@ -36,11 +40,29 @@ urlpatterns = [
     path("e/<slug:slug>/projector/", public.projector, name="projector"),
     path("e/<slug:slug>/bracket/", public.bracket, name="bracket"),
     path("e/<slug:slug>/qr/", public.qr_codes, name="qr"),
-    path("e/<slug:slug>/dashboard/", dashboard.dashboard, name="dashboard"),
-    path("e/<slug:slug>/dashboard/status.json", dashboard.dashboard_status,
-         name="dashboard-status"),
-    path("e/<slug:slug>/dashboard/<slug:action>/", dashboard.dashboard_action,
-         name="dashboard-action"),
+    # the organizer's console (issue 52): the events, a new one, then each event's day
+    path("console/", console_home.console_home, name="console"),
+    path("console/new/", console_home.event_new, name="console-event-new"),
+    path("e/<slug:slug>/console/", console_rounds.console_event, name="console-event"),
+    path("e/<slug:slug>/console/status.json", console_rounds.console_status,
+         name="console-status"),
+    path("e/<slug:slug>/console/rounds/<int:number>/", console_rounds.console_round,
+         name="console-round"),
+    path("e/<slug:slug>/console/do/<slug:action>/", console_rounds.console_action,
+         name="console-action"),
+    path("e/<slug:slug>/console/settings/", console_event.event_settings,
+         name="console-settings"),
+    path("e/<slug:slug>/console/publish/", console_event.event_publish, name="console-publish"),
+    path("e/<slug:slug>/console/referees/", console_event.event_referees,
+         name="console-referees"),
+    path("e/<slug:slug>/console/import/", console_entries.entries_import, name="console-import"),
+    path("e/<slug:slug>/console/check-in/", console_entries.check_in, name="console-check-in"),
+    path("e/<slug:slug>/console/check-in/scan/", console_entries.scan, name="console-scan"),
+    path("e/<slug:slug>/console/entries/new/", console_entries.entry_add,
+         name="console-entry-add"),
+    path("e/<slug:slug>/console/entries/<int:entry_id>/<slug:action>/",
+         console_entries.entry_action, name="console-entry-action"),
+    path("e/<slug:slug>/dashboard/", console_rounds.dashboard_redirect, name="dashboard"),
     path("qr/", public.qr_codes, name="qr-many"),
     # a seated player's table (issue 16): by private link, or signed in
     path("p/<str:token>/", include(table.player_urls("link"))),

@@ -1,5 +1,5 @@
 """Issue 17's words and links: the leaderboard legend, the 对头 sentence, the projector's byes,
-"view on site" from the admin and the dashboard link on an event's admin page."""
+"view on site" from the admin and the console link on an event's admin page."""
 
 from __future__ import annotations
 
@@ -67,7 +67,7 @@ def test_view_on_site_opens_the_public_page_of_events_rounds_tables_and_players(
     assert lonely.get_absolute_url() == reverse("pages:events")
 
 
-def test_event_admin_page_links_to_the_dashboard_and_the_site(event):
+def test_event_admin_page_links_to_the_console_and_the_site(event):
     admin = get_user_model().objects.create_superuser("boss", "b@example.org", "pw")
     client = Client()
     client.force_login(admin)
@@ -75,13 +75,14 @@ def test_event_admin_page_links_to_the_dashboard_and_the_site(event):
     page = client.get(reverse("admin:tournaments_event_change", args=[event.pk]))
 
     text = page.content.decode()
-    assert reverse("pages:dashboard", kwargs={"slug": event.slug}) in text
+    assert reverse("pages:console-event", kwargs={"slug": event.slug}) in text
     assert "View on site" in text
-    assert client.get(reverse("pages:dashboard", kwargs={"slug": event.slug})).status_code == 200
+    assert client.get(reverse("pages:console-event", kwargs={"slug": event.slug})
+                      ).status_code == 200
 
 
-def test_event_page_links_organizers_to_their_dashboard(event):
-    dashboard = reverse("pages:dashboard", kwargs={"slug": event.slug})
+def test_event_page_links_organizers_to_their_console(event):
+    dashboard = reverse("pages:console-event", kwargs={"slug": event.slug})
     organizer = get_user_model().objects.create_user("org")
     event.organizers.add(organizer)
     client = Client()

@@ -1,5 +1,6 @@
-"""The organizer's dashboard (/e/<slug>/dashboard/), the standings release switch, the knockout
-bracket page and the demo command's printed addresses, through Django's test client."""
+"""The organizer's console's figures (the former dashboard, /e/<slug>/console/), the standings
+release's snapshots, the knockout bracket page and the demo command's printed addresses, through
+Django's test client (the console's pages: test_console.py)."""
 
 from __future__ import annotations
 
@@ -36,45 +37,11 @@ def _client(user=None) -> Client:
 
 
 def _dashboard(event):
-    return reverse("pages:dashboard", kwargs={"slug": event.slug})
+    return reverse("pages:console-event", kwargs={"slug": event.slug})
 
 
-# ----------------------------------------------------------------------------- permissions
-def test_dashboard_sends_anonymous_visitors_to_sign_in(event):
-    response = _client().get(_dashboard(event))
-
-    assert response.status_code == 302
-    assert response["Location"].startswith(reverse("admin:login"))
-
-
-@pytest.mark.parametrize("who", ["stranger", "referee", "staff"])
-def test_dashboard_is_404_to_everyone_but_the_organizers(event, referee_user, who):
-    user = referee_user if who == "referee" else get_user_model().objects.create_user(
-        who, is_staff=who == "staff")
-    client = _client(user)
-    rnd = event.rounds.get()
-
-    assert client.get(_dashboard(event)).status_code == 404
-    assert client.get(reverse("pages:dashboard-status",
-                              kwargs={"slug": event.slug})).status_code == 404
-    response = client.post(reverse("pages:dashboard-action",
-                                   kwargs={"slug": event.slug, "action": "publish"}))
-    assert response.status_code == 404
-    assert client.post(reverse("pages:dashboard-action", kwargs={
-        "slug": event.slug, "action": "release"}), {"round": "1"}).status_code == 404
-    event.refresh_from_db()
-    assert event.standings_released_round is None and event.rounds.get() == rnd
-
-
-def test_dashboard_actions_are_post_only(event, organizer):
-    url = reverse("pages:dashboard-action", kwargs={"slug": event.slug, "action": "open"})
-
-    assert _client(organizer).get(url).status_code == 405
-    assert event.rounds.count() == 1
-
-
-# ----------------------------------------------------------------------------- the page
-def test_dashboard_counts_entries_and_the_rounds_tables(event, organizer, referee_user):
+# ----------------------------------------------------------------------------- the figures
+def test_console_status_counts_entries_and_the_rounds_tables(event, organizer, referee_user):
     """14 players checked in, one withdraws; round 1: table 1 confirmed, table 2 has one game
     awaiting confirmation; two byes."""
     services.entry_withdraw(entry=event.entries.order_by("pk").last())
@@ -82,7 +49,7 @@ def test_dashboard_counts_entries_and_the_rounds_tables(event, organizer, refere
     play_table(table=table2, referee=referee_user, confirm=False)
     GameResult.objects.filter(table=table2, number=2).delete()
 
-    response = _client(organizer).get(reverse("pages:dashboard-status",
+    response = _client(organizer).get(reverse("pages:console-status",
                                               kwargs={"slug": event.slug}))
 
     data = response.json()
@@ -93,48 +60,9 @@ def test_dashboard_counts_entries_and_the_rounds_tables(event, organizer, refere
     assert data["progress"]["states"]["confirmed"] == 1
     assert data["progress"]["states"]["submitted"] == 1
     assert data["progress"]["missing"] == 2
+    assert sorted(data["tables"].values()) == ["confirmed", "submitted"]
     page = _client(organizer).get(_dashboard(event)).content.decode()
     assert 'data-count="withdrawn">1<' in page and 'data-state="submitted">1<' in page
-
-
-def test_dashboard_opens_draws_and_publishes_a_round(event, organizer, referee_user,
-                                                     django_capture_on_commit_callbacks):
-    """One click each: open (its draw queued for a worker: the page says it is drawing), the
-    worker draws, then publish."""
-    play_table(table=event.rounds.get().tables.get(number=2), referee=referee_user)
-    client = _client(organizer)
-    act = lambda name: client.post(reverse("pages:dashboard-action",  # noqa: E731
-                                           kwargs={"slug": event.slug, "action": name}))
-
-    with django_capture_on_commit_callbacks() as queued:
-        assert act("open").status_code == 302
-    rnd = event.rounds.get(number=2)
-    assert rnd.status == Round.Status.COMMITTED and len(queued) == 1
-    page = client.get(_dashboard(event)).content.decode()
-    assert 'id="draw-progress"' in page and "Queue the draw again" in page
-    queued[0]()  # the worker runs the draw task
-    rnd.refresh_from_db()
-    assert rnd.status == Round.Status.DRAWN and rnd.tables.count() == 2
-    assert client.get(reverse("pages:dashboard-status", kwargs={"slug": event.slug})).json()[
-        "status"] == Round.Status.DRAWN
-    assert "Publish the seating" in client.get(_dashboard(event)).content.decode()
-
-    act("publish")
-
-    rnd.refresh_from_db()
-    assert rnd.status == Round.Status.PUBLISHED
-    assert "The seating is published." in client.get(_dashboard(event)).content.decode()
-
-
-def test_a_refused_action_is_shown_and_changes_nothing(event, organizer):
-    """Round 1 still misses results: round 2 cannot open."""
-    client = _client(organizer)
-
-    response = client.post(reverse("pages:dashboard-action",
-                                   kwargs={"slug": event.slug, "action": "open"}), follow=True)
-
-    assert event.rounds.count() == 1
-    assert b'class="notice error"' in response.content
 
 
 # ----------------------------------------------------------------------------- release switch
@@ -206,21 +134,6 @@ def test_releasing_a_round_that_is_not_published_is_refused(event, number):
     assert not ReleasedStanding.objects.exists()
 
 
-def test_release_form_on_the_dashboard(event, organizer):
-    client = _client(organizer)
-    url = reverse("pages:dashboard-action", kwargs={"slug": event.slug, "action": "release"})
-
-    client.post(url, {"round": "1"})
-    event.refresh_from_db()
-    assert event.standings_released_round == 1
-
-    response = client.post(url, {"round": "x"}, follow=True)
-    assert b"round: choose a round to release" in response.content
-    client.post(url, {"round": "live"})
-    event.refresh_from_db()
-    assert event.standings_released_round is None
-
-
 # ----------------------------------------------------------------------------- bracket page
 def _knockout_cup(referee, organizer=None):
     """A published team event of one Swiss round, played, and a two-team final to come."""
@@ -261,7 +174,7 @@ def test_bracket_page_shows_the_knockout_matches(referee_user):
     assert f"{table.team_a.name} wins the final" in text
 
 
-def test_dashboard_opens_the_knockout_finals_after_the_swiss_rounds(referee_user,
+def test_console_opens_the_knockout_finals_after_the_swiss_rounds(referee_user,
                                                                     django_capture_on_commit_callbacks):
     user = get_user_model().objects.create_user("ko-organizer")
     event = _knockout_cup(referee_user, organizer=user)
@@ -270,13 +183,13 @@ def test_dashboard_opens_the_knockout_finals_after_the_swiss_rounds(referee_user
         _dashboard(event)).content.decode()
 
     with django_capture_on_commit_callbacks(execute=True):
-        client.post(reverse("pages:dashboard-action",
+        client.post(reverse("pages:console-action",
                             kwargs={"slug": event.slug, "action": "open"}), {"knockout": "1"})
 
     assert event.rounds.get(number=2).stage == Round.Stage.KNOCKOUT
 
 
-def test_dashboard_offers_no_round_after_the_last_planned_one(make_event, referee_user):
+def test_console_offers_no_round_after_the_last_planned_one(make_event, referee_user):
     event = make_event(slug="short", rounds_planned=1)
     user = get_user_model().objects.create_user("short-organizer")
     event.organizers.add(user)
@@ -286,7 +199,7 @@ def test_dashboard_offers_no_round_after_the_last_planned_one(make_event, refere
     page = _client(user).get(_dashboard(event)).content.decode()
 
     assert "Every planned round is open." in page
-    assert "/dashboard/open/" not in page
+    assert "/console/do/open/" not in page
 
 
 def test_bracket_page_is_404_without_knockout_finals(event):
@@ -297,7 +210,7 @@ def test_bracket_page_is_404_without_knockout_finals(event):
 # ----------------------------------------------------------------------------- make demo
 @pytest.mark.django_db(transaction=True)
 def test_demo_prints_addresses_that_answer():
-    """Every address `make demo` prints answers 200 (the dashboard, the desk and the admin once
+    """Every address `make demo` prints answers 200 (the console, the desk and the admin once
     signed in with the printed login; the referee's login opens the desk too), and the hint to
     verify the draws runs outside the virtualenv."""
     out = StringIO()
@@ -308,7 +221,7 @@ def test_demo_prints_addresses_that_answer():
     # seven pages, the referee desk, the practice page, one player's private link
     assert len(addresses) == 10
     assert "make serve" in text
-    login = re.search(r"sign in to the dashboard and the admin as (\S+) / ([^\s,]+)", text)
+    login = re.search(r"sign in to the console and the admin as (\S+) / ([^\s,]+)", text)
     client = Client()
     signed_in = client.post(reverse("admin:login"), {"username": login[1],
                                                      "password": login[2]})
@@ -322,3 +235,4 @@ def test_demo_prints_addresses_that_answer():
                                                     "password": referee[2]}).status_code == 302
     assert as_referee.get(desk).status_code == 200
     assert re.search(r"^  \.venv/bin/python manage\.py verify_draw demo-\S+$", text, re.M)
+

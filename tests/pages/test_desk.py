@@ -239,7 +239,7 @@ def test_a_table_playing_live_is_in_play_on_the_desks_list_and_the_console(
     """The list and the organizer's console count a table whose game is being played live as
     in play, with that game's chip so, not as a table with nothing yet."""
     from live import services as live
-    from web.views.dashboard import round_progress
+    from web.views.console.rounds import round_progress
 
     # given: table 1's match confirmed, table 2's game 1 dealt live
     live.live_start(table=table2)
@@ -517,7 +517,7 @@ def test_a_tied_knockout_match_waits_for_its_extra_game_at_the_desk(client, refe
     from tests.pages.test_dashboard import _knockout_cup
     from tests.tournaments.test_knockout import TEAM0_WINS, TEAM1_WINS, _draw, _play_round
     from tournaments import services
-    from web.views.dashboard import round_progress
+    from web.views.console.rounds import round_progress
 
     event = _knockout_cup(referee_user)
     event.referees.add(referee_user)

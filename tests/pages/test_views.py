@@ -311,10 +311,17 @@ def staff_client(client, db):
     return client
 
 
-def test_qr_codes_page_is_for_staff_only(client, event):
-    response = client.get(reverse("pages:qr", kwargs={"slug": event.slug}))
+def test_qr_codes_page_is_for_the_events_staff_only(client, event, referee_user):
+    """Anonymous visitors sign in on the site's page; a stranger gets 404; the event's
+    referee (and organizers) print them without the admin."""
+    url = reverse("pages:qr", kwargs={"slug": event.slug})
+    response = client.get(url)
     assert response.status_code == 302
-    assert response["Location"].startswith(reverse("admin:login"))
+    assert response["Location"].startswith(reverse("pages:login"))
+    client.force_login(get_user_model().objects.create_user("stranger"))
+    assert client.get(url).status_code == 404
+    client.force_login(referee_user)
+    assert client.get(url).status_code == 200
 
 
 def test_qr_codes_page_renders_an_svg_per_page_and_per_table(staff_client, event):

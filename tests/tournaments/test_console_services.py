@@ -1,3 +1,4 @@
+# ruff: noqa: F811 -- the fixtures of tests/pages/conftest.py, imported
 """The services and selectors the organizer's console stands on (issue 52): the standings
 release's rule (only complete rounds, or anyway with the count), undoing a check-in, a player
 registered at the desk, the slug editable until the event is public, staff removal, the

@@ -449,12 +449,20 @@ def player_urls(how: str) -> list:
 
 # ----------------------------------------------------------------------------- sign-in, slips
 class LoginView(auth_views.LoginView):
-    """Signing in for players with an account (django-axes guards it): then ``/me/``."""
+    """Signing in on the site's own page (django-axes guards it): players with an account,
+    then ``/me/``; organizers, then the console (``/console/``); referees, then where they
+    were going (the desk sends them here)."""
 
     template_name = "web/table/login.html"
     redirect_authenticated_user = True
 
     def get_default_redirect_url(self):
+        """Players to their table; organizers (and who may create events) to the console."""
+        from tournaments.selectors import can_create_event, organized_events
+
+        user = self.request.user
+        if can_create_event(user) or organized_events(user).exists():
+            return reverse("pages:console")
         return reverse("pages:me")
 
 

@@ -37,7 +37,7 @@ def demo_addresses(event: Event, base: str = BASE_URL) -> list[tuple[str, str]]:
         ("find my table", url("pages:seating")),
         ("round 1's results", url("pages:round-results", number=1)),
         ("projector", url("pages:projector")),
-        ("organizer's dashboard", url("pages:dashboard")),
+        ("organizer's console", url("pages:console-event")),
         ("referee desk", url("pages:desk")),
         ("admin", base + reverse("admin:tournaments_event_change", args=[event.pk])),
         ("practice against bots", base + reverse("pages:practice")),
@@ -145,5 +145,5 @@ class Command(BaseCommand):
         w("\nServe the pages with:  make serve   (then open, in a browser:)")
         for label, address in demo_addresses(event) + demo_player_link(event):
             w(f"  {label + ':':<24} {address}")
-        w(f"  sign in to the dashboard and the admin as {ORGANIZER[0]} / {ORGANIZER[1]}, "
+        w(f"  sign in to the console and the admin as {ORGANIZER[0]} / {ORGANIZER[1]}, "
           f"to the referee desk as {REFEREE[0]} / {REFEREE[1]}")

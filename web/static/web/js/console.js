@@ -1,12 +1,13 @@
-/* The organizer's dashboard: follow the draw running on a worker and the results arriving.
- * Polls the dashboard's status (JSON); the counts update in place, and when the round changes
- * step (drawn, published, a new round) the page reloads to show its next action. */
+/* The organizer's console: follow the draw running on a worker and the results arriving.
+ * Polls the console's status (JSON); the counts and the tables' states update in place, and
+ * when the round changes step (drawn, published, a new round) the page reloads to show its
+ * next action. */
 import { LIVE } from "./common.js";
 import { poll } from "./poll.js";
 
-function setCount(selector, value) {
+function setText(selector, value) {
   var node = document.querySelector(selector);
-  if (node && value !== undefined) node.textContent = value;
+  if (node && value !== undefined && value !== null) node.textContent = value;
 }
 
 if (LIVE.api) {
@@ -16,10 +17,19 @@ if (LIVE.api) {
       return;
     }
     Object.keys(data.check_in).forEach(function (key) {
-      setCount('[data-count="' + key + '"]', data.check_in[key]);
+      setText('[data-count="' + key + '"]', data.check_in[key]);
     });
     Object.keys(data.progress.states).forEach(function (key) {
-      setCount('[data-state="' + key + '"]', data.progress.states[key]);
+      setText('[data-state="' + key + '"]', data.progress.states[key]);
+    });
+    Object.keys(data.tables || {}).forEach(function (id) {
+      var badge = document.querySelector('[data-table-state="' + id + '"]');
+      var state = data.tables[id];
+      if (badge && badge.dataset.state !== state) {
+        badge.className = "badge state-" + state;
+        badge.dataset.state = state;
+        badge.textContent = (LIVE.state_labels || {})[state] || state;
+      }
     });
   });
 }
