@@ -236,3 +236,52 @@ def test_demo_prints_addresses_that_answer():
     assert as_referee.get(desk).status_code == 200
     assert re.search(r"^  \.venv/bin/python manage\.py verify_draw demo-\S+$", text, re.M)
 
+
+# ----------------------------------------------------------------------------- what the public reads
+def test_a_released_board_does_not_say_live(event, referee_user):
+    _two_rounds(event, referee_user)
+    url = reverse("pages:leaderboard", kwargs={"slug": event.slug})
+    assert 'id="live-state"' in Client().get(url).content.decode()
+
+    services.standings_release(event=event, round_number=1)
+
+    page = Client().get(url).content.decode()
+    assert 'id="live-state"' not in page and ">live<" not in page
+    assert "released after round 1" in page
+    zh = Client().get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "已公布：第 1 轮后" in zh and "实时" not in zh.split('id="through"')[1][:80]
+
+
+def test_hidden_standings_say_not_released(event):
+    services.standings_release(event=event, round_number=0)
+
+    page = Client().get(reverse("pages:leaderboard", kwargs={"slug": event.slug}))
+    text = page.content.decode().split('id="js-text"')[0]  # the page, not its scripts' texts
+    assert text.count("The standings are not released yet.") == 2  # the head and the table
+    assert "No confirmed results yet." not in text
+
+
+def test_results_pages_follow_the_release(event, referee_user):
+    """Held back at round 1: round 2's results page lists its tables without results, the
+    leaderboard links round 1's only, and a player's page hides round 2's games."""
+    _two_rounds(event, referee_user)
+    services.standings_release(event=event, round_number=1)
+    seat = event.rounds.get(number=2).tables.get(number=1).seats.get(seat=0)
+    client = Client()
+
+    held = client.get(reverse("pages:round-results", kwargs={"slug": event.slug, "number": 2}))
+    assert held.context["held_back"] and 'id="results-held-back"' in held.content.decode()
+    assert all(t["games"] == [] for t in held.context["tables"])
+    shown = client.get(reverse("pages:round-results", kwargs={"slug": event.slug, "number": 1}))
+    assert not shown.context["held_back"] and any(t["games"] for t in shown.context["tables"])
+    board = client.get(reverse("pages:leaderboard", kwargs={"slug": event.slug}))
+    assert board.context["rounds"] == [1]
+    history = client.get(reverse("pages:player-history", kwargs={
+        "slug": event.slug, "player": seat.player_id}))
+    rows = {r["round"]: r for r in history.context["rows"]}
+    assert rows[2]["held_back"] and rows[2]["games"] == []
+    assert not rows.get(1, {"held_back": False})["held_back"]
+
+    services.standings_release(event=event, round_number=2)
+    again = client.get(reverse("pages:round-results", kwargs={"slug": event.slug, "number": 2}))
+    assert not again.context["held_back"]

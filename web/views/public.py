@@ -9,7 +9,7 @@ so they live with the views rather than in a ``selectors`` module.
 
 from __future__ import annotations
 
-from django.contrib.admin.views.decorators import staff_member_required
+from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Max, Q
 from django.http import Http404, JsonResponse
@@ -26,7 +26,13 @@ from games.selectors import round_tables_with_results
 from live.queries import live_game_number, with_running_live_game
 from tournaments.models import TIE_BREAK_CHOICES, Bye, Event, Round, Seat, Table
 from tournaments.rule_texts import PRESET_LABELS, RULE_OPTIONS, VALUE_LABELS
-from tournaments.selectors import SEATING_PUBLIC, is_organizer, knockout_matches
+from tournaments.selectors import (
+    SEATING_PUBLIC,
+    is_organizer,
+    is_referee,
+    knockout_matches,
+    results_released_through,
+)
 from tournaments.standings import public_standings, standings_etag
 from web.views.params import search_text
 
@@ -73,6 +79,7 @@ JS_TEXT = {
     "seating_names": _("names %(from)s – %(to)s"),
     "no_results": _("No confirmed results yet."),
     "through": _("after round %(n)s"),
+    "released_through": _("released after round %(n)s"),
     "rating": _("rating"),
     "bye_short": _("bye"),
     "where": _("table %(t)s · seat %(s)s"),
@@ -266,6 +273,7 @@ def leaderboard(request, slug):
     columns = _columns(event)
     page = Paginator(_standings(event, query), LEADERBOARD_PAGE).get_page(request.GET.get("page"))
     through = public_standings(event).aggregate(m=Max("through_round"))["m"]
+    released = results_released_through(event)
     ratings = _shown_ratings(event)
     params = {"page": page.number, "page_size": LEADERBOARD_PAGE}
     if query:
@@ -274,14 +282,15 @@ def leaderboard(request, slug):
     return render(request, "web/public/leaderboard.html", {
         **_base_context(event, "leaderboard"),
         "columns": columns, "rows": _standing_rows(page.object_list, columns, ratings),
-        "page": page, "query": query, "through_round": through or 0,
-        "live": {"api": api, "etag": standings_etag(event),
+        "page": page, "query": query, "through_round": through or 0, "released": released,
+        "live": {"api": api, "etag": standings_etag(event), "released": released,
                  "columns": [c["key"] for c in columns], "interval": POLL_SECONDS,
                  "ratings": ratings,
                  "entry_url": reverse("pages:entry-history", kwargs={"slug": slug,
                                                                      "entry": 0})},
         "standings_csv": _api("standings-csv", slug=slug),
-        "rounds": list(_public_rounds(event).values_list("number", flat=True)),
+        "rounds": [n for n in _public_rounds(event).values_list("number", flat=True)
+                   if released is None or n <= released],
     })
 
 
@@ -429,13 +438,14 @@ def bracket(request, slug):
     })
 
 
-@staff_member_required
+@login_required(login_url="pages:login")
 def qr_codes(request, slug=None):
-    """Printable QR codes (organizers): each event's page and leaderboard, and one per table
-    number linking to that table in the current round."""
+    """Printable QR codes (the events' staff, or the site's): each event's page and
+    leaderboard, and one per table number linking to that table in the current round."""
     slugs = [slug] if slug else request.GET.getlist("event")
     events = list(Event.objects.filter(slug__in=slugs).order_by("name", "pk"))
-    if not events:
+    if not events or not (request.user.is_staff or all(is_referee(request.user, e)
+                                                       for e in events)):
         raise Http404("no such event")
     try:
         wanted = int(request.GET.get("tables", 0))

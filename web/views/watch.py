@@ -39,7 +39,7 @@ from live.cache import GameGone
 from live.models import LiveGame
 from live.queries import live_game_number, running_live_game, with_running_live_game
 from tournaments.models import Bye, Entry, Penalty, Player, Round, Seat, Table, Team
-from tournaments.selectors import SEATING_PUBLIC
+from tournaments.selectors import SEATING_PUBLIC, results_released_through
 from tournaments.standings import compute
 from web.views.public import (
     _base_context,
@@ -413,19 +413,24 @@ def _playing_live(event, tbl: Table) -> dict | None:
 
 def _seat_rounds(event, seats_qs) -> list[dict]:
     """A row per round a player (or a team's members) sat in: table, seat, partners, places,
-    the points of the confirmed games, and the game being played live there now."""
+    the points of the confirmed games, and the game being played live there now. The games
+    of a round beyond the released standings are left out (``held_back``: they follow the
+    release, :func:`tournaments.selectors.results_released_through`)."""
     rows = []
+    through = results_released_through(event)
     for seat in seats_qs:
         tbl = seat.table
         partners = [{"name": s.player.name, "label": s.seat + 1}
                     for s in tbl.seats.all() if s.seat % 2 == seat.seat % 2 and s.pk != seat.pk]
-        results = list(tbl.results.all())
+        held_back = through is not None and tbl.round.number > through
+        results = [] if held_back else list(tbl.results.all())
         games = _game_views(results, seat.seat % 2, seat.seat)
         rows.append({"round": tbl.round.number, "table": tbl.number,
                      "table_url": tbl.get_absolute_url(), "seat": seat.seat + 1,
                      "side": seat.seat % 2, "partners": partners, "games": games,
                      "points": sum(g["points"] for g in games if g["confirmed"]),
                      "live": _playing_live(event, tbl), "name": seat.player.name,
+                     "held_back": held_back,
                      "replays": [{"number": r.number,
                                   "url": _replay_url(event, tbl.round, tbl, r.number)}
                                  for r in results
@@ -509,7 +514,8 @@ def team_history(request, slug, team):
         rnd = by_round.setdefault(row["round"], {
             "round": row["round"], "table": row["table"], "table_url": row["table_url"],
             "side": row["side"], "members": [], "games": row["games"], "points": row["points"],
-            "replays": row["replays"], "live": row["live"], "opponent": None})
+            "replays": row["replays"], "live": row["live"], "opponent": None,
+            "held_back": row["held_back"]})
         rnd["members"].append({"name": row["name"], "seat": row["seat"],
                                "places": [g["place_label"] for g in row["games"]]})
     tables = {t.round.number: t for t in Table.objects.filter(
@@ -538,16 +544,19 @@ def team_history(request, slug, team):
 def round_results(request, slug, number):
     """Every table's results in one round: points by game and in all, 头科 and 大落 of each game,
     the game a table is playing live (with the way to watch it), the byes, and the penalties
-    given in the round."""
+    given in the round. While the standings are held back at an earlier round, the round's
+    tables are listed without their results (they follow the release)."""
     event = _public_event(slug)
     rnd = _public_round(event, number)
+    through = results_released_through(event)
+    held_back = through is not None and rnd.number > through
     tables = with_running_live_game(round_tables_with_results(rnd))
     page = Paginator(tables, RESULTS_PAGE).get_page(request.GET.get("page"))
     views = []
     for tbl in page.object_list:
         seats = {s.seat: _seat_view(s) for s in tbl.seats.all()}
         games = []
-        for r in tbl.results.all():
+        for r in [] if held_back else tbl.results.all():
             places = r.places or []
             games.append({"number": r.number, "points_a": r.points_a, "points_b": r.points_b,
                           "confirmed": r.status == GameResult.Status.CONFIRMED,
@@ -564,6 +573,7 @@ def round_results(request, slug, number):
                       "total_b": sum(g["points_b"] for g in confirmed)})
     return render(request, "web/watch/round_results.html", {
         **_base_context(event, "leaderboard"), "round": rnd, "tables": views, "page": page,
+        "held_back": held_back,
         "rounds": _public_round_numbers(event), "byes": _bye_views(rnd),
         "penalties": penalty_views(_penalties(event=event, round=rnd)),
     })

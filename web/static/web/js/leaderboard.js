@@ -34,7 +34,9 @@ function leaderboard() {
         tbody.replaceChildren(fresh);
         var through = document.getElementById("through");
         if (through && results[0].through_round) {
-          through.textContent = fmt("through", { n: results[0].through_round });
+          // a released board says so; only the live one is "after round n", as it stands
+          through.textContent = fmt(LIVE.released === null || LIVE.released === undefined
+            ? "through" : "released_through", { n: results[0].through_round });
         }
       }
     });
