@@ -1,7 +1,6 @@
-"""The organizer's dashboard and the standings release switch in a real browser (headless
-Chromium, as test_browser.py), in English and in Chinese, with the pages' Content-Security-Policy
-enforced. With ``UPDATE_SCREENSHOTS=1`` it writes ``docs/dashboard-phone-en.png`` and
-``docs/dashboard-phone-zh-hans.png``."""
+"""The organizer's console's round flow (the former dashboard) and the standings release switch
+in a real browser (headless Chromium, as test_browser.py), in English and in Chinese, with the
+pages' Content-Security-Policy enforced; the whole day is test_browser_console.py."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from django.db import transaction
 from django.test import Client
 
 from tests.pages.helpers import draw_round, play_table
-from tests.pages.test_browser import CHROMIUM, REPO, WAIT_MS, browser, fits_a_phone, url  # noqa: F401
+from tests.pages.test_browser import CHROMIUM, WAIT_MS, browser, fits_a_phone, url  # noqa: F401
 from tournaments import services, standings
 from tournaments.models import Round
 
@@ -61,15 +60,15 @@ def _submit(tab, selector):
 
 
 def _action(tab, name):
-    _submit(tab, f'form[action$="/dashboard/{name}/"] button')
+    _submit(tab, f'form[action$="/console/do/{name}/"] button')
 
 
-def test_dashboard_opens_draws_and_publishes_rounds(live_server, organizer_tab, make_event,
+def test_console_opens_draws_and_publishes_rounds(live_server, organizer_tab, make_event,
                                                    referee_user):
     tab = organizer_tab
     event = _played_round_1(make_event, referee_user)
     event.organizers.add(tab.organizer)
-    dashboard = url(live_server, "pages:dashboard", slug=event.slug)
+    dashboard = url(live_server, "pages:console-event", slug=event.slug)
 
     # open → draw (in-process here: the draw runs as the request commits) → publish
     tab.goto(dashboard)
@@ -97,16 +96,8 @@ def test_dashboard_opens_draws_and_publishes_rounds(live_server, organizer_tab, 
     tab.goto(dashboard)
     assert tab.locator("#draw-progress").is_visible()
     services.round_draw(round_id=rnd.pk)  # the worker
-    tab.locator('form[action$="/dashboard/publish/"] button').wait_for(timeout=WAIT_MS)
+    tab.locator('form[action$="/console/do/publish/"] button').wait_for(timeout=WAIT_MS)
     assert tab.locator("#round-status").get_attribute("data-status") == "drawn"
-    if os.environ.get("UPDATE_SCREENSHOTS") == "1":
-        _action(tab, "publish")
-        services.standings_release(event=event, round_number=2)
-        rnd.refresh_from_db()
-        play_table(table=rnd.tables.get(number=1), referee=referee_user, seed=3, confirm=False)
-        tab.reload()
-        name = "en" if tab.lang == "en-US" else "zh-hans"
-        tab.screenshot(path=str(REPO / "docs" / f"dashboard-phone-{name}.png"), full_page=True)
 
 
 def test_public_leaderboard_shows_the_released_round_until_the_next_release(
@@ -129,7 +120,7 @@ def test_public_leaderboard_shows_the_released_round_until_the_next_release(
     assert public_points() == after[2]  # live by default
 
     # the organizer holds the standings back at round 1
-    tab.goto(url(live_server, "pages:dashboard", slug=event.slug))
+    tab.goto(url(live_server, "pages:console-event", slug=event.slug))
     tab.locator("#release-round").select_option("1")
     _submit(tab, "form.release button")
     assert public_points() == after[1]
@@ -180,7 +171,7 @@ def test_projector_seating_slides_list_the_byes(live_server, browser, event):  #
     context.close()
 
 
-def test_dashboard_forms_work_without_javascript(live_server, browser, make_event,  # noqa: F811
+def test_console_forms_work_without_javascript(live_server, browser, make_event,  # noqa: F811
                                                  referee_user):
     event = _played_round_1(make_event, referee_user)
     user = get_user_model().objects.create_user("organizer", password="pw-1")
@@ -193,7 +184,7 @@ def test_dashboard_forms_work_without_javascript(live_server, browser, make_even
                           "value": client.cookies[settings.SESSION_COOKIE_NAME].value,
                           "url": live_server.url}])
     tab = context.new_page()
-    tab.goto(url(live_server, "pages:dashboard", slug=event.slug))
+    tab.goto(url(live_server, "pages:console-event", slug=event.slug))
 
     _action(tab, "open")
     _action(tab, "publish")

@@ -222,7 +222,7 @@ def console_round(request, event, number: int):
     红方 and 黑方 (or the teams), the byes, and once published each table's progress with its
     desk page."""
     rnd = get_object_or_404(Round, event=event, number=number)
-    states = table_states(rnd) if rnd.status != Round.Status.COMMITTED else {}
+    states = table_states(rnd) if rnd.status in SEATING_PUBLIC else {}
     tables = []
     for table in round_tables(rnd):
         names = ({0: table.team_a.name, 1: table.team_b.name} if table.team_a_id else SIDES)
