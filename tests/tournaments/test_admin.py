@@ -526,3 +526,11 @@ def test_an_event_or_entry_with_results_cannot_be_deleted_one_by_one_or_in_bulk(
     # and an event with no round is deleted as usual
     response = admin_client.post(_admin_url(Event, "delete", empty.pk), {"post": "yes"})
     assert response.status_code == 302 and not Event.objects.filter(pk=empty.pk).exists()
+
+
+def test_the_event_name_is_labelled_as_the_events_not_a_persons(admin_client):
+    """In Chinese the model's bare "name" reads 姓名 (a person's name): the event's form says
+    赛事名称."""
+    page = admin_client.get(_admin_url(Event, "add"), HTTP_ACCEPT_LANGUAGE="zh-hans")
+
+    assert '<label class="required" for="id_name">赛事名称:</label>' in page.content.decode()
