@@ -10,7 +10,7 @@ import re
 from django.contrib import messages
 from django.core import signing
 from django.core.paginator import Paginator
-from django.db.models import Max
+from django.db.models import Max, Prefetch
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -24,7 +24,7 @@ from django.views.decorators.http import require_POST
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.forms import ImportForm
-from tournaments.models import Entry, Event
+from tournaments.models import Entry, Event, TeamMember
 from tournaments.selectors import entry_search, link_resolve
 from web.forms.entry import EntryAddForm
 from web.views.console import console_view, context, wants_json
@@ -201,8 +201,10 @@ def _answer(request, event, *, ok: bool, message: str, entry: Entry | None = Non
 
 
 def entry_search_one(event: Event, pk: int) -> Entry:
-    """One entry of the event, read as the list reads them."""
-    return next(e for e in entry_search(event) if e.pk == pk)
+    """One entry of the event, read as the list reads them (its players, its team's)."""
+    return (Entry.objects.filter(event=event, pk=pk).select_related("player", "team")
+            .prefetch_related(Prefetch("team__members", TeamMember.objects.select_related(
+                "player").order_by("position"))).get())
 
 
 def _back(request, event) -> str:
