@@ -1,6 +1,6 @@
 """Redis down (issue 51, item 3): the pages answer without it — the public pages, signing in,
 a player's private link and its result form — and a request that truly needs it (the
-dashboard's "open the next round", whose draw runs on a worker) gets a readable 503 page with
+console's "open the next round", whose draw runs on a worker) gets a readable 503 page with
 ``Retry-After`` and changes nothing. The cache, the broker and pub/sub all name a port where
 Redis is not (``redis_down``, tests/conftest.py); before config/outage.py each of these pages
 answered 500."""
@@ -69,19 +69,19 @@ def test_a_private_link_opens_and_its_result_form_stores_the_result(redis_down, 
     assert "Waiting for your confirmation" in client.get(links[1]).content.decode()
 
 
-def test_the_dashboards_open_round_is_a_readable_503_that_changes_nothing(redis_down,
-                                                                         make_event):
+def test_the_consoles_open_round_is_a_readable_503_that_changes_nothing(redis_down,
+                                                                       make_event):
     event = make_event(slug="redis-down-open")
     organizer = get_user_model().objects.create_user("redis-down-organizer", password="pw")
     event.organizers.add(organizer)
     client = Client()
     client.force_login(organizer)
-    r = client.post(reverse("pages:dashboard-action",
+    r = client.post(reverse("pages:console-action",
                             kwargs={"slug": event.slug, "action": "open"}))
     assert r.status_code == 503 and r["Retry-After"] == str(outage.RETRY_SECONDS)
     page = r.content.decode()
     assert "<h1>Unavailable for a moment</h1>" in page and "Nothing was changed" in page
-    assert reverse("pages:dashboard", kwargs={"slug": event.slug}) in page
+    assert reverse("pages:console-event", kwargs={"slug": event.slug}) in page
     assert not Round.objects.filter(event=event).exists()
 
 

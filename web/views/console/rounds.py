@@ -31,7 +31,7 @@ from tournaments.errors import ServiceError
 from tournaments.models import Entry, Event, Round, Standing, TeamMember
 from tournaments.selectors import SEATING_PUBLIC, round_tables
 from web.forms.sheet import seat_label
-from web.views import public
+from web.views import public, unavailable
 from web.views.console import console_view, context, optional_url
 from web.views.desk import table_state
 
@@ -307,6 +307,8 @@ def console_action(request, event, action):
     try:
         ACTIONS[action](request, event)
     except ServiceError as exc:
+        if exc.status == 503:  # (the task queue is down: nothing was changed; a page says so)
+            return unavailable(request, exc.message, back=back)
         if exc.code == "results_missing":
             return redirect(back + "?" + urlencode({"release": exc.detail["round"]}) +
                             "#release")
