@@ -137,11 +137,14 @@ class RoundSerializer(serializers.ModelSerializer):
     seed = serializers.SerializerMethodField()
     tables = serializers.SerializerMethodField()
     byes = serializers.SerializerMethodField()
+    draw_changes = serializers.SerializerMethodField()
+    draw_history = serializers.SerializerMethodField()
 
     class Meta:
         model = Round
         fields = ["number", "stage", "status", "brackets", "commitment", "seed", "draw_entries",
-                  "draw_input", "committed_at", "drawn_at", "published_at", "tables", "byes"]
+                  "draw_input", "committed_at", "drawn_at", "published_at", "tables", "byes",
+                  "draw_changes", "draw_history"]
 
     def _staff(self, obj) -> bool:
         from tournaments.selectors import is_referee
@@ -162,6 +165,25 @@ class RoundSerializer(serializers.ModelSerializer):
         if not (obj.seed_public or self._staff(obj)):
             return []
         return list(obj.byes.values_list("entry_id", flat=True))
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_draw_changes(self, obj):
+        """The organizers' seat swaps after the draw, in order (each: ``seats``, two places
+        ``{table, seat 0–5, entry, player, name}`` with who sat there before; ``at``, ``by``,
+        ``reason``): a re-run of the draw applies them. Public with the seed."""
+        if not (obj.seed_public or self._staff(obj)):
+            return []
+        return obj.draw_changes
+
+    @extend_schema_field(serializers.ListField(child=serializers.DictField()))
+    def get_draw_history(self, obj):
+        """The earlier draws of the round a re-draw replaced, oldest first: their commitments
+        at once (each was public before its draw); with the seed, each one's seed, entries,
+        input, seating, byes, swaps and ``redraw`` (``at``, ``by``, ``reason``)."""
+        if obj.seed_public or self._staff(obj):
+            return obj.draw_history
+        return [{"commitment": d["commitment"], "committed_at": d["committed_at"]}
+                for d in obj.draw_history]
 
 
 class RoundCreateSerializer(serializers.Serializer):

@@ -34,6 +34,7 @@ from tournaments import imports, services
 from tournaments.errors import ServiceError
 from tournaments.locks import lock_table_with_viewer
 from tournaments.models import (
+    ROUND_DRAW_DATA,
     Entry,
     Event,
     Penalty,
@@ -520,7 +521,7 @@ class BracketApi(APIView):
 # ----------------------------------------------------------------------------- tables & results
 def _table(request, pk) -> Table:
     table = get_object_or_404(Table.objects.select_related("round__event").defer(
-        "round__draw_entries", "round__draw_input"), pk=pk)
+        *(f"round__{name}" for name in ROUND_DRAW_DATA)), pk=pk)
     require_table_visible(request, table)
     return table
 

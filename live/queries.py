@@ -18,7 +18,7 @@ from django.db import connection
 from django.db.models import Prefetch, QuerySet
 
 from live.models import LiveGame
-from tournaments.models import Event, Player, Round, Seat, Table
+from tournaments.models import ROUND_DRAW_DATA, Event, Player, Round, Seat, Table
 from tournaments.selectors import SEATING_PUBLIC
 from tournaments.sqlrows import Columns, fetch_one
 
@@ -88,7 +88,7 @@ def _view_sql() -> tuple[tuple[Columns, ...], str]:
     """:func:`live_for_view`'s statement and the columns it reads, in order (then the user's
     seat). Parameters: the user's id (or NULL), the game's id."""
     parts = (Columns(LiveGame, "lg", skip=("state",)), Columns(Table, "t"),
-             Columns(Round, "r", skip=("draw_entries", "draw_input")), Columns(Event, "e"))
+             Columns(Round, "r", skip=ROUND_DRAW_DATA), Columns(Event, "e"))
     table_id = f"lg.{_col(LiveGame, 'table')}"
     sql = (f"SELECT {', '.join(columns.sql for columns in parts)}, "
            f"{user_seat_sql(table_id)} FROM {_q(LiveGame)} lg "

@@ -11,7 +11,9 @@ draw after the seed is revealed ("verifiable draws", PRODUCT.md) and get the sam
     {"seed": "...", "brackets": false,
      "players": [{"id": 17, "score": 3.0, "byes": 0, "seat_counts": [1, 0, 0, 1, 0, 0]}, ...],
      "history": [[id, id, id, id, id, id], ...],     # earlier tables, ids in seat order 0..5
-     "ratings": {"17": 31.25, ...}}                  # only when the draw balanced by rating
+     "ratings": {"17": 31.25, ...},                  # only when the draw balanced by rating
+     "changes": [{"seats": [{"table": 1, "seat": 0}, {"table": 3, "seat": 4}]}, ...]}
+                                                     # the organizers' seat swaps, if any
 
 and, to check the commitment published before the draw, optionally ``"event"``, ``"round"`` and
 ``"commitment"`` (the command then prints whether ``commitment(...)`` matches).
@@ -44,6 +46,7 @@ __all__ = [
     "DrawTeam",
     "History",
     "TeamDrawResult",
+    "apply_swaps",
     "commitment",
     "draw_individual",
     "draw_shuffle",
@@ -54,6 +57,7 @@ __all__ = [
     "seat_team_table",
     "simulate",
     "table_cost",
+    "table_repeats",
 ]
 
 SEATS = 6
@@ -859,6 +863,40 @@ def seat_team_table(
     return best
 
 
+# --------------------------------------------------------------------------- manual changes
+
+
+def apply_swaps(
+    tables: Sequence[Sequence[int]], swaps: Iterable[tuple[tuple[int, int], tuple[int, int]]]
+) -> list[list[int]]:
+    """The seating after the organizers' seat swaps, applied in order to a re-run draw.
+
+    Each swap names two places ``(table, seat)``: the table's number as the tables are numbered
+    (1 for the first of ``tables``), the seat 0..5. The two players there change places (at one
+    table or two). The published record of a round lists its swaps, so that a re-run of its
+    draw from the revealed seed ends at the seating it published.
+    """
+    out = [list(t) for t in tables]
+    for (table_a, seat_a), (table_b, seat_b) in swaps:
+        row_a, row_b = out[table_a - 1], out[table_b - 1]
+        row_a[seat_a], row_b[seat_b] = row_b[seat_b], row_a[seat_a]
+    return out
+
+
+def table_repeats(table: Sequence[int], history: History) -> list[tuple[int, int, int, int]]:
+    """The pairs of one seated table (six ids in seat order) who meet again as they met before:
+    ``(seat, other seat, relation, earlier meetings in that relation)``, seats in order. These
+    are the repeats a draw's cost counts (:data:`WEIGHTS`): what it could not avoid."""
+    out = []
+    by_relation = (history.opposite, history.partner, history.tablemate)
+    for i, j in PAIRS:
+        relation = _relation(i, j)
+        times = by_relation[relation].get(_pair(table[i], table[j]), 0)
+        if times:
+            out.append((i, j, relation, times))
+    return out
+
+
 # --------------------------------------------------------------------------- statistics
 
 
@@ -980,6 +1018,12 @@ def _cmd_draw(args: argparse.Namespace) -> int:
     result = draw_individual(players, history, data["seed"], brackets=bool(data.get("brackets")),
                              ratings=ratings)
     out: dict = {"tables": [list(t) for t in result.tables], "byes": result.byes}
+    changes = data.get("changes", [])
+    if changes:  # the organizers' seat swaps after the draw, as the round publishes them
+        out["tables"] = apply_swaps(out["tables"], [
+            tuple((int(s["table"]), int(s["seat"])) for s in change["seats"])
+            for change in changes])
+        out["changes_applied"] = len(changes)
     if "commitment" in data:
         expected = commitment(
             data["seed"], [p.id for p in players], data.get("round"), data.get("event")

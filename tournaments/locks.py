@@ -20,7 +20,7 @@ import zlib
 
 from django.db import connection
 
-from .models import Entry, Event, Round, Table
+from .models import ROUND_DRAW_DATA, Entry, Event, Round, Table
 
 
 class Advisory(enum.IntEnum):
@@ -70,7 +70,7 @@ def lock_table(table_id: int) -> Table:
     queue behind it. Its round and event are loaded, not locked; the round's large draw data
     is not loaded."""
     return (Table.objects.select_for_update(of=("self",)).select_related("round__event")
-            .defer("round__draw_entries", "round__draw_input").get(pk=table_id))
+            .defer(*(f"round__{name}" for name in ROUND_DRAW_DATA)).get(pk=table_id))
 
 
 def lock_table_row(table_id: int) -> None:
@@ -91,6 +91,13 @@ def lock_table_with_viewer(user, table_id: int):
 
     lock = " FOR UPDATE OF T" if connection.features.has_select_for_update_of else ""
     return table_with_viewer_where(user, 'T."id" = %s' + lock, [table_id])
+
+
+def lock_tables(table_ids: list[int]) -> None:
+    """Lock some table rows (of one round), in primary-key order: two seats swapped between
+    tables (``services.round_seats_swap``)."""
+    list(Table.objects.filter(pk__in=table_ids).select_for_update(of=("self",))
+         .order_by("pk").values_list("pk", flat=True))
 
 
 def lock_round_tables(round_id: int) -> None:

@@ -303,6 +303,11 @@ class Entry(models.Model):
         return str(self)
 
 
+#: a round's draw record (the entries, the inputs, the manual changes and earlier draws of a
+#: 10,000-player draw, as JSON): the hot paths and the lists of tables do not load it
+ROUND_DRAW_DATA = ("draw_entries", "draw_input", "draw_changes", "draw_history")
+
+
 class Round(models.Model):
     """One round: every table plays one match at the same time."""
 
@@ -331,6 +336,14 @@ class Round(models.Model):
     draw_entries = models.JSONField(_("entries in the draw"), default=list)
     draw_input = models.JSONField(_("draw input"), default=dict, blank=True,
                                   help_text=_("Scores and bye counts the draw used"))
+    #: the organizers' seat swaps after this draw, in order (``services.round_seats_swap``):
+    #: the verification re-runs the draw from the seed, then applies them
+    draw_changes = models.JSONField(_("manual changes"), default=list, blank=True,
+                                    editable=False)
+    #: the earlier draws of this round that a re-draw replaced, oldest first
+    #: (``services.round_redraw``): each with its commitment, seed, inputs, seating and changes
+    draw_history = models.JSONField(_("earlier draws"), default=list, blank=True,
+                                    editable=False)
     committed_at = models.DateTimeField(_("committed"), auto_now_add=True)
     drawn_at = models.DateTimeField(_("drawn"), null=True, blank=True)
     published_at = models.DateTimeField(_("published"), null=True, blank=True)

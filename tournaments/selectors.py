@@ -15,7 +15,17 @@ from dataclasses import dataclass
 
 from django.db.models import Prefetch, QuerySet
 
-from tournaments.models import Entry, Event, Player, PlayerLink, Round, Seat, Table, TeamMember
+from tournaments.models import (
+    ROUND_DRAW_DATA,
+    Entry,
+    Event,
+    Player,
+    PlayerLink,
+    Round,
+    Seat,
+    Table,
+    TeamMember,
+)
 from tournaments.sqlrows import Columns, fetch_one
 
 #: round statuses whose seating everyone may see (the organizers published it)
@@ -110,7 +120,7 @@ class Viewer:
 
 
 _TABLE = Columns(Table, "T")
-_ROUND = Columns(Round, "R", skip=("draw_entries", "draw_input"))
+_ROUND = Columns(Round, "R", skip=ROUND_DRAW_DATA)
 _EVENT = Columns(Event, "E")
 
 

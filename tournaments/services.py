@@ -10,6 +10,7 @@ import hashlib
 import logging
 import secrets
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -393,8 +394,6 @@ def round_create(*, event: Event, knockout: bool = False) -> Round:
     commitment (a hash of the seed and of the entry list) before anything is drawn.
 
     ``knockout`` opens a knockout round of a team event's finals instead of a Swiss round."""
-    from tournaments import standings as standings_module
-
     with transaction.atomic():
         event = locks.lock_event(event.pk)
         _check_open(event)
@@ -419,22 +418,11 @@ def round_create(*, event: Event, knockout: bool = False) -> Round:
                     "n": prev.number, "k": missing})
         if knockout:
             return _knockout_round_create(event=event, number=number)
-        entries = round_eligible_entries(event=event, number=number)
-        minimum = 6 if event.format == Event.Format.INDIVIDUAL else 2
-        if len(entries) < minimum:
-            raise ServiceError("too_few_entries", _(
-                "%(n)s checked-in entries: a draw needs at least %(m)s") % {
-                "n": len(entries), "m": minimum})
+        entries = _swiss_draw_entries(event=event, number=number)
         ids = [e.pk for e in entries]
-        scores = standings_module.scores_for_draw(event=event, entry_ids=ids)
-        byes: dict[str, int] = {}
-        for b in Bye.objects.filter(round__event=event, entry_id__in=ids):
-            byes[str(b.entry_id)] = byes.get(str(b.entry_id), 0) + 1
+        draw_input = _swiss_draw_input(event=event, number=number, entries=entries)
         brackets = bool(event.swiss_brackets and number > 1) or event.format == Event.Format.TEAM
         seed = draw_module.new_seed()
-        draw_input = {"scores": {str(k): v for k, v in scores.items()}, "byes": byes}
-        if event.rating_balance and event.format == Event.Format.INDIVIDUAL:
-            draw_input["ratings"] = _draw_ratings(entries)
         rnd = Round.objects.create(
             event=event, number=number, brackets=brackets, seed=seed,
             commitment=draw_module.commitment(seed, ids, number, event.pk),
@@ -443,6 +431,36 @@ def round_create(*, event: Event, knockout: bool = False) -> Round:
             event.status = Event.Status.RUNNING
             event.save(update_fields=["status"])
     return rnd
+
+
+def _swiss_draw_entries(*, event: Event, number: int) -> list[Entry]:
+    """Who is in the draw of Swiss round ``number``: the entries checked in now (at least a
+    table's worth), fixed when the round is opened or re-drawn (``Round.draw_entries``)."""
+    entries = round_eligible_entries(event=event, number=number)
+    minimum = 6 if event.format == Event.Format.INDIVIDUAL else 2
+    if len(entries) < minimum:
+        raise ServiceError("too_few_entries", _(
+            "%(n)s checked-in entries: a draw needs at least %(m)s") % {
+            "n": len(entries), "m": minimum})
+    return entries
+
+
+def _swiss_draw_input(*, event: Event, number: int, entries: list[Entry]) -> dict:
+    """What the draw of Swiss round ``number`` uses of its entries, published with it
+    (``Round.draw_input``): their scores, their byes (轮空) of earlier rounds and, for a
+    rating-balanced draw, their ratings."""
+    from tournaments import standings as standings_module
+
+    ids = [e.pk for e in entries]
+    scores = standings_module.scores_for_draw(event=event, entry_ids=ids)
+    byes: dict[str, int] = {}
+    for b in Bye.objects.filter(round__event=event, round__number__lt=number,
+                                entry_id__in=ids):
+        byes[str(b.entry_id)] = byes.get(str(b.entry_id), 0) + 1
+    draw_input = {"scores": {str(k): v for k, v in scores.items()}, "byes": byes}
+    if event.rating_balance and event.format == Event.Format.INDIVIDUAL:
+        draw_input["ratings"] = _draw_ratings(entries)
+    return draw_input
 
 
 def _draw_ratings(entries: list[Entry]) -> dict[str, float]:
@@ -771,40 +789,322 @@ def round_publish(*, round: Round) -> Round:
         return rnd
 
 
-def round_verify(*, round: Round) -> list[str]:
-    """Re-run a drawn round from its public data; return the differences (empty = verified)."""
+# ----------------------------------------------------------------------------- checking a draw
+# Before its seating is published, the organizers check a drawn round and may swap two seats
+# or draw it again. Both keep the draw verifiable, in the round's public record:
+#
+# - a swap is appended to ``Round.draw_changes`` (which two places, who sat there, who made
+#   it, when and why); the verification re-runs the draw from the revealed seed and then
+#   applies the swaps in order, so it still ends at the seating stored — "verified, with N
+#   manual changes", each listed;
+# - a re-draw keeps the draw it replaces in ``Round.draw_history`` (its commitment, seed,
+#   entries, inputs, seating and swaps, and who re-drew it, when and why), then commits to a
+#   new secret seed — a new commitment, published before the new draw runs on a worker, as
+#   for any round. An organizer who re-draws until a seating suits them cannot hide it: every
+#   earlier draw stays verifiable and public, and the seating page counts them.
+
+#: the longest reason a swap or a re-draw takes (it is published with the round)
+DRAW_REASON_MAX = 500
+
+
+@dataclass(frozen=True)
+class SeatRef:
+    """A seat as the organizer saw it when choosing it: the table's number, the seat (0–5) and
+    the player sitting there. A swap asked of a seating that has changed since is refused —
+    unless it is the very swap just made (a double click), which changes nothing."""
+
+    table: int
+    seat: int
+    player_id: int
+
+
+def _draw_reason(reason) -> str:
+    reason = (reason or "").strip()
+    if not reason:
+        raise ServiceError("reason_required", _(
+            "reason: say why (a change to a draw is published with its reason)"),
+            detail={"field": "reason"})
+    if len(reason) > DRAW_REASON_MAX:
+        raise ServiceError("bad_reason", _("reason: at most %(n)s characters") % {
+            "n": DRAW_REASON_MAX}, detail={"field": "reason"})
+    return reason
+
+
+def _made_by(by, reason: str) -> dict:
+    """Who made a change to a draw, when and why, as the round's public record says it."""
+    named = getattr(by, "pk", None) is not None
+    return {"at": timezone.now().isoformat(), "by": (by.get_full_name() or by.get_username())
+            if named else "", "by_id": by.pk if named else None, "reason": reason}
+
+
+def _check_drawn_unpublished(rnd: Round) -> None:
+    """A draw may change between its draw and the publication of its seating only."""
+    if rnd.status == Round.Status.COMMITTED:
+        raise Conflict("not_drawn", _("the round is not drawn yet"))
+    if rnd.status != Round.Status.DRAWN:
+        raise Conflict("round_published", _(
+            "the seating of round %(n)s is published: its draw can no longer change") % {
+            "n": rnd.number})
+
+
+def _check_not_in_play(rnd: Round, table_ids: list[int] | None = None) -> None:
+    """Refuse to change tables that have a result, a live game or a penalty already (a
+    referee may enter them before the seating is published)."""
+    from django.db.models import Q
+
+    tables = Table.objects.filter(round=rnd)
+    if table_ids is not None:
+        tables = tables.filter(pk__in=table_ids)
+    busy = sorted(set(tables.filter(
+        Q(results__isnull=False) | Q(live_games__isnull=False) | Q(penalties__isnull=False))
+        .values_list("number", flat=True)))
+    if busy:
+        raise Conflict("table_in_play", _(
+            "table %(t)s has results, a live game or a penalty already: its seats can no "
+            "longer change") % {"t": busy[0]}, detail={"tables": busy})
+
+
+def round_seats_swap(*, round: Round, seat_a: SeatRef, seat_b: SeatRef, by,
+                     reason: str) -> Round:
+    """Swap two players' seats (at one table or two) in a drawn round whose seating is not
+    published yet; ``reason`` is required. In a team event (团体赛) a player changes seats with
+    a teammate only: the same table, the same 联邦.
+
+    The swap is appended to the round's public record (``Round.draw_changes``: the two places
+    ``{"table", "seat", "entry", "player", "name"}`` with who sat there before, ``at``, ``by``,
+    ``reason``), which the verification applies after re-running the draw
+    (:func:`round_verification`). ``seat_a`` and ``seat_b`` are the seats as the organizer saw
+    them: if the seating has changed since, the swap is refused (409 ``seating_changed``) —
+    unless it is the swap just made, asked again by a double click: then nothing changes.
+    Refused once the seating is published (409 ``round_published``). Locks: event → round →
+    the two tables."""
+    reason = _draw_reason(reason)
+    places = {(seat_a.table, seat_a.seat), (seat_b.table, seat_b.seat)}
+    if len(places) == 1 or seat_a.player_id == seat_b.player_id:
+        raise ServiceError("same_seat", _("choose two different players"))
+    if not all(0 <= ref.seat <= 5 for ref in (seat_a, seat_b)):
+        raise ServiceError("bad_seat", _("a table has seats 1 to 6"))
+    with transaction.atomic():
+        rnd = locks.lock_round(round.pk, with_event=True)
+        _check_drawn_unpublished(rnd)
+        if rnd.event.format == Event.Format.TEAM and (
+                seat_a.table != seat_b.table or seat_a.seat % 2 != seat_b.seat % 2):
+            raise ServiceError("team_seats", _(
+                "in a team event a player changes seats with a teammate only (the same table "
+                "and 联邦)"))
+        tables = {t.number: t for t in Table.objects.filter(
+            round=rnd, number__in={seat_a.table, seat_b.table})}
+        missing = sorted({seat_a.table, seat_b.table} - set(tables))
+        if missing:
+            raise NotFound("no_table", _("round %(n)s has no table %(t)s") % {
+                "n": rnd.number, "t": missing[0]})
+        locks.lock_tables(sorted(t.pk for t in tables.values()))
+        _check_not_in_play(rnd, [t.pk for t in tables.values()])
+        seats = {(s.table.number, s.seat): s for s in Seat.objects.filter(
+            table__in=tables.values()).select_related("table", "player")}
+        a, b = seats[(seat_a.table, seat_a.seat)], seats[(seat_b.table, seat_b.seat)]
+        if (a.player_id, b.player_id) == (seat_b.player_id, seat_a.player_id) and \
+                _is_last_swap(rnd, seat_a, seat_b):
+            return rnd  # asked twice: made once
+        if (a.player_id, b.player_id) != (seat_a.player_id, seat_b.player_id):
+            raise Conflict("seating_changed", _(
+                "the seating has changed since you chose these seats: look again and choose "
+                "again"))
+        Seat.objects.filter(pk__in=[a.pk, b.pk]).delete()  # (one player per round: no update)
+        Seat.objects.bulk_create([
+            Seat(table=a.table, round=rnd, seat=a.seat, player_id=b.player_id,
+                 entry_id=b.entry_id),
+            Seat(table=b.table, round=rnd, seat=b.seat, player_id=a.player_id,
+                 entry_id=a.entry_id)])
+        rnd.draw_changes = [*rnd.draw_changes, {
+            "kind": "swap",
+            "seats": [{"table": s.table.number, "seat": s.seat, "entry": s.entry_id,
+                       "player": s.player_id, "name": s.player.name} for s in (a, b)],
+            **_made_by(by, reason)}]
+        rnd.save(update_fields=["draw_changes"])
+    return rnd
+
+
+def _is_last_swap(rnd: Round, seat_a: SeatRef, seat_b: SeatRef) -> bool:
+    """Whether the round's last manual change is the swap of these two seats and players."""
+    if not rnd.draw_changes:
+        return False
+    last = rnd.draw_changes[-1]
+    return last.get("kind") == "swap" and {
+        (s["table"], s["seat"], s["player"]) for s in last["seats"]} == {
+        (ref.table, ref.seat, ref.player_id) for ref in (seat_a, seat_b)}
+
+
+def round_redraw(*, round: Round, by, reason: str, commitment: str | None = None) -> Round:
+    """Draw a drawn round again before its seating is published; ``reason`` is required.
+
+    The draw it replaces goes to the round's public history (``Round.draw_history``: its
+    commitment, seed, entries and inputs, the seating and byes it gave, its swaps, and who
+    re-drew it, when and why), its tables are removed, and the round is committed again as
+    :func:`round_create` commits one: a new secret seed, the entries checked in now (a late
+    arrival, a no-show withdrawn) with their scores, byes and ratings (a knockout round keeps
+    its pairs), and a new commitment, published before the new draw runs on a worker.
+
+    ``commitment``: the commitment the organizer saw — a re-draw asked again of a draw that is
+    already replaced (a double click) changes nothing; one asked of a draw they never saw is
+    refused (409 ``draw_changed``). Refused once the seating is published (409
+    ``round_published``), while a draw is running (409 ``not_drawn``) and when a table has
+    results already. Locks: event → round → the round's entries left out → its tables."""
+    reason = _draw_reason(reason)
+    with transaction.atomic():
+        rnd = locks.lock_round(round.pk, with_event=True)
+        if commitment is not None and commitment != rnd.commitment:
+            if any(d["commitment"] == commitment for d in rnd.draw_history):
+                return rnd  # asked twice: re-drawn once
+            raise Conflict("draw_changed", _(
+                "the draw has changed since you looked at it: look again"))
+        _check_drawn_unpublished(rnd)
+        event = rnd.event
+        if rnd.stage == Round.Stage.KNOCKOUT:
+            entries = None
+            ids = list(rnd.draw_entries)
+        else:
+            entries = _swiss_draw_entries(event=event, number=rnd.number)
+            ids = [e.pk for e in entries]
+        # an entry withdrawn since the draw no longer plays this round
+        Entry.objects.filter(pk__in=set(rnd.draw_entries) - set(ids),
+                             left_after_round__gte=rnd.number).update(
+            left_after_round=rnd.number - 1)
+        locks.lock_round_tables(rnd.pk)
+        _check_not_in_play(rnd)
+        replaced = {
+            "commitment": rnd.commitment, "seed": rnd.seed, "entries": list(rnd.draw_entries),
+            "input": rnd.draw_input, "brackets": rnd.brackets,
+            "committed_at": rnd.committed_at.isoformat(),
+            "drawn_at": rnd.drawn_at.isoformat() if rnd.drawn_at else None,
+            **round_seating(rnd), "changes": list(rnd.draw_changes),
+            "redraw": _made_by(by, reason)}
+        Table.objects.filter(round=rnd).delete()  # and their seats
+        had_byes = Bye.objects.filter(round=rnd).delete()[0]
+        if entries is not None:
+            rnd.draw_input = _swiss_draw_input(event=event, number=rnd.number, entries=entries)
+        rnd.seed = draw_module.new_seed()
+        rnd.commitment = draw_module.commitment(rnd.seed, ids, rnd.number, event.pk)
+        rnd.draw_entries = ids
+        rnd.draw_changes = []
+        rnd.draw_history = [*rnd.draw_history, replaced]
+        rnd.status = Round.Status.COMMITTED
+        rnd.committed_at, rnd.drawn_at = timezone.now(), None
+        rnd.save(update_fields=["seed", "commitment", "draw_entries", "draw_input",
+                                "draw_changes", "draw_history", "status", "committed_at",
+                                "drawn_at"])
+        if had_byes and event.bye_points:
+            from tournaments.standings import standings_refresh_on_commit
+
+            standings_refresh_on_commit(event_id=event.pk, from_round=rnd.number)
+        round_request_draw(round=rnd)
+    return rnd
+
+
+@dataclass(frozen=True)
+class DrawVerification:
+    """What re-running a round's draw from its public data found (:func:`round_verification`):
+    ``problems`` (empty: verified), the manual changes the re-run applied
+    (``Round.draw_changes``, in order) and the earlier draws a re-draw replaced
+    (``Round.draw_history``, oldest first), each of them checked the same way."""
+
+    problems: list[str]
+    changes: list[dict]
+    redraws: list[dict]
+
+    @property
+    def verified(self) -> bool:
+        return not self.problems
+
+
+def round_verification(*, round: Round) -> DrawVerification:
+    """Re-run a drawn round from its public data: the commitment must match the revealed seed
+    and entry list, and the draw from that seed, with the recorded seat swaps applied in
+    order, must give the seating and byes stored. Each earlier draw of the round (replaced by
+    a re-draw) is checked the same way against the seating it gave."""
+    earlier_rounds = list(Round.objects.filter(event=round.event_id, number__lt=round.number)
+                          .order_by("number"))
     problems = []
     if round.status == Round.Status.COMMITTED:
-        return [_("the round is not drawn: its seed is still secret")]
-    expect = draw_module.commitment(round.seed, list(round.draw_entries), round.number,
-                                    round.event_id)
-    if expect != round.commitment:
+        problems.append(_("the round is not drawn: its seed is still secret"))
+    else:
+        problems += _draw_problems(round, round, round_seating(round), round.draw_changes,
+                                   earlier_rounds)
+    for k, earlier in enumerate(round.draw_history, start=1):
+        replay = Round(event=round.event, number=round.number, stage=round.stage,
+                       brackets=earlier["brackets"], seed=earlier["seed"],
+                       commitment=earlier["commitment"], draw_entries=earlier["entries"],
+                       draw_input=earlier["input"])
+        problems += [_("draw %(k)s (re-drawn): %(p)s") % {"k": k, "p": p} for p in _draw_problems(
+            round, replay, earlier, earlier["changes"], earlier_rounds)]
+    return DrawVerification(problems=problems, changes=list(round.draw_changes),
+                            redraws=list(round.draw_history))
+
+
+def round_verify(*, round: Round) -> list[str]:
+    """:func:`round_verification`'s differences (empty = verified)."""
+    return round_verification(round=round).problems
+
+
+def _draw_problems(rnd: Round, draw: Round, stored: dict, changes: list[dict],
+                   earlier_rounds: list[Round]) -> list[str]:
+    """How one draw of ``rnd`` (``draw``: its seed, entries and inputs) differs from the
+    seating ``stored`` once ``changes`` are applied to its re-run."""
+    problems = []
+    expect = draw_module.commitment(draw.seed, list(draw.draw_entries), rnd.number, rnd.event_id)
+    if expect != draw.commitment:
         problems.append(_("the commitment does not match the revealed seed and entry list"))
-    seeding = (round.draw_input or {}).get("seeding")
+    seeding = (draw.draw_input or {}).get("seeding")
     if seeding is not None:
         seeds = knockout_seeds_by_rating(seeding)
         order = _bracket_order(len(seeds))
         expect_pairs = [[seeds[order[i] - 1], seeds[order[i + 1] - 1]]
                         for i in range(0, len(seeds), 2)]
-        if expect_pairs != round.draw_input.get("knockout_pairs"):
+        if expect_pairs != draw.draw_input.get("knockout_pairs"):
             problems.append(_("the bracket does not follow the published ratings"))
-    drawn = compute_draw(round=round)
-    stored = round_seating(round)
-    stored_tables = stored["tables"]
-    if stored_tables != drawn["tables"]:
-        for k, (a, b) in enumerate(zip(stored_tables, drawn["tables"], strict=False)):
+    drawn = compute_draw(round=draw, history_rounds=earlier_rounds)
+    team_event = rnd.event.format != Event.Format.INDIVIDUAL
+    seated = [t["players"] if team_event else t for t in drawn["tables"]]
+    key = "player" if team_event else "entry"
+    for k, change in enumerate(changes, start=1):
+        places = [(s["table"], s["seat"]) for s in change["seats"]]
+        if not all(1 <= t <= len(seated) and seated[t - 1][seat] == s[key]
+                   for (t, seat), s in zip(places, change["seats"], strict=True)):
+            problems.append(_("manual change %(k)s does not fit the draw it changes") % {"k": k})
+            return problems
+        seated = draw_module.apply_swaps(seated, [tuple(places)])
+    if team_event:
+        for table, players in zip(drawn["tables"], seated, strict=True):
+            table["players"] = players
+    else:
+        drawn["tables"] = seated
+    if stored["tables"] != drawn["tables"]:
+        for k, (a, b) in enumerate(zip(stored["tables"], drawn["tables"], strict=False)):
             if a != b:
                 problems.append(_("table %(n)s differs: stored %(a)s, re-drawn %(b)s") % {
                     "n": k + 1, "a": a, "b": b})
                 break
-        if len(stored_tables) != len(drawn["tables"]):
+        if len(stored["tables"]) != len(drawn["tables"]):
             problems.append(_("%(a)s tables stored, %(b)s re-drawn") % {
-                "a": len(stored_tables), "b": len(drawn["tables"])})
-    stored_byes = stored["byes"]
-    if stored_byes != sorted(drawn["byes"]):
+                "a": len(stored["tables"]), "b": len(drawn["tables"])})
+    if sorted(stored["byes"]) != sorted(drawn["byes"]):
         problems.append(_("byes differ: stored %(a)s, re-drawn %(b)s") % {
-            "a": stored_byes, "b": sorted(drawn["byes"])})
+            "a": sorted(stored["byes"]), "b": sorted(drawn["byes"])})
     return problems
+
+
+def draw_change_text(change: dict) -> str:
+    """A manual change to a draw in words, as the verification and the pages list it:
+    "swapped 张伟 (table 1, seat 3) and 李娜 (table 2, seat 5)" (seats 1–6, 号位)."""
+    from django.utils.translation import pgettext
+
+    def place(s):
+        return _("%(name)s (table %(t)s, %(seat)s)") % {
+            "name": s["name"], "t": s["table"],
+            "seat": pgettext("seat position", "seat %(n)s") % {"n": s["seat"] + 1}}
+
+    a, b = change["seats"]
+    return _("swapped %(a)s and %(b)s") % {"a": place(a), "b": place(b)}
 
 
 # ----------------------------------------------------------------------------- penalties

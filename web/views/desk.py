@@ -41,7 +41,7 @@ from live.models import LiveGame
 from live.queries import running_live_games
 from tournaments import services
 from tournaments.errors import ServiceError
-from tournaments.models import Event, Penalty, Round, Seat, Table
+from tournaments.models import ROUND_DRAW_DATA, Event, Penalty, Round, Seat, Table
 from tournaments.selectors import is_referee, later_draws, round_closed_by
 from web.forms.penalty import PenaltyForm
 from web.forms.sheet import PLACE_NAMES, SheetForm, live_refusal, refusal, seat_label, side_names
@@ -50,7 +50,7 @@ from web.views.params import search_text
 DESK_PAGE = 100
 #: a round's draw record (every entry of a 10,000-player draw, as JSON): never read here, and
 #: decoding it once per table listed cost more than the rest of the desk together
-ROUND_BULK = ("draw_entries", "draw_input")
+ROUND_BULK = ROUND_DRAW_DATA
 _SEATS = Prefetch("seats", Seat.objects.select_related("player").order_by("seat"))
 POLL_SECONDS = 10
 
