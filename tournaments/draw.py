@@ -54,6 +54,7 @@ __all__ = [
     "new_seed",
     "rating_gap",
     "repeat_stats",
+    "seat_relation",
     "seat_team_table",
     "simulate",
     "table_cost",
@@ -179,7 +180,9 @@ class DrawPlayer:
             raise ValueError(f"player {self.id}: seat_counts needs {SEATS} entries")
 
 
-def _relation(seat_a: int, seat_b: int) -> int:
+def seat_relation(seat_a: int, seat_b: int) -> int:
+    """How the players of two seats of a table relate: ``OPPOSITE`` (对头), ``PARTNER`` (the
+    same 联邦) or ``TABLEMATE`` (the other 联邦, not opposite)."""
     d = (seat_a - seat_b) % SEATS
     if d == 3:
         return OPPOSITE
@@ -219,7 +222,7 @@ class History:
         by_relation = (self.opposite, self.partner, self.tablemate)
         for i in range(SEATS - 1):
             for j in range(i + 1, SEATS):
-                counts = by_relation[_relation(i, j)]
+                counts = by_relation[seat_relation(i, j)]
                 key = _pair(table[i], table[j])
                 counts[key] = counts.get(key, 0) + 1
 
@@ -274,7 +277,7 @@ def _codes(seating: tuple[int, ...]) -> tuple[int, ...]:
     seat_of = [0] * SEATS
     for seat, local in enumerate(seating):
         seat_of[local] = seat
-    return tuple(_relation(seat_of[i], seat_of[j]) for i, j in PAIRS)
+    return tuple(seat_relation(seat_of[i], seat_of[j]) for i, j in PAIRS)
 
 
 SEAT_OF: tuple[tuple[int, ...], ...] = tuple(
@@ -890,7 +893,7 @@ def table_repeats(table: Sequence[int], history: History) -> list[tuple[int, int
     out = []
     by_relation = (history.opposite, history.partner, history.tablemate)
     for i, j in PAIRS:
-        relation = _relation(i, j)
+        relation = seat_relation(i, j)
         times = by_relation[relation].get(_pair(table[i], table[j]), 0)
         if times:
             out.append((i, j, relation, times))
@@ -912,7 +915,7 @@ def repeat_stats(tables_by_round: list[list[Sequence[int]]]) -> dict[str, int]:
     for tables in tables_by_round:
         for table in tables:
             for i, j in PAIRS:
-                rel = _relation(i, j)
+                rel = seat_relation(i, j)
                 if by_relation[rel].get(_pair(table[i], table[j]), 0):
                     totals[rel] += 1
         for table in tables:

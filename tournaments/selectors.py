@@ -274,6 +274,76 @@ def round_tables(rnd: Round) -> QuerySet[Table]:
             .order_by("number"))
 
 
+@dataclass(frozen=True)
+class Repeat:
+    """Two players of a drawn table who meet again as they met before (the repeats a draw's
+    cost counts, ``tournaments.draw.table_repeats``): their seats (0–5), the relation
+    (``draw.OPPOSITE`` 对头, ``draw.PARTNER`` same 联邦, ``draw.TABLEMATE`` other 联邦) and the
+    earlier rounds they met in so."""
+
+    seats: tuple[int, int]
+    relation: int
+    rounds: tuple[int, ...]
+
+
+def round_repeats(rnd: Round) -> dict:
+    """What a drawn round's seating achieved against the earlier rounds of its event (the
+    organizers' check of a draw): ``tables`` (table number -> its :class:`Repeat` list; in a team
+    event teammates are partners by rule, so only 对头 and other-联邦 repeats count),
+    ``totals`` (relation -> how many pairs meet again) and, in a team event, ``rematches``
+    (table number -> the earlier rounds its two teams met in)."""
+    from tournaments import draw as draw_module
+
+    team_event = rnd.event.format == Event.Format.TEAM
+    key = "player_id" if team_event else "entry_id"
+    earlier: dict[int, list] = {}
+    numbers: dict[int, int] = {}
+    for table_id, number, seat, who in (Seat.objects.filter(
+            round__event=rnd.event_id, round__number__lt=rnd.number)
+            .values_list("table_id", "round__number", "seat", key)):
+        earlier.setdefault(table_id, [None] * 6)[seat] = who
+        numbers[table_id] = number
+    history = draw_module.History()
+    met: dict[tuple, list[int]] = {}  # (a, b, relation) -> rounds
+    for table_id, table in earlier.items():
+        if None in table:
+            continue
+        history.add_table(table)
+        for i, j in draw_module.PAIRS:
+            pair = (min(table[i], table[j]), max(table[i], table[j]))
+            met.setdefault((*pair, draw_module.seat_relation(i, j)), []).append(
+                numbers[table_id])
+    tables: dict[int, list[Repeat]] = {}
+    totals = dict.fromkeys((draw_module.OPPOSITE, draw_module.PARTNER, draw_module.TABLEMATE), 0)
+    current: dict[int, list] = {}
+    for number, seat, who in Seat.objects.filter(round=rnd).values_list(
+            "table__number", "seat", key):
+        current.setdefault(number, [None] * 6)[seat] = who
+    for number, table in sorted(current.items()):
+        found = []
+        for i, j, relation, _times in draw_module.table_repeats(table, history):
+            if team_event and relation == draw_module.PARTNER:
+                continue
+            pair = (min(table[i], table[j]), max(table[i], table[j]))
+            found.append(Repeat(seats=(i, j), relation=relation,
+                                rounds=tuple(sorted(met[(*pair, relation)]))))
+            totals[relation] += 1
+        if found:
+            tables[number] = found
+    out = {"tables": tables, "totals": totals, "rematches": {}}
+    if team_event:
+        met_teams: dict[tuple[int, int], list[int]] = {}
+        for a, b, number in Table.objects.filter(
+                round__event=rnd.event_id, round__number__lt=rnd.number,
+                team_a__isnull=False).values_list("team_a_id", "team_b_id", "round__number"):
+            met_teams.setdefault((min(a, b), max(a, b)), []).append(number)
+        for number, a, b in rnd.tables.filter(team_a__isnull=False).values_list(
+                "number", "team_a_id", "team_b_id"):
+            if (min(a, b), max(a, b)) in met_teams:
+                out["rematches"][number] = sorted(met_teams[(min(a, b), max(a, b))])
+    return out
+
+
 def knockout_matches(user, event: Event) -> list[dict]:
     """The knockout finals as ``user`` may see them (rounds whose seating is public, or all for
     the event's staff): every match in round and table order, its score from confirmed games

@@ -8,6 +8,7 @@ from web.views.console import entries as console_entries
 from web.views.console import event as console_event
 from web.views.console import home as console_home
 from web.views.console import rounds as console_rounds
+from web.views.console.urls_draw import console_round_urls
 
 app_name = "pages"
 
@@ -83,4 +84,6 @@ urlpatterns = [
     path("e/<slug:slug>/desk/tables/<int:table_id>/", desk.desk_table, name="desk-table"),
     path("e/<slug:slug>/desk/rounds/<int:number>/confirm/", desk.desk_round_confirm,
          name="desk-round-confirm"),
+    # the organizer's console: checking a draw, printing a round (issue 52)
+    path("", include(console_round_urls)),
 ]

@@ -530,3 +530,33 @@ def test_bench_command_prints_times_and_repeats(capsys):
     assert main(["bench", "--players", "60", "--rounds", "2"]) == 0
     out = capsys.readouterr().out
     assert "optimised" in out and "shuffle" in out and "opposite" in out
+
+
+def test_apply_swaps_changes_two_places_in_order():
+    from tournaments.draw import apply_swaps
+
+    tables = [(1, 2, 3, 4, 5, 6), (7, 8, 9, 10, 11, 12)]
+
+    out = apply_swaps(tables, [((1, 0), (2, 3)), ((2, 3), (2, 4))])
+
+    assert out == [[10, 2, 3, 4, 5, 6], [7, 8, 9, 11, 1, 12]]
+    assert tables[0][0] == 1  # the draw itself is left as it was
+
+
+def test_table_repeats_are_pairs_meeting_in_the_relation_they_met_in():
+    from tournaments.draw import OPPOSITE, PAIRS, seat_relation, table_repeats
+
+    before = (1, 2, 3, 4, 5, 6)
+    history = History.from_tables([before])
+    moved = (1, 3, 2, 4, 6, 5)
+
+    repeats = table_repeats(moved, history)
+
+    seat_before = {p: s for s, p in enumerate(before)}
+    assert repeats == [(i, j, seat_relation(i, j), 1) for i, j in PAIRS
+                       if seat_relation(i, j) == seat_relation(seat_before[moved[i]],
+                                                               seat_before[moved[j]])]
+    assert (0, 3, OPPOSITE, 1) in repeats  # 1 and 4: 对头 again
+    assert (0, 2, 1, 1) not in repeats  # 1 and 2: partners now, opponents then
+    assert len(table_repeats(before, history)) == 15
+    assert table_repeats((7, 8, 9, 10, 11, 12), history) == []

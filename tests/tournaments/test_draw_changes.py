@@ -402,6 +402,58 @@ def test_a_redraw_of_a_team_round_verifies(organizer):
     assert services.round_verification(round=fresh(rnd)).verified
 
 
+# ----------------------------------------------------------------------------- what a draw achieved
+def test_round_repeats_are_the_repeats_the_draw_counts(referee):
+    """Seven players, a table and a bye a round: the check page's repeats of round 3 are what
+    ``draw.repeat_stats`` counts for it, each with the earlier rounds of the meeting."""
+    from tournaments.selectors import round_repeats
+
+    event = EventFactory(games_per_match=1)
+    for _ in range(7):
+        services.entry_check_in(entry=services.entry_register(event=event, player=PlayerFactory()))
+    tables = []
+    for number in (1, 2, 3):
+        rnd = drawn(event)
+        tables.append([[s.entry_id for s in t.seats.order_by("seat")]
+                       for t in rnd.tables.order_by("number")])
+        if number < 3:
+            for table in rnd.tables.all():
+                result = game_services.result_submit(
+                    table=table, number=1, by=referee,
+                    sheet={"order": [0, 1, 2, 3, 4, 5], "kaidian": [True] * 6})
+                game_services.result_confirm(result=result, by=referee, as_referee=True)
+
+    found = round_repeats(rnd)
+
+    before, after = draw_module.repeat_stats(tables[:2]), draw_module.repeat_stats(tables)
+    assert found["totals"] == {
+        draw_module.OPPOSITE: after["opposite_repeats"] - before["opposite_repeats"],
+        draw_module.PARTNER: after["partner_repeats"] - before["partner_repeats"],
+        draw_module.TABLEMATE: after["tablemate_repeats"] - before["tablemate_repeats"]}
+    assert sum(found["totals"].values()) > 0  # five of seven meet again, whatever the seed
+    for repeat in found["tables"][1]:
+        a, b = (tables[2][0][i] for i in repeat.seats)
+        assert repeat.rounds and all(
+            any({a, b} <= set(t) for t in tables[n - 1]) for n in repeat.rounds)
+
+
+def test_round_repeats_of_a_team_event_name_the_rematch_and_leave_teammates_out(referee):
+    from tournaments.selectors import round_repeats
+
+    event = team_event(2)
+    first = drawn(event)
+    for table in first.tables.all():
+        result = game_services.result_submit(
+            table=table, number=1, by=referee,
+            sheet={"order": [0, 1, 2, 3, 4, 5], "kaidian": [True] * 6})
+        game_services.result_confirm(result=result, by=referee, as_referee=True)
+
+    found = round_repeats(drawn(event))
+
+    assert found["rematches"] == {1: [1]}
+    assert found["totals"][draw_module.PARTNER] == 0
+
+
 # ----------------------------------------------------------------------------- locks
 def _on_its_own_connection(call, errors):
     def run():

@@ -9,6 +9,8 @@ so they live with the views rather than in a ``selectors`` module.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
 from django.db.models import Max, Q
@@ -33,6 +35,7 @@ from tournaments.selectors import (
     knockout_matches,
     results_released_through,
 )
+from tournaments.services import draw_change_text
 from tournaments.standings import public_standings, standings_etag
 from web.views.params import search_text
 
@@ -210,6 +213,26 @@ def _bye_views(rnd: Round) -> list[dict]:
              "points": b.points} for b in byes]
 
 
+def _when(iso: str | None):
+    return datetime.fromisoformat(iso) if iso else None
+
+
+def draw_record_view(rnd: Round) -> dict:
+    """A round's draw record as people read it (the seating page, the organizers' check of
+    the draw): its commitment, its manual seat swaps in words, and the earlier draws a re-draw
+    replaced, each with who, when and why (``services.round_seats_swap``,
+    ``services.round_redraw``)."""
+    return {
+        "commitment": rnd.commitment,
+        "changes": [{"text": draw_change_text(c), "reason": c["reason"], "by": c["by"],
+                     "at": _when(c["at"])} for c in rnd.draw_changes],
+        "redraws": [{"number": k, "commitment": d["commitment"], "seed": d["seed"],
+                     "changes": len(d["changes"]), "reason": d["redraw"]["reason"],
+                     "by": d["redraw"]["by"], "at": _when(d["redraw"]["at"])}
+                    for k, d in enumerate(rnd.draw_history, start=1)],
+    }
+
+
 def _rules_view(event: Event) -> dict:
     try:
         rules = engine.Rules.from_spec(event.rules)
@@ -327,7 +350,7 @@ def seating(request, slug, number=None):
         for seat in view["seats"]:
             seat["rating"] = ratings.get(str(seat["entry"]))
     ctx.update(
-        query=query, byes=bye_views,
+        query=query, byes=bye_views, draw_record=draw_record_view(rnd),
         seating_csv=_api("round-seating-csv", slug=slug, number=rnd.number),
         live={**live, "tables_api": _api("round-tables", slug=slug, number=rnd.number),
               "table_url": reverse("pages:table", kwargs={"slug": slug, "number": rnd.number,
