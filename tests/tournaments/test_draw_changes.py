@@ -528,8 +528,10 @@ def test_two_redraws_at_once_draw_once(organizer):
     rnd = drawn(event)
     seen = rnd.commitment
     errors: list = []
-    threads = [_on_its_own_connection(lambda: services.round_redraw(
-        round=rnd, by=organizer, reason="again", commitment=seen), errors) for _ in range(2)]
+    answers: list = []
+    threads = [_on_its_own_connection(lambda: answers.append(services.round_redraw(
+        round=rnd, by=organizer, reason="again", commitment=seen).commitment), errors)
+        for _ in range(2)]
 
     with transaction.atomic():
         locks.lock_round(rnd.pk, with_event=True)
@@ -540,3 +542,4 @@ def test_two_redraws_at_once_draw_once(organizer):
     assert errors == []
     rnd = fresh(rnd)
     assert len(rnd.draw_history) == 1 and rnd.draw_history[0]["commitment"] == seen
+    assert answers == [rnd.commitment] * 2  # one new commitment: the second saw it made
