@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Max, Model
+from django.db.models import Max, Model, Q
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -824,6 +824,9 @@ def _draw_reason(reason) -> str:
         raise ServiceError("reason_required", _(
             "reason: say why (a change to a draw is published with its reason)"),
             detail={"field": "reason"})
+    if "\x00" in reason:  # (PostgreSQL's JSON refuses it)
+        raise ServiceError("bad_reason", _("reason: a NUL character is not text"),
+                           detail={"field": "reason"})
     if len(reason) > DRAW_REASON_MAX:
         raise ServiceError("bad_reason", _("reason: at most %(n)s characters") % {
             "n": DRAW_REASON_MAX}, detail={"field": "reason"})
@@ -850,8 +853,6 @@ def _check_drawn_unpublished(rnd: Round) -> None:
 def _check_not_in_play(rnd: Round, table_ids: list[int] | None = None) -> None:
     """Refuse to change tables that have a result, a live game or a penalty already (a
     referee may enter them before the seating is published)."""
-    from django.db.models import Q
-
     tables = Table.objects.filter(round=rnd)
     if table_ids is not None:
         tables = tables.filter(pk__in=table_ids)

@@ -201,11 +201,15 @@ def test_a_swap_needs_a_reason(checked_in_event, organizer, reason):
     assert seating(rnd) == before and fresh(rnd).draw_changes == []
 
 
-def test_a_reason_is_at_most_500_characters(checked_in_event, organizer):
+@pytest.mark.parametrize("reason", ["x" * 501, "a\x00b"])
+def test_a_reason_is_text_of_at_most_500_characters(checked_in_event, organizer, reason):
     rnd = drawn(checked_in_event)
     refused("bad_reason", 400, lambda: services.round_seats_swap(
         round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 0), by=organizer,
-        reason="x" * 501))
+        reason=reason))
+    refused("bad_reason", 400, lambda: services.round_redraw(
+        round=rnd, by=organizer, reason=reason))
+    assert fresh(rnd).draw_changes == [] and fresh(rnd).draw_history == []
 
 
 def test_a_double_submitted_swap_changes_nothing_the_second_time(checked_in_event, organizer):
