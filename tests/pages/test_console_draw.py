@@ -334,3 +334,33 @@ def test_the_dashboard_links_a_drawn_round_to_its_check_and_a_published_one_to_p
 
     services.round_publish(round=drawn.rounds.get())
     assert f'href="{print_url(drawn)}"' in client_of(organizer).get(dashboard).content.decode()
+
+
+def test_a_team_rounds_check_names_the_teams_and_swaps_teammates_only(organizer,
+                                                                     referee_user):
+    from tests.factories import PlayerFactory
+
+    event = services.event_create(name="Team cup", slug="team-cup", format="team",
+                                  games_per_match=1, organizer=organizer)
+    event.referees.add(referee_user)
+    for k in range(4):
+        entry = services.team_register(event=event, name=f"联邦 队{k + 1}",
+                                       players=[PlayerFactory() for _ in range(3)])
+        services.entry_check_in(entry=entry)
+    for table in draw_round(event).tables.all():
+        play_table(table=table, referee=referee_user)
+    rnd = draw_round(event, publish=False)
+    table = rnd.tables.select_related("team_a", "team_b").get(number=1)
+
+    page = client_of(organizer).get(check_url(event, 2)).content.decode()
+    assert table.team_a.name in page and table.team_b.name in page
+    assert "partners again" not in page and "teams meeting again" in page
+
+    across = client_of(organizer).post(check_url(event, 2), {
+        "action": "swap", "seat_a": choice(rnd, 1, 0), "seat_b": choice(rnd, 1, 1),
+        "reason": "x"})
+    assert across.status_code == 400 and "teammate" in across.content.decode()
+    within = client_of(organizer).post(check_url(event, 2), {
+        "action": "swap", "seat_a": choice(rnd, 1, 0), "seat_b": choice(rnd, 1, 2),
+        "reason": "captain first"})
+    assert within.status_code == 302

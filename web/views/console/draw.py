@@ -94,17 +94,17 @@ def _table_views(rnd: Round) -> tuple[list[dict], dict]:
 
 
 def _summary(rnd: Round, repeats: dict) -> dict:
-    earlier = dict((rnd.draw_input or {}).get("byes", {}))
+    """The repeats per relation the draw could not avoid, and the byes (轮空), each marked if
+    the entry had one before."""
+    team_event = rnd.event.format == Event.Format.TEAM
+    earlier = (rnd.draw_input or {}).get("byes", {})
     byes = [{"name": str(b.entry), "again": earlier.get(str(b.entry_id), 0) > 0}
             for b in rnd.byes.select_related("entry__player", "entry__team")
             .order_by("entry__player__name", "entry__team__name")]
-    relations = list(RELATIONS.items())
-    if rnd.event.format == Event.Format.TEAM:  # teammates are partners by rule
-        relations = [(k, v) for k, v in relations if k != draw_module.PARTNER]
     return {"relations": [{"label": label, "count": repeats["totals"][k]}
-                          for k, label in relations],
-            "rematches": len(repeats["rematches"]), "team_event":
-                rnd.event.format == Event.Format.TEAM,
+                          for k, label in RELATIONS.items()
+                          if not (team_event and k == draw_module.PARTNER)],  # by rule
+            "rematches": len(repeats["rematches"]), "team_event": team_event,
             "byes": byes, "first_round": rnd.number == 1}
 
 
