@@ -26,7 +26,6 @@ from django.views.decorators.http import require_GET
 import engine
 from tournaments.models import Bye, Round, Seat
 from tournaments.selectors import SEATING_PUBLIC, round_tables
-from tournaments.services import MAX_EXTRA_GAMES
 from web.forms.sheet import PLACE_NAMES, seat_label
 from web.views.console.draw import organizer_round, seat_views, side_names
 from web.views.public import qr_svg
@@ -101,7 +100,7 @@ def _scores(request, rnd: Round) -> dict:
                        "qr": qr_svg(url, scale=3), "url": url})
     return {"tables": tables, "games": games, "places": PLACE_NAMES,
             "kaidian": bool(rules["dadian"]), "revolution": bool(rules["revolution"]),
-            "knockout": rnd.stage == Round.Stage.KNOCKOUT, "extra_games": MAX_EXTRA_GAMES,
+            "knockout": rnd.stage == Round.Stage.KNOCKOUT,
             "seat_numbers": [seat_label(s) for s in range(6)]}
 
 
