@@ -478,18 +478,3 @@ def test_release_form_refuses_a_bad_round(event, organizer):
 def test_the_old_dashboard_address_leads_to_the_console(event, organizer):
     response = _client(organizer).get(_url("dashboard", event))
     assert response.status_code == 301 and response["Location"] == _url("console-event", event)
-
-
-def test_the_check_and_print_pages_are_linked_once_installed(event, organizer, monkeypatch):
-    """The draw branch's pages (pages:console-round-check, pages:console-round-print): until
-    they exist the console offers its own round page and the slips."""
-    from web.views import console
-
-    page = _client(organizer).get(_url("console-round", event, number=1)).content.decode()
-    assert _url("round-slips", event, number=1) in page
-    monkeypatch.setattr(console, "optional_url", lambda name, **kw: f"/installed/{name}/")
-    from web.views.console import rounds
-
-    monkeypatch.setattr(rounds, "optional_url", console.optional_url)
-    page = _client(organizer).get(_url("console-round", event, number=1)).content.decode()
-    assert "/installed/pages:console-round-print/" in page

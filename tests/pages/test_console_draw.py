@@ -324,16 +324,19 @@ def test_a_score_sheet_per_table_with_boxes_for_every_game(published, organizer,
         assert "红方 signs" in page and "黑方 signs" in page and "Penalties" in page
 
 
-def test_the_dashboard_links_a_drawn_round_to_its_check_and_a_published_one_to_printing(
+def test_the_console_links_a_drawn_round_to_its_check_and_a_published_one_to_printing(
         drawn, organizer):
-    dashboard = reverse("pages:dashboard", kwargs={"slug": drawn.slug})
+    console = reverse("pages:console-event", kwargs={"slug": drawn.slug})
+    round_page = reverse("pages:console-round", kwargs={"slug": drawn.slug, "number": 1})
 
-    page = client_of(organizer).get(dashboard).content.decode()
-    assert f'href="{check_url(drawn)}"' in page  # not the admin's round (seats 0–5)
-    assert reverse("admin:tournaments_round_change", args=[drawn.rounds.get().pk]) not in page
+    for page in (console, round_page):
+        html = client_of(organizer).get(page).content.decode()
+        assert f'href="{check_url(drawn)}"' in html  # not the admin's round (seats 0–5)
+        assert reverse("admin:tournaments_round_change", args=[drawn.rounds.get().pk]) not in html
 
     services.round_publish(round=drawn.rounds.get())
-    assert f'href="{print_url(drawn)}"' in client_of(organizer).get(dashboard).content.decode()
+    for page in (console, round_page):
+        assert f'href="{print_url(drawn)}"' in client_of(organizer).get(page).content.decode()
 
 
 def test_a_team_rounds_check_names_the_teams_and_swaps_teammates_only(organizer,

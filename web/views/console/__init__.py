@@ -18,7 +18,6 @@ from functools import wraps
 from django.contrib.auth.decorators import login_required
 from django.http import Http404
 from django.shortcuts import get_object_or_404
-from django.urls import NoReverseMatch, reverse
 
 from tournaments.models import Event
 from tournaments.selectors import is_organizer
@@ -40,16 +39,6 @@ def console_view(view):
         return view(request, event, *args, **kwargs)
 
     return wrapped
-
-
-def optional_url(name: str, **kwargs) -> str | None:
-    """The address of a page another part of the service may not have installed yet
-    (``None`` then): the draw's check page and the print pages (``pages:console-round-check``
-    and ``pages:console-round-print``) link from here once they exist."""
-    try:
-        return reverse(name, kwargs=kwargs)
-    except NoReverseMatch:
-        return None
 
 
 def wants_json(request) -> bool:

@@ -4,9 +4,8 @@ current round's steps — open → draw (on a worker: the page follows it) → c
 of tables (1–6号位 and names, 红方/黑方 or the teams), the event's publication, and the live
 standings the public does not see while they are held back.
 
-The draw's check page (swap two seats, re-draw) and the print pages are another part's:
-they are linked by name (``pages:console-round-check``, ``pages:console-round-print``) once
-installed (:func:`web.views.console.optional_url`). ``console.js`` polls
+The draw's check page (swap two seats, re-draw: :mod:`web.views.console.draw`) and the print
+pages (:mod:`web.views.console.print`) are linked from each step. ``console.js`` polls
 :func:`console_status` to follow a draw and the results arriving.
 """
 
@@ -32,7 +31,7 @@ from tournaments.models import Entry, Event, Round, Standing, TeamMember
 from tournaments.selectors import SEATING_PUBLIC, round_tables
 from web.forms.sheet import seat_label
 from web.views import public, unavailable
-from web.views.console import console_view, context, optional_url
+from web.views.console import console_view, context
 from web.views.desk import table_state
 
 LIVE_TOP = 10
@@ -203,9 +202,8 @@ def _round_links(event: Event, rnd: Round | None) -> dict:
         return {}
     kwargs = {"slug": event.slug, "number": rnd.number}
     return {"round": reverse("pages:console-round", kwargs=kwargs),
-            "check": optional_url("pages:console-round-check", **kwargs),
-            "print": optional_url("pages:console-round-print", **kwargs),
-            "slips": reverse("pages:round-slips", kwargs=kwargs),
+            "check": reverse("pages:console-round-check", kwargs=kwargs),
+            "print": reverse("pages:console-round-print", kwargs=kwargs),
             "desk": reverse("pages:desk", kwargs={"slug": event.slug}),
             "seating": reverse("pages:round-seating", kwargs=kwargs)}
 
