@@ -17,7 +17,7 @@
   (default 2).
 - ``LIVE_GAME_CACHE``: the running live games each process keeps in memory (default 2048).
 - ``LIVE_SWEEP_SECONDS``: how often Celery beat's 托管 sweep plays the seats whose move time ran
-  out (default 1).
+  out (default 1); without a broker, runserver runs the sweep itself (live/sweeps.py).
 - ``LIVE_ACT_SHORT_PATH``: 0 sends every act the ASGI server gets through the DRF view.
 - ``LIVE_ACT_ON_LOOP``: 0 checks and stores the short path's acts in a stream database thread,
   not on the event loop (PostgreSQL only).
@@ -86,6 +86,9 @@ ALLOWED_HOSTS = [h for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,12
                                            ).split(",") if h]
 
 INSTALLED_APPS = [
+    # first: its `runserver` (staticfiles' plus the sweeps beat would send, when no broker is
+    # configured: live/management/commands/runserver.py) is the one manage.py finds
+    "live",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",
@@ -101,7 +104,6 @@ INSTALLED_APPS = [
     "tournaments",
     "games",
     "ratings",
-    "live",
     "api",
     "web",
     "benchmarks",

@@ -56,9 +56,9 @@ def _arm_timer(live: LiveGame, again: bool = False) -> None:
     in 25 s every minute, a third of a core (``bench_live --streams 10000``, docs/BENCHMARKS.md
     "Seventeenth pass"). Arming twice for one version queues one message (a key in the shared
     cache). Without a broker (tasks run in-process, which ignores countdowns) nothing is
-    queued: ``manage.py live_tick`` plays overdue seats instead. ``again``: the timer of this
-    very version fired early (clocks differ by a little): it is queued again, past the key that
-    holds the turn's one timer."""
+    queued: the sweep in the serving process plays overdue seats instead (live/sweeps.py).
+    ``again``: the timer of this very version fired early (clocks differ by a little): it is
+    queued again, past the key that holds the turn's one timer."""
     if settings.CELERY_TASK_ALWAYS_EAGER or live.turn_deadline is None:
         return
     live_id, version, deadline = live.pk, live.version, live.turn_deadline

@@ -127,8 +127,10 @@ def test_nothing_outside_benchmarks_imports_a_management_command():
     roots = {path.relative_to(REPO_ROOT).parts[0] for path in sources}
     assert {"engine", "tournaments", "games", "api", "config", "tests"} <= roots
 
-    # when
-    offending = _offending(sources, lambda m: ".management.commands." in f".{m}.")
+    # when (Django's own commands are the framework's to extend, as live's runserver extends
+    # staticfiles': the rule is about the project's commands)
+    offending = _offending(sources, lambda m: ".management.commands." in f".{m}."
+                           and not m.startswith("django."))
 
     # then
     assert offending == [], "modules import from management commands:\n" + "\n".join(offending)
