@@ -496,6 +496,46 @@ class Penalty(models.Model):
         return f"{self.get_kind_display()}: {self.player or self.entry}"
 
 
+#: a prize names places 1 to this many (far more than any event has entries)
+PRIZE_PLACE_MAX = 100_000
+
+
+class Prize(models.Model):
+    """A prize (奖项) the organizers give to the places ``place_from``–``place_to`` of the final
+    standings ("一等奖" for 1–3, say); each place of the range gets it. The ranges of one event
+    do not overlap (``tournaments.services.event_prizes_set`` checks it)."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="prizes",
+                              verbose_name=_("event"))
+    place_from = models.PositiveIntegerField(
+        _("from place"), validators=[MinValueValidator(1), MaxValueValidator(PRIZE_PLACE_MAX)])
+    place_to = models.PositiveIntegerField(
+        _("to place"), validators=[MinValueValidator(1), MaxValueValidator(PRIZE_PLACE_MAX)])
+    name = models.CharField(_("prize"), max_length=100)
+
+    class Meta:
+        verbose_name = _("prize")
+        verbose_name_plural = _("prizes")
+        ordering = ["event", "place_from"]
+        constraints = [
+            models.CheckConstraint(condition=Q(place_from__gte=1), name="prize_place_ge_1"),
+            models.CheckConstraint(condition=Q(place_to__gte=models.F("place_from")),
+                                   name="prize_places_in_order"),
+            models.CheckConstraint(condition=~Q(name=""), name="prize_has_name"),
+            models.UniqueConstraint(fields=["event", "place_from"], name="prize_place_once"),
+        ]
+
+    def __str__(self):
+        return f"{self.places}: {self.name}"
+
+    @property
+    def places(self) -> str:
+        """The range as people write it: "1" or "1–3"."""
+        if self.place_from == self.place_to:
+            return str(self.place_from)
+        return f"{self.place_from}–{self.place_to}"
+
+
 class StandingValues(models.Model):
     """An entry's place and the figures behind it (shared by the live standings and the
     released ones)."""

@@ -21,6 +21,7 @@ from tournaments.models import (
     Event,
     Player,
     PlayerLink,
+    Prize,
     Round,
     Seat,
     Table,
@@ -489,3 +490,22 @@ def results_released_through(event: Event) -> int | None:
     pages follow the standings release, so that they do not tell what the leaderboard holds
     back. A table's own page stays live: its players follow their match there."""
     return event.standings_released_round
+class Prizes:
+    """An event's prizes (奖项) by place: ``prizes.of(rank)`` is the name of the prize a place
+    gets ("" for none); iterating gives the :class:`~tournaments.models.Prize` rows in place
+    order."""
+
+    def __init__(self, event: Event):
+        self.rows = list(Prize.objects.filter(event=event).order_by("place_from"))
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __bool__(self) -> bool:
+        return bool(self.rows)
+
+    def of(self, rank: int | None) -> str:
+        for prize in self.rows:
+            if rank is not None and prize.place_from <= rank <= prize.place_to:
+                return prize.name
+        return ""

@@ -29,6 +29,7 @@ from tournaments.models import (
     Event,
     Player,
     PlayerLink,
+    Prize,
     Round,
     Seat,
     Table,
@@ -1342,6 +1343,41 @@ def event_finish(*, event: Event) -> Event:
             event.status = Event.Status.FINISHED
             event.save(update_fields=["status"])
     return event
+
+
+def event_prizes_set(*, event: Event, prizes: Iterable[tuple[int, int, str]]) -> list[Prize]:
+    """Set the event's prizes (奖项) by place range, replacing those it had: each
+    ``(place_from, place_to, name)`` gives ``name`` to every place of the range in the final
+    standings. Refused (naming the prize, counted from 1) when a range is out of order or
+    overlaps another, or a name is empty or too long; ``[]`` removes them all."""
+    wanted = []
+    for i, (place_from, place_to, name) in enumerate(prizes, start=1):
+        name = (name or "").strip()
+        where = {"n": i}
+        if not name:
+            raise ServiceError("bad_prize", _("prize %(n)s: give it a name") % where,
+                               detail={"prize": i, "field": "name"})
+        values = {"place_from": place_from, "place_to": place_to, "name": name}
+        try:
+            check_bounds(model=Prize, code="bad_prize", values=values)
+        except ServiceError as exc:
+            raise ServiceError("bad_prize", _("prize %(n)s: %(why)s") % {**where,
+                               "why": exc.message}, detail={"prize": i, **exc.detail}) from None
+        if place_to < place_from:
+            raise ServiceError("bad_prize", _(
+                "prize %(n)s: its places run from %(a)s to %(b)s, backwards") % {
+                **where, "a": place_from, "b": place_to}, detail={"prize": i})
+        wanted.append(Prize(event=event, place_from=place_from, place_to=place_to, name=name))
+    wanted.sort(key=lambda p: p.place_from)
+    for before, after in zip(wanted, wanted[1:], strict=False):
+        if after.place_from <= before.place_to:
+            raise ServiceError("bad_prize", _(
+                "prizes “%(a)s” and “%(b)s” both name place %(p)s") % {
+                "a": before.name, "b": after.name, "p": after.place_from})
+    with transaction.atomic():
+        locks.lock_event(event.pk)
+        Prize.objects.filter(event=event).delete()
+        return Prize.objects.bulk_create(wanted)
 
 
 def event_staff_add(*, event: Event, user, role: str) -> None:

