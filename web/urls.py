@@ -1,7 +1,9 @@
 """The pages, at the site root (``config/urls.py`` includes them); their namespace is ``pages``."""
 
 from django.contrib.auth import views as auth_views
+from django.templatetags.static import static
 from django.urls import include, path
+from django.views.generic import RedirectView
 
 from web.views import desk, live_table, practice, public, ratings, table, watch
 from web.views.console import entries as console_entries
@@ -14,6 +16,8 @@ app_name = "pages"
 
 urlpatterns = [
     path("", public.event_list, name="events"),
+    # what browsers ask for by themselves (the pages link web/favicon.svg)
+    path("favicon.ico", RedirectView.as_view(url=static("web/favicon.ico"), permanent=True)),
     path("ratings/", ratings.rating_list, name="ratings"),
     path("players/<int:pk>/", ratings.player_page, name="player"),
     path("e/<slug:slug>/", public.event_detail, name="event"),

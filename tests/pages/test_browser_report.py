@@ -1,5 +1,5 @@
 """The end of an event in a real browser (headless Chromium, as test_browser.py): the event
-page's rounds table on a phone."""
+page's rounds table on a phone, and the favicon."""
 
 from __future__ import annotations
 
@@ -63,3 +63,21 @@ def test_the_event_pages_rounds_table_fits_a_phone(live_server, browser, three_r
     context.close()
     assert not problems, problems
 
+
+def test_the_favicon_is_served_and_shown(live_server, browser, make_event):  # noqa: F811
+    event = make_event(slug="icon-cup", players=0)
+    context = _context(browser, "en-US")
+    tab = context.new_page()
+    tab.goto(url(live_server, "pages:event", slug=event.slug))
+    href = tab.evaluate("document.querySelector('link[rel=icon]').href")
+    svg = tab.request.get(href)
+    assert svg.status == 200 and svg.headers["content-type"].startswith("image/svg+xml")
+    ico = tab.request.get(live_server.url + "/favicon.ico")  # (followed to the static file)
+    assert ico.status == 200 and ico.body()[:4] == b"\0\0\1\0"
+    # the icon draws: an image of it has its size
+    size = tab.evaluate("""async (href) => {
+        const img = new Image(); img.src = href; await img.decode();
+        return [img.naturalWidth, img.naturalHeight];
+    }""", href)
+    assert size[0] > 0 and size[1] > 0
+    context.close()
