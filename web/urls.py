@@ -10,6 +10,7 @@ from web.views.console import entries as console_entries
 from web.views.console import event as console_event
 from web.views.console import home as console_home
 from web.views.console import rounds as console_rounds
+from web.views.console.report import report_urls
 from web.views.console.urls_draw import console_round_urls
 
 app_name = "pages"
@@ -44,6 +45,7 @@ urlpatterns = [
     path("e/<slug:slug>/entries/<int:entry>/", watch.entry_history, name="entry-history"),
     path("e/<slug:slug>/projector/", public.projector, name="projector"),
     path("e/<slug:slug>/bracket/", public.bracket, name="bracket"),
+    path("e/<slug:slug>/final/", public.final_standings, name="final-standings"),
     path("e/<slug:slug>/qr/", public.qr_codes, name="qr"),
     # the organizer's console (issue 52): the events, a new one, then each event's day
     path("console/", console_home.console_home, name="console"),
@@ -68,6 +70,8 @@ urlpatterns = [
     path("e/<slug:slug>/console/entries/<int:entry_id>/<slug:action>/",
          console_entries.entry_action, name="console-entry-action"),
     path("e/<slug:slug>/dashboard/", console_rounds.dashboard_redirect, name="dashboard"),
+    # the end of an event (issue 52): the organizers' report and exports
+    path("", include(report_urls)),
     path("qr/", public.qr_codes, name="qr-many"),
     # a seated player's table (issue 16): by private link, or signed in
     path("p/<str:token>/", include(table.player_urls("link"))),

@@ -26,10 +26,12 @@ import engine
 from games.models import GameResult
 from games.selectors import round_tables_with_results
 from live.queries import live_game_number, with_running_live_game
+from tournaments.exports import standing_columns
 from tournaments.models import TIE_BREAK_CHOICES, Bye, Event, Round, Seat, Table
 from tournaments.rule_texts import PRESET_LABELS, RULE_OPTIONS, VALUE_LABELS
 from tournaments.selectors import (
     SEATING_PUBLIC,
+    Prizes,
     is_organizer,
     is_referee,
     knockout_matches,
@@ -114,10 +116,7 @@ def _public_round(event: Event, number: int) -> Round:
 def _columns(event: Event) -> list[dict]:
     """The leaderboard's numeric columns: the event's tie-break order (the drawn order is a
     hash, so it is left out), with points always shown."""
-    keys = [k for k in event.tie_break_order if k != "drawn"]
-    if "points" not in keys:
-        keys.insert(0, "points")
-    keys.append("games_played")
+    keys = [*standing_columns(event), "games_played"]
     return [{"key": k, "label": COLUMN_LABELS[k], "short": COLUMN_SHORT[k],
              "explain": str(COLUMN_SHORT[k]) != str(COLUMN_LABELS[k])} for k in keys]
 
@@ -152,6 +151,28 @@ def _standing_rows(standings, columns, ratings=None) -> list[dict]:
             "rating": ratings.get(str(entry.pk)),
         })
     return rows
+
+
+def standings_view(event: Event, standings) -> dict:
+    """The standings as the report and the final standings page show them: the leaderboard's
+    columns (the event's tie-breaks in order, then games played), each row's prize, and the
+    prizes by place with who won each."""
+    columns = _columns(event)
+    prizes = Prizes(event)
+    rows = []
+    for st in standings:
+        entry = st.entry
+        rows.append({"rank": st.rank, "entry": entry.pk, "name": _entry_name(entry),
+                     "number": entry.player.number if entry.player_id else None,
+                     "cells": [{"key": c["key"], "value": getattr(st, c["key"])}
+                               for c in columns],
+                     "byes": st.byes, "penalty": st.penalty_points,
+                     "prize": prizes.of(st.rank)})
+    by_prize = [{"places": p.places, "name": p.name,
+                 "winners": [r for r in rows if p.place_from <= r["rank"] <= p.place_to]}
+                for p in prizes]
+    through = max((st.through_round for st in standings), default=0)
+    return {"columns": columns, "rows": rows, "prizes": by_prize, "through_round": through}
 
 
 def _as_number(query: str) -> int | None:
@@ -287,6 +308,7 @@ def event_detail(request, slug):
         "entries_count": event.entries.exclude(status="withdrawn").count(),
         "standings_csv": _api("standings-csv", slug=slug),
         "organizer": is_organizer(request.user, event),
+        "final_standings": final_standings_shown(event),
     })
 
 
@@ -314,6 +336,26 @@ def leaderboard(request, slug):
         "standings_csv": _api("standings-csv", slug=slug),
         "rounds": [n for n in _public_rounds(event).values_list("number", flat=True)
                    if released is None or n <= released],
+    })
+
+
+def final_standings_shown(event: Event) -> bool:
+    """Whether the public sees ``event``'s final standings page: once the event is finished,
+    or the organizers released the standings of a round (the page then shows what the
+    leaderboard shows: :func:`tournaments.standings.public_standings`)."""
+    return event.status == Event.Status.FINISHED or bool(event.standings_released_round)
+
+
+def final_standings(request, slug):
+    """The final standings with their tie-breaks and the prizes by place, printable."""
+    event = _public_event(slug)
+    if not final_standings_shown(event):
+        raise Http404("the final standings are not out yet")
+    return render(request, "web/report/final.html", {
+        **_base_context(event, "leaderboard"),
+        **standings_view(event, list(public_standings(event))),
+        "finished": event.status == Event.Status.FINISHED,
+        "released": event.standings_released_round,
     })
 
 
