@@ -138,8 +138,8 @@ def test_the_report_shows_the_prizes_the_places_and_every_rounds_tables(ended, o
     assert "<abbr>罚分</abbr> = 罚分" not in zh  # (no legend says a word is itself)
 
 
-def test_the_dashboard_links_to_the_report_and_the_exports(ended, organizer):
-    html = _client(organizer).get(reverse("pages:dashboard", kwargs={"slug": ended.slug})
+def test_the_console_links_to_the_report_and_the_exports(ended, organizer):
+    html = _client(organizer).get(reverse("pages:console-event", kwargs={"slug": ended.slug})
                                   ).content.decode()
     assert reverse("pages:console-report", kwargs={"slug": ended.slug}) in html
     assert reverse("pages:console-export", kwargs={"slug": ended.slug}) in html
