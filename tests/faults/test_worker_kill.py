@@ -27,26 +27,20 @@ left unacknowledged).
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import json
 import os
 import random
 import signal
-import subprocess
-import sys
 import time
 import uuid
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import F
-from django.utils import timezone
 
 from tests import celery_worker as shared
-from tests.celery_worker import make_event, random_sheet
+from tests.celery_worker import confirm_quietly, make_event, random_sheet
 
 BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 
@@ -64,7 +58,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
 ]
 
-REPO = Path(__file__).resolve().parents[2]
 VISIBILITY_TIMEOUT = 3  # seconds, for the workers started here
 WAIT_SECONDS = 60.0     # bound of every wait (a worker starts in 1-5 s, more on a busy box)
 
@@ -127,73 +120,24 @@ def broker_clear() -> None:
 
 
 # ----------------------------------------------------------------------------- the worker
-def _die_with_parent():  # runs in the forked child before exec: no worker outlives pytest
-    with contextlib.suppress(Exception):
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-
-
-def _children(pid: int) -> list[int]:
-    out = []
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-        except (OSError, IndexError):
-            continue
-        if int(fields[1]) == pid:  # fields: state, ppid, …
-            out.append(int(stat.parent.name))
-    return sorted(out)
-
-
-class Worker:
-    """``celery -A config worker --pool prefork --concurrency 1`` in its own process group."""
+class Worker(shared.WorkerProcess):
+    """``celery -A config worker --pool prefork --concurrency 1`` on the default queue, with a
+    visibility timeout of :data:`VISIBILITY_TIMEOUT` seconds."""
 
     def __init__(self, log_dir: Path, number: int):
-        db = connection.settings_dict
-        auth = quote(db["USER"] or "", safe="")
-        if db.get("PASSWORD"):
-            auth += ":" + quote(db["PASSWORD"], safe="")
-        database_url = (f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/"
-                        f"{quote(db['NAME'], safe='')}")
-        env = dict(os.environ, DATABASE_URL=database_url, CELERY_BROKER_URL=BROKER_URL,
-                   CELERY_VISIBILITY_TIMEOUT=str(VISIBILITY_TIMEOUT),
-                   DJANGO_SETTINGS_MODULE="config.settings", PYTHONUNBUFFERED="1")
         self.name = f"faults-{uuid.uuid4().hex[:8]}-{number}@%h"
-        self.log_path = log_dir / f"worker-{number}.log"
-        self.log = open(self.log_path, "wb")  # closed in stop()
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
-             "--concurrency", "1", "-Q", queue_name(), "-n", self.name, "--loglevel", "WARNING",
-             "--without-gossip", "--without-mingle", "--without-heartbeat"],
-            cwd=REPO, env=env, stdin=subprocess.DEVNULL, stdout=self.log,
-            stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_die_with_parent)
-
-    @property
-    def alive(self) -> bool:
-        return self.proc.poll() is None
-
-    def pool_children(self) -> list[int]:
-        return _children(self.proc.pid)
-
-    def log_tail(self, lines: int = 40) -> str:
-        try:
-            text = self.log_path.read_text(errors="replace").splitlines()[-lines:]
-        except OSError:
-            text = []
-        return f"--- {self.log_path.name} (pid {self.proc.pid}) ---\n" + "\n".join(text)
+        super().__init__(
+            log_dir / f"worker-{number}.log", broker_url=BROKER_URL,
+            env={"CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT)},
+            args=["--pool", "prefork", "--concurrency", "1", "-Q", queue_name(), "-n", self.name,
+                  "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
+                  "--without-heartbeat"])
 
     def kill_pool_child(self) -> int:
         children = self.pool_children()
         assert len(children) == 1, f"expected one pool child, found {children}\n{self.log_tail()}"
         os.kill(children[0], signal.SIGKILL)
         return children[0]
-
-    def stop(self) -> None:
-        """SIGKILL the whole process group (main process and pool children)."""
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.proc.wait(timeout=10)
-        self.log.close()
 
 
 class Workers:
@@ -287,18 +231,6 @@ def assert_killed_backends_gone(killed: set[int]) -> None:
 
 
 # ----------------------------------------------------------------------------- data
-def confirm_quietly(results) -> None:
-    """Confirm results and note the change (``results_version``) as the services do, without
-    queueing the recomputation: the standings are stale until a task runs."""
-    from games.models import GameResult
-    from tournaments.models import Event
-
-    event_ids = set(results.values_list("table__round__event_id", flat=True))
-    GameResult.objects.filter(pk__in=list(results.values_list("pk", flat=True))).update(
-        status=GameResult.Status.CONFIRMED, confirmed_at=timezone.now())
-    Event.objects.filter(pk__in=event_ids).update(results_version=F("results_version") + 1)
-
-
 def stored_draw(rnd) -> dict:
     from tournaments.models import Bye, Round, Seat, Table
 
