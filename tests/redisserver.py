@@ -20,8 +20,8 @@ def free_port() -> int:
 
 
 class PrivateRedis:
-    """``start()``, ``kill()`` (SIGKILL: as a crash, connections reset) and ``start()`` again
-    on the same port; ``url(db)``."""
+    """``start()``, ``kill()`` (SIGKILL: as a crash, connections reset) or ``terminate()``
+    (SIGTERM: a restart) and ``start()`` again on the same port; ``url(db)``."""
 
     def __init__(self):
         self.binary = shutil.which("redis-server")
@@ -57,6 +57,13 @@ class PrivateRedis:
     def kill(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
             self.proc.kill()
+            self.proc.wait(timeout=10)
+        self.proc = None
+
+    def terminate(self) -> None:
+        """SIGTERM, as a service manager's restart sends: Redis closes its clients and exits."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
             self.proc.wait(timeout=10)
         self.proc = None
 
