@@ -286,18 +286,16 @@ def _logs(*servers) -> str:
 
 def _worker_alive_after(worker: CeleryWorker, events: list[Event]) -> None:
     """The worker lived through the restart and works: the standings of the events whose
-    games ended after it are recomputed (queued by the servers, run by the worker). Issue 51,
-    item 4 (a worker that exited with ``AttributeError: 'NoneType' object has no attribute
-    'hostname'`` after a Redis restart) is fixed on its own branch (i51-celery): until it
-    lands, a worker that died here makes this test an expected failure, after every other
-    check has passed; once it has, delete the xfail below."""
+    games ended after it are recomputed (queued by the servers, run by the worker). A worker
+    that exited (Celery 5.7.0's ``AttributeError: 'NoneType' object has no attribute
+    'hostname'``, tests/faults/test_worker_redis_restart.py) fails the test."""
     from tournaments.standings import standings_are_stale
 
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
-        if worker.proc.poll() is not None:
-            pytest.xfail("the Celery worker exited after the Redis restart (issue 51, item "
-                         "4: fixed on branch i51-celery; remove this xfail when it lands)")
+        assert worker.proc.poll() is None, (
+            f"the Celery worker exited after the Redis restart (code {worker.proc.returncode})"
+            f":\n{open(worker.log_path, errors='replace').read()[-3000:]}")
         for event in events:
             event.refresh_from_db()
         if not any(standings_are_stale(event) for event in events):
