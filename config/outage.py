@@ -16,9 +16,9 @@ logins are in the database, so a Redis outage degrades the service, never what i
   into an outage of the whole API — the failure this is here to prevent. A per-process count
   is the bound that costs nobody an answer;
 - a task that cannot be queued is logged and left to the beat sweeps that find what it would
-  have done once Redis is back (``standings-sweep``, ``live-sweep``); only a request whose
-  whole point is a task — opening a round, whose draw runs on a worker — is refused, before
-  anything is stored, with a 503 ``queue_unavailable`` and ``Retry-After``
+  have done once Redis is back (``standings-sweep``, ``draw-sweep``, ``live-sweep``); only a
+  request whose whole point is a task — opening a round, whose draw runs on a worker — is
+  refused, before anything is stored, with a 503 ``queue_unavailable`` and ``Retry-After``
   (:func:`config.celery.queue_ready`);
 - announcements are skipped: streams and long-polls read the game's version every
   ``live.notify.FALLBACK_POLL`` seconds while pub/sub is down, and so catch up.

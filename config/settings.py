@@ -25,6 +25,8 @@
 - ``LIVE_SPECTATOR_WAITERS``, ``LIVE_SPECTATOR_WAITERS_PER_ADDRESS``: spectators' open streams
   and long-polls per process (100), and per client address (4).
 - ``CELERY_VISIBILITY_TIMEOUT``: when Redis redelivers a task whose worker died.
+- ``CELERY_DRAW_REQUEUE_SECONDS``: when beat's sweep queues again the draw of a round that is
+  still not drawn (default 120).
 - ``CELERY_WORKER_NICE``: how far below the servers' CPU priority a ``celery worker`` runs.
 - ``THROTTLE_*``: request rates (anonymous, user, writes, results, engine, live, login, links,
   link_misses, practice): ``20`` (a minute) or ``20/min``, ``/s``, ``/hour``, ``/day``.
@@ -326,6 +328,10 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     # the worker's BRPOP is read by its event loop, which no socket timeout governs
     "socket_connect_timeout": 0.5, "socket_timeout": 0.5,
 }
+# ... so a draw whose worker died would wait that long: beat's draw sweep (below) queues the draw
+# again of a round still committed (its draw queued, not done) this many seconds after its
+# commitment; a draw takes seconds at 10,000 entries, and a copy finds the round drawn.
+CELERY_DRAW_REQUEUE_SECONDS = _whole("CELERY_DRAW_REQUEUE_SECONDS", 120, minimum=1)
 # Publishing to a broker that is down: one immediate retry (a connection that died with a Redis
 # restart is replaced by a new one), not three spaced ones; then the request goes on without
 # the task (config/outage.py, config/celery.py) and a beat sweep does its work later.
@@ -335,6 +341,10 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0,
 # (tournaments/standings.py, standings_sweep); an event with fresh standings costs one query.
 CELERY_BEAT_SCHEDULE = {
     "standings-sweep": {"task": "tournaments.tasks.standings_sweep_task", "schedule": 60.0},
+    # and draw the rounds whose draw was lost (tournaments/services.py, round_draw_sweep): a
+    # round waits at most CELERY_DRAW_REQUEUE_SECONDS and a half minute (one query when none)
+    "draw-sweep": {"task": "tournaments.tasks.round_draw_sweep_task", "schedule": 30.0,
+                   "options": {"expires": 30.0}},
     # and let the bot play every live seat whose move time ran out (live/services.py,
     # live_autoplay_overdue: a turn in 托管 has a timer of its own; live/tasks.py keeps the task's
     # first name): a seat is played at most LIVE_SWEEP_SECONDS after its deadline

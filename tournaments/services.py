@@ -11,7 +11,9 @@ import logging
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -631,7 +633,8 @@ def round_request_draw(*, round: Round):
     nothing (poll the round's status). The draw is the whole point of the request, so with the
     broker down it is refused (a 503 ``queue_unavailable``: nothing is stored, and the
     transaction it is part of rolls back); a broker lost between that check and the commit
-    leaves the round committed and undrawn, logged, until the draw is asked for again."""
+    leaves the round committed and undrawn, logged, until beat's draw sweep
+    (:func:`round_draw_sweep`) queues it again."""
     from config.celery import queue_ready
     from config.outage import RETRY_SECONDS
 
@@ -670,6 +673,29 @@ def round_open(*, event: Event, knockout: bool = False) -> Round:
         rnd = round_create(event=event, knockout=knockout)
         round_request_draw(round=rnd)
     return rnd
+
+
+def round_draw_sweep() -> dict[str, list[int]]:
+    """Queue the draw again of every round still committed ``CELERY_DRAW_REQUEUE_SECONDS``
+    after its commitment: its draw was queued (:func:`round_open`) and never done — the worker
+    that took the message died, and Redis would give the message back only after
+    ``CELERY_VISIBILITY_TIMEOUT`` (an hour), or the broker was lost before the message was
+    sent. Celery beat's draw sweep (``tournaments.tasks.round_draw_sweep_task``). A draw is
+    keyed on its round and locked (:func:`round_draw`): a copy delivered while the draw runs,
+    after it, or the original message delivered late finds the round drawn and changes
+    nothing. Returns the rounds whose draw was queued and those the broker refused (logged;
+    the next sweep tries again)."""
+    cutoff = timezone.now() - timedelta(seconds=settings.CELERY_DRAW_REQUEUE_SECONDS)
+    outcome: dict[str, list[int]] = {"queued": [], "failed": []}
+    for round_id in (Round.objects.filter(status=Round.Status.COMMITTED, committed_at__lt=cutoff)
+                     .order_by("pk").values_list("pk", flat=True)):
+        if _queue_draw(round_id):
+            logger.warning("round %s was still not drawn %s s after its commitment: its draw "
+                           "is queued again", round_id, settings.CELERY_DRAW_REQUEUE_SECONDS)
+            outcome["queued"].append(round_id)
+        else:
+            outcome["failed"].append(round_id)
+    return outcome
 
 
 def compute_draw(*, round: Round, history_rounds=None):

@@ -18,6 +18,14 @@ def round_draw_task(self, round_id: int) -> dict:
 
 @shared_task(bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True,
              max_retries=5)
+def round_draw_sweep_task(self) -> dict:
+    """Queue the draw again of every round left committed past ``CELERY_DRAW_REQUEUE_SECONDS``
+    (a worker died with its draw). Meant for Celery beat."""
+    return services.round_draw_sweep()
+
+
+@shared_task(bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True,
+             max_retries=5)
 def standings_recompute_task(self, event_id: int, force: bool = False) -> dict:
     """Recompute an event's standings from confirmed results (skipped when they already cover
     every change, unless ``force``)."""

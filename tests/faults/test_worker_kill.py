@@ -10,6 +10,9 @@ gives. These tests check that with a real worker in a separate process, killed w
 - the whole worker (main process and child): the message stays unacknowledged in Redis until
   the transport's ``visibility_timeout``; a worker started after that restores it and runs it.
   The workers here get ``CELERY_VISIBILITY_TIMEOUT`` = a few seconds (production: an hour).
+- the whole worker, with production's hour of visibility timeout: beat's draw sweep
+  (``round_draw_sweep_task``) queues the draw again once the round has waited
+  ``CELERY_DRAW_REQUEUE_SECONDS``, and the original message, delivered at last, changes nothing.
 
 The kill lands mid-task without any sleep in production code: the test holds the row lock the
 task takes first (the round's for a draw, the event's for standings), waits until the task's
@@ -59,6 +62,7 @@ pytestmark = [
 ]
 
 VISIBILITY_TIMEOUT = 3  # seconds, for the workers started here
+DRAW_REQUEUE = 2  # seconds: CELERY_DRAW_REQUEUE_SECONDS of the draw sweep's test
 WAIT_SECONDS = 60.0     # bound of every wait (a worker starts in 1-5 s, more on a busy box)
 
 
@@ -122,13 +126,15 @@ def broker_clear() -> None:
 # ----------------------------------------------------------------------------- the worker
 class Worker(shared.WorkerProcess):
     """``celery -A config worker --pool prefork --concurrency 1`` on the default queue, with a
-    visibility timeout of :data:`VISIBILITY_TIMEOUT` seconds."""
+    visibility timeout of ``visibility_timeout`` seconds (:data:`VISIBILITY_TIMEOUT`) and
+    ``env`` (settings) more."""
 
-    def __init__(self, log_dir: Path, number: int):
+    def __init__(self, log_dir: Path, number: int, *,
+                 visibility_timeout: int = VISIBILITY_TIMEOUT, env: dict[str, str] | None = None):
         self.name = f"faults-{uuid.uuid4().hex[:8]}-{number}@%h"
         super().__init__(
             log_dir / f"worker-{number}.log", broker_url=BROKER_URL,
-            env={"CELERY_VISIBILITY_TIMEOUT": str(VISIBILITY_TIMEOUT)},
+            env={"CELERY_VISIBILITY_TIMEOUT": str(visibility_timeout), **(env or {})},
             args=["--pool", "prefork", "--concurrency", "1", "-Q", queue_name(), "-n", self.name,
                   "--loglevel", "WARNING", "--without-gossip", "--without-mingle",
                   "--without-heartbeat"])
@@ -145,8 +151,8 @@ class Workers:
         self.log_dir = log_dir
         self.started: list[Worker] = []
 
-    def start(self) -> Worker:
-        worker = Worker(self.log_dir, len(self.started) + 1)
+    def start(self, **kwargs) -> Worker:
+        worker = Worker(self.log_dir, len(self.started) + 1, **kwargs)
         self.started.append(worker)
         return worker
 
@@ -339,6 +345,69 @@ def test_worker_killed_mid_draw_redelivers_and_draws_once(workers, kill):
     assert all(scored[entry][2] == e.bye_points for entry in expected["byes"])
     # and the killed run's transaction has ended without committing anything
     assert_killed_backends_gone(killed)
+
+
+def test_worker_killed_mid_draw_is_drawn_by_the_sweep_not_after_the_visibility_timeout(workers):
+    from tournaments import services
+    from tournaments.models import Event, Round
+    from tournaments.tasks import round_draw_sweep_task, round_draw_task
+
+    # given a committed round of 14 players and the draw its public data give, and workers that
+    # give back a dead worker's message only after an hour (production's visibility timeout),
+    # their draw sweep queueing again the draw of a round committed DRAW_REQUEUE seconds ago
+    event = make_event(14)
+    rnd = services.round_create(event=event)
+    expected = services.compute_draw(round=Round.objects.get(pk=rnd.pk))
+    patient = {"visibility_timeout": 3600,
+               "env": {"CELERY_DRAW_REQUEUE_SECONDS": str(DRAW_REQUEUE)}}
+    worker = workers.start(**patient)
+
+    # when the whole worker is killed while the draw task runs (blocked on the round's lock)
+    with transaction.atomic():
+        Round.objects.select_for_update().get(pk=rnd.pk)
+        task_id = round_draw_task.delay(rnd.pk).id
+        killed = wait_until(backends_waiting_on_locks, "the draw to wait on the row lock",
+                            detail=workers.logs)
+        worker.stop()
+    assert_killed_backends_gone(killed)
+    # (its message stays with Redis, unacknowledged, for the hour)
+    assert task_id in unacked_messages() and queued_count() == 0
+    # and another worker starts, then beat's draw sweep runs once the round has waited its bound
+    workers.start(**patient)
+    committed_at = Round.objects.get(pk=rnd.pk).committed_at.timestamp()
+    wait_until(lambda: time.time() > committed_at + DRAW_REQUEUE + 0.2, "the sweep's bound",
+               timeout=DRAW_REQUEUE + 5)
+    round_draw_sweep_task.delay()
+
+    # then the round is drawn (and the standings refresh its byes queue is run), long before
+    # the original message comes back
+    def done():
+        e = Event.objects.get(pk=event.pk)
+        return (Round.objects.get(pk=rnd.pk).status == Round.Status.DRAWN
+                and e.standings_results_version >= e.results_version and queued_count() == 0)
+
+    wait_until(done, "the sweep's draw and its standings refresh to finish",
+               detail=outcome_detail(workers, lambda: stored_draw(rnd)))
+    assert set(unacked_messages()) == {task_id}
+    drawn = stored_draw(rnd)
+    assert (drawn["table_rows"], drawn["seat_rows"], drawn["bye_rows"]) == (2, 12, 2), drawn
+    assert drawn["tables"] == expected["tables"]
+    assert drawn["byes"] == sorted(expected["byes"])
+    standings = standings_state(event)
+    assert standings["version"] == 1
+
+    # and when the original message is delivered after all (a worker that gives back what was
+    # unacknowledged for VISIBILITY_TIMEOUT seconds starts: it looks as it starts, then about
+    # every 100 s), it changes nothing
+    _tag, taken_at = unacked_messages()[task_id]
+    wait_until(lambda: time.time() > taken_at + VISIBILITY_TIMEOUT + 0.2,
+               "the message's visibility timeout", timeout=VISIBILITY_TIMEOUT + 5)
+    workers.start()
+    wait_until(broker_idle, "the original draw message to be delivered and run",
+               detail=outcome_detail(workers, lambda: stored_draw(rnd)))
+    assert stored_draw(rnd) == drawn
+    assert standings_state(event) == standings
+    assert services.round_verify(round=Round.objects.get(pk=rnd.pk)) == []
 
 
 # ----------------------------------------------------------------------------- standings
