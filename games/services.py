@@ -135,30 +135,13 @@ def result_validate(*, event: Event, table: Table, number: int, sheet=None, reco
             raise ServiceError("bad_record", _("a record holds at most %(n)s actions") % {
                 "n": MAX_RECORD_ACTIONS})
         payload = dict(record)
-        if "rules" in payload and _rules_differ(payload["rules"], rules):
-            raise ServiceError("wrong_rules", _("the record's rules are not the event's rules"))
-        payload["rules"] = rules.spec()
         if as_played:
             previous = payload.get("previous")
         elif previous is _READ_IT:
             previous = _previous_result(table, number)
-        if previous is None and number > 1:
-            # its tributes and first leader follow game number-1 (as live_start): a submitted
-            # record is checked against the stored previous game, never against its own
-            # ``previous`` (a live one, as_played, against the game it was dealt after)
-            raise ServiceError("previous_missing", _(
-                "game %(n)s has no result yet: its tributes decide this game's start") % {
-                "n": number - 1})
+        _check_record_fits_table(payload, rules=rules, number=number, previous=previous)
+        payload["rules"] = rules.spec()
         if previous is not None:
-            given = payload.get("previous")
-            if given is not None and not isinstance(given, dict):
-                raise ServiceError("bad_record", _("previous must be a result object"),
-                                   status=422)
-            if given is not None and {k: v for k, v in given.items() if k != "to_act"} != {
-                    k: v for k, v in previous.items() if k != "to_act"}:
-                raise ServiceError("wrong_previous", _(
-                    "the record's previous game is not the result stored for game %(n)s") % {
-                    "n": number - 1})
             payload["previous"] = previous
         res = engine.replay(payload, first_game=(number == 1 and previous is None))
         kind = GameResultVersion.Kind.RECORD
@@ -170,6 +153,67 @@ def result_validate(*, event: Event, table: Table, number: int, sheet=None, reco
         err = res["error"]
         raise ServiceError(err["code"], err["message"], detail=err, status=422)
     return kind, payload, res
+
+
+#: the seat every table of the service opens at (RULES.md §4: where 亮3 ties start, and the
+#: order the live game asks its seats in): live play deals with it (live.services.live_start),
+#: and a table has no other
+TABLE_OPENING_SEAT = 0
+
+
+def _check_record_fits_table(record: dict, *, rules: engine.Rules, number: int,
+                             previous: dict | None) -> None:
+    """Refuse a record (RECORD.md) that cannot be game ``number`` of this table, before the
+    engine replays it: what the table knows is checked here, what the game's rules say by
+    the engine (:func:`engine.replay`, given the table's ``previous``, rules and first-game
+    flag). A record may leave out ``rules``, ``opening_seat`` and ``previous``: the table's
+    are used; given, they must be the table's:
+
+    - its rules are the event's (``wrong_rules``);
+    - it opens at :data:`TABLE_OPENING_SEAT` (``wrong_opening_seat``), so that under
+      ``first_lead = loser`` the engine judges game 1's leader by 亮3 from this table's seat;
+    - its ``previous`` is game ``number``-1's stored result (``wrong_previous``), or none for
+      game 1 (a table's first game follows no game; the engine then takes 亮3 or the
+      rules' first lead); game N > 1 with no stored game N-1 is refused
+      (``previous_missing``). With it the engine checks every tribute, return and the leader
+      the previous game leaves owed.
+
+    What no check can catch: RECORD.md names no event, table, game or player (an unknown key
+    is an error), so a record cannot say who played it, and its deal is any shuffle. Any
+    valid game that starts from the same state — for game 1 any game with no previous, for
+    game N any game paying the tributes game N-1 left owed — fits, whether it was played at
+    this table or made elsewhere (a bot game). That a record is this table's game is what
+    the other 联邦's confirmation (two-person rule, with the record's replay to look at) or
+    a referee vouches for; a live game's record is the server's own."""
+    if "rules" in record and _rules_differ(record["rules"], rules):
+        raise ServiceError("wrong_rules", _("the record's rules are not the event's rules"))
+    opening = record.get("opening_seat", TABLE_OPENING_SEAT)
+    if opening != TABLE_OPENING_SEAT:
+        raise ServiceError("wrong_opening_seat", _(
+            "the record's opening_seat is %(given)s, but every table here opens at seat "
+            "%(seat)s (1号位): leave it out or set it to %(seat)s") % {
+            "given": str(opening)[:20], "seat": TABLE_OPENING_SEAT},
+            detail={"opening_seat": TABLE_OPENING_SEAT}, status=422)
+    given = record.get("previous")
+    if given is not None and not isinstance(given, dict):
+        raise ServiceError("bad_record", _("previous must be a result object"), status=422)
+    if previous is None and number > 1:
+        # its tributes and first leader follow game number-1 (as live_start)
+        raise ServiceError("previous_missing", _(
+            "game %(n)s has no result yet: its tributes decide this game's start") % {
+            "n": number - 1})
+    if previous is None and given is not None:
+        raise ServiceError("wrong_previous", _(
+            "the record follows an earlier game (its previous is set), but game %(n)s of a "
+            "table follows none here") % {"n": number})
+    if given is not None and _without_to_act(given) != _without_to_act(previous):
+        raise ServiceError("wrong_previous", _(
+            "the record's previous game is not the result stored for game %(n)s") % {
+            "n": number - 1})
+
+
+def _without_to_act(result: dict) -> dict:
+    return {k: v for k, v in result.items() if k != "to_act"}
 
 
 def _checked_against_stored_previous(checked: tuple, *, event: Event, table: Table,

@@ -27,7 +27,7 @@ import engine
 from engine.bots import hosted_act
 from engine.game import RESULT_KEYS
 from games.models import GameResult
-from games.services import _check_game_number, result_record_live
+from games.services import TABLE_OPENING_SEAT, _check_game_number, result_record_live
 from live import fastjson, queries
 from live.cache import games, micros
 from live.locks import lock_live
@@ -114,8 +114,8 @@ def live_start(*, table: Table, number: int | None = None, leader: int | None = 
                     "n": number - 1})
             previous = {k: v for k, v in prev.engine_result.items() if k in RESULT_KEYS}
         hands = engine.deal(secrets.SystemRandom())
-        game = engine.Game(event.rules, hands, previous, first_game=(number == 1),
-                           leader=leader)
+        game = engine.Game(event.rules, hands, previous, TABLE_OPENING_SEAT,
+                           first_game=(number == 1), leader=leader)
         # seats in 托管 stay so for the match's next game, until their players take them back
         hosted = LiveGame.objects.filter(table=table, number=number - 1).values_list(
             "hosted", flat=True).first() or 0

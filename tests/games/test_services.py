@@ -370,6 +370,52 @@ def test_record_with_other_rules_is_refused(table, referee, record_1):
         code="wrong_rules")
 
 
+# ----------------------------------------------------------------------------- foreign records
+def test_a_later_game_from_elsewhere_is_not_a_tables_game_one(table, referee, record_2):
+    """A record that follows another game (its ``previous`` set: its tributes and leader come
+    from a game this table never played) cannot be the table's first game."""
+    assert engine.replay(record_2, first_game=True)["ok"]  # valid by itself
+
+    exc = assert_refused_unchanged(
+        lambda: result_submit(table=table, number=1, record=record_2, by=referee),
+        code="wrong_previous")
+    assert "game 1" in exc.message
+
+
+def test_a_record_opening_at_another_seat_is_refused(table, referee, record_1):
+    """Every table opens at seat 0 (1号位, where 亮3 ties start): a record opening elsewhere
+    was not dealt at this table, even when the engine finds it valid."""
+    record_1["opening_seat"] = 3
+    assert engine.replay(record_1, first_game=True)["ok"]
+
+    exc = assert_refused_unchanged(
+        lambda: result_submit(table=table, number=1, record=record_1, by=referee),
+        code="wrong_opening_seat", status=422)
+    assert exc.detail == {"opening_seat": 0}
+
+
+def test_a_record_naming_the_tables_own_start_is_accepted(table, referee, record_1):
+    """``opening_seat`` 0 and ``previous`` null, as the service's own records name them."""
+    assert record_1["opening_seat"] == 0 and record_1["previous"] is None
+    result = result_submit(table=table, number=1, record=record_1, by=referee)
+    assert result.versions.get().payload["opening_seat"] == 0
+
+
+def test_a_foreign_game_that_fits_only_waits_for_the_other_side(table, seats, match):
+    """What no check can catch: a valid game made elsewhere that starts from the table's state
+    (here a bot game with another deal as game 1). It is stored as submitted, not counted:
+    the other 联邦 (or a referee) must confirm it, and may see its replay first."""
+    foreign = play_match("dagang", 1, random.Random(99))[0].record()
+    assert foreign["deal"] != match[0][0]["deal"]
+    submitter = login_for(seats[0])
+
+    result = result_submit(table=table, number=1, record=foreign, by=submitter)
+
+    assert result.status == GameResult.Status.SUBMITTED
+    with pytest.raises(Forbidden):
+        result_confirm(result=result, by=login_for(seats[2]))  # the submitter's own 联邦
+
+
 # ----------------------------------------------------------------------------- duplicates
 def test_same_sheet_twice_returns_the_stored_result(table, referee):
     """A resent submission (network retry) is the same result: one row, one version."""
