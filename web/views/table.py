@@ -27,6 +27,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
 from rest_framework.throttling import SimpleRateThrottle
 
@@ -36,9 +37,12 @@ from games import services as game_services
 from games.models import GameResult, ResultProposal
 from games.selectors import (
     RESULT_HISTORY_PREFETCH,
+    RecordAccess,
+    record_access,
     result_history,
     result_open_dispute,
     result_open_proposal,
+    result_record_version,
 )
 from live.models import LiveGame
 from tournaments import services
@@ -54,6 +58,7 @@ from tournaments.selectors import (
     round_closed_by,
 )
 from web.forms.sheet import PLACE_NAMES, SheetForm, live_refusal, refusal, seat_label, side_names
+from web.views import watch
 from web.views.public import qr_svg
 
 #: a record file from the terminal client or another program: at most this many bytes
@@ -186,11 +191,13 @@ def _order_view(engine_result: dict, seats: list[dict]) -> list[dict]:
             for i, s in enumerate(engine_result.get("order") or []) if i < 6]
 
 
-def _game_views(results, seat: Seat, names: dict, seats: list[dict], *,
+def _game_views(results, seat: Seat, names: dict, seats: list[dict], *, holder: Holder,
                 closed: bool = False) -> list[dict]:
     """Each result with its status for this player: what they may do, its versions and
-    history (who by name at this table, else the username). ``closed``: the round is closed
-    (a later round is drawn), so they may no longer confirm or dispute a result."""
+    history (who by name at this table, else the username), and its replay under the
+    holder's own address when it has a record (to check before confirming). ``closed``: the
+    round is closed (a later round is drawn), so they may no longer confirm or dispute a
+    result."""
     sides = {s.player.user_id: s.side for s in seat.table.seats.all() if s.player.user_id}
     me = seat.player.user_id
 
@@ -207,6 +214,8 @@ def _game_views(results, seat: Seat, names: dict, seats: list[dict], *,
         dispute = result_open_dispute(r)
         out.append({
             "result": r, "current": current, "order": _order_view(r.engine_result, seats),
+            "replay_url": holder.url(f"results/{r.pk}/replay/")
+            if result_record_version(r) is not None else None,
             "can_confirm": r.status == GameResult.Status.SUBMITTED and other_side and not closed,
             "waiting_other": r.status == GameResult.Status.SUBMITTED and not other_side
             and not closed,
@@ -251,7 +260,8 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
         form = SheetForm(rules=rules, seats=seats)
     ctx.update({
         "table": table, "seats": seats, "sides": side_names(table), "me": seats[seat.seat],
-        "games": _game_views(results, seat, names, seats, closed=bool(closed_by)),
+        "games": _game_views(results, seat, names, seats, holder=holder,
+                             closed=bool(closed_by)),
         "closed_by": closed_by, "next_number": number, "form": form,
         "points": points, "upload_error": upload_error, "rules": rules,
         "my_link": _my_link(request, holder),
@@ -414,6 +424,35 @@ def dispute(request, holder: Holder, pk: int):
         result=result, by=holder.user, reason=request.POST.get("reason", "")[:2000]))
 
 
+def _replay_of_my_table(holder: Holder, pk: int):
+    """(result, its record to replay) of a game of the holder's table, as
+    :class:`games.selectors.RecordAccess` lets the holder (seated there) see it."""
+    _, seat = _my_table(holder)
+    if seat is None:
+        raise Http404("not seated")
+    result = get_object_or_404(watch.RESULT_WITH_VERSIONS.select_related(
+        "table__round__event", "table__team_a", "table__team_b"), pk=pk, table_id=seat.table_id)
+    access = RecordAccess() if holder.user is None else record_access(holder.user, result.table)
+    return result, watch.replay_record(result, access)
+
+
+def replay(request, holder: Holder, pk: int):
+    """The replay (复盘) of a game of the holder's table under their own address (their link
+    names their seat), before or after it is confirmed: the public replay's page and script."""
+    result, stored = _replay_of_my_table(holder, pk)
+    table = result.table
+    return watch.render_replay(
+        request, {"holder": holder, "event": holder.event, "section": "me"},
+        rnd=table.round, tbl=table, result=result, stored=stored,
+        data_url=holder.url(f"results/{pk}/replay.json"),
+        back_url=holder.url() + f"#game-{result.number}", back_label=_("back to your table"))
+
+
+def replay_data(request, holder: Holder, pk: int):
+    """The JSON of :func:`replay` (``web.views.watch.replay_json``)."""
+    return watch.replay_json(*_replay_of_my_table(holder, pk))
+
+
 PROPOSAL_ACTIONS = {"accept": game_services.result_proposal_accept,
                     "decline": game_services.result_proposal_decline,
                     "withdraw": game_services.result_proposal_withdraw}
@@ -442,6 +481,9 @@ def player_urls(how: str) -> list:
         path("submit/", route(submit), name=f"{how}-submit"),
         path("results/<int:pk>/confirm/", route(confirm), name=f"{how}-confirm"),
         path("results/<int:pk>/dispute/", route(dispute), name=f"{how}-dispute"),
+        path("results/<int:pk>/replay/", route(replay), name=f"{how}-replay"),
+        path("results/<int:pk>/replay.json", route(gzip_page(replay_data)),
+             name=f"{how}-replay-data"),
         path("results/<int:pk>/proposals/<int:proposal>/<str:action>/", route(proposal),
              name=f"{how}-proposal"),
     ]

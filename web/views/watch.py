@@ -5,7 +5,9 @@ game, a table's whole results, and the histories of a player, a 联邦 team and 
   event's ``spectator_delay`` asks; never a card in a hand.
 - A replay shows the engine's own account of a stored record (:func:`engine.steps.replay_steps`)
   with all six hands open, so only for a game that is over and whose result counts
-  (confirmed); the event's referees and organizers see every stored record.
+  (confirmed); before that, to whom :class:`games.selectors.RecordAccess` allows it: the
+  event's referees and organizers, and the players of the table (who open it under their own
+  link, ``web.views.table.replay``, to check a record before confirming it).
 - The histories read the public seating, the confirmed results and the standings after each
   round (computed as the leaderboard computes them, only through the rounds the public sees).
 """
@@ -18,7 +20,7 @@ from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db.models import Prefetch, Q
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
@@ -291,39 +293,48 @@ def watch_data(request, slug, number, table):
 
 
 # ----------------------------------------------------------------------------- replays
-def _replay_result(request, slug, number, table, game):
-    event, rnd, tbl = _public_table(slug, number, table)
-    result = get_object_or_404(
-        GameResult.objects.prefetch_related(Prefetch(
-            "versions", GameResultVersion.objects.order_by("version"))), table=tbl, number=game)
-    if not record_access(request.user, tbl).allows(result):
+#: a result with its versions in order, as a replay reads it
+RESULT_WITH_VERSIONS = GameResult.objects.prefetch_related(Prefetch(
+    "versions", GameResultVersion.objects.order_by("version")))
+
+
+def replay_record(result: GameResult, access) -> GameResultVersion:
+    """The record a replay of ``result`` shows (its newest record version), if ``access``
+    (:class:`games.selectors.RecordAccess`) allows it; else a 404."""
+    if not access.allows(result):
         raise Http404("this game's result is not confirmed yet")
     stored = result_record_version(result)
     if stored is None:
         raise Http404("this game was entered as a result sheet: there is no record to replay")
-    return event, rnd, tbl, result, stored
+    return stored
 
 
-def replay(request, slug, number, table, game):
-    """The replay viewer (复盘) of one game: the page; its steps come from :func:`replay_data`."""
-    event, rnd, tbl, result, stored = _replay_result(request, slug, number, table, game)
+def _replay_result(request, slug, number, table, game):
+    event, rnd, tbl = _public_table(slug, number, table)
+    result = get_object_or_404(RESULT_WITH_VERSIONS, table=tbl, number=game)
+    return event, rnd, tbl, result, replay_record(result, record_access(request.user, tbl))
+
+
+def render_replay(request, context: dict, *, rnd, tbl, result: GameResult,
+                  stored: GameResultVersion, data_url: str, back_url: str,
+                  back_label) -> HttpResponse:
+    """The replay viewer (复盘) of ``result``'s ``stored`` record: the one page, whether it is
+    reached from the public table (:func:`replay`) or under a player's own link
+    (``web.views.table.replay``); its steps come from ``data_url`` (:func:`replay_json`)."""
     seats = _seats(tbl)
     return render(request, "web/watch/replay.html", {
-        **_base_context(event, "seating"), "js_text": {**WATCH_TEXT}, "round": rnd,
+        **context, "js_text": {**WATCH_TEXT}, "round": rnd,
         "table": tbl, "game": result, "stored": stored,
         "superseded": stored.version != result.version,
+        "back_url": back_url, "back_label": back_label,
         "seats": [seats[k] for k in sorted(seats)],
-        "live": {"api": reverse("pages:replay-data", kwargs={
-            "slug": slug, "number": number, "table": table, "game": game}),
-            "names": {s: v["name"] for s, v in seats.items()}},
+        "live": {"api": data_url, "names": {s: v["name"] for s, v in seats.items()}},
     })
 
 
-@gzip_page
-def replay_data(request, slug, number, table, game):
-    """The engine's steps of the game's record (:func:`engine.steps.replay_steps`), cached by
-    the stored version (a version never changes)."""
-    event, rnd, tbl, result, stored = _replay_result(request, slug, number, table, game)
+def replay_json(result: GameResult, stored: GameResultVersion) -> JsonResponse:
+    """The engine's steps of the ``stored`` record (:func:`engine.steps.replay_steps`),
+    cached by the stored version (a version never changes)."""
     key = f"gouji:replay:{stored.pk}:{stored.submitted_at.timestamp():.6f}"  # (a reused id)
     data = cache.get(key)
     if data is None:
@@ -334,6 +345,24 @@ def replay_data(request, slug, number, table, game):
     response = JsonResponse({**data, "version": stored.version, "game": result.number})
     response["Cache-Control"] = "private, max-age=300"
     return response
+
+
+def replay(request, slug, number, table, game):
+    """The replay viewer (复盘) of one game: the page; its steps come from :func:`replay_data`."""
+    event, rnd, tbl, result, stored = _replay_result(request, slug, number, table, game)
+    return render_replay(
+        request, _base_context(event, "seating"), rnd=rnd, tbl=tbl, result=result,
+        stored=stored, data_url=reverse("pages:replay-data", kwargs={
+            "slug": slug, "number": number, "table": table, "game": game}),
+        back_url=reverse("pages:table", args=[event.slug, rnd.number, tbl.number]),
+        back_label=_("results of this table"))
+
+
+@gzip_page
+def replay_data(request, slug, number, table, game):
+    """The JSON of :func:`replay` (:func:`replay_json`)."""
+    _event, _rnd, _tbl, result, stored = _replay_result(request, slug, number, table, game)
+    return replay_json(result, stored)
 
 
 # ----------------------------------------------------------------------------- histories
