@@ -29,6 +29,7 @@ from live.aio import afresh, in_db_thread, on_event_loop, waiting_view
 from live.cache import GameGone, games
 from live.models import LiveGame
 from live.queries import live_for_view
+from live.selectors import READY_SECONDS, ready_seats
 from live.streams import MAX_STREAM, MAX_WAIT, RECHECK
 from tournaments.errors import ServiceError
 from tournaments.selectors import is_referee, public_seat_of
@@ -143,16 +144,54 @@ class LiveStartApi(APIView):
 
     @extend_schema(request=LiveStartSerializer, responses={201: OpenApiTypes.OBJECT, **ERRORS})
     def post(self, request, pk):
-        """Deal and start the table's next game live (a seated player or a referee)."""
+        """Deal and start the table's next game live: a referee at once; a seated player once
+        every other seat is ready (``POST …/live/ready/``), else 409 ``seats_not_ready`` with
+        ``detail.missing``, the seats (0–5) not ready."""
         table = _table(request, pk)
         seat = public_seat_of(request.user, table)
         if seat is None and not is_referee(request.user, table.round.event):
             raise PermissionDenied("only players of this table or referees start its games")
         ser = LiveStartSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        lg = live.live_start(table=table, number=ser.validated_data.get("number"))
+        lg = live.live_start(table=table, number=ser.validated_data.get("number"),
+                             by=request.user)
         return Response(live.live_view(live=lg, seat=None if seat is None else seat.seat),
                         status=status.HTTP_201_CREATED)
+
+
+class LiveReadySerializer(serializers.Serializer):
+    ready = serializers.BooleanField(default=True, help_text="true: your seat is at the table "
+                                     "for its next live game; false: no longer")
+
+
+def _ready_answer(ready: set[int]) -> dict:
+    return {"ready": sorted(ready), "missing": sorted(set(range(6)) - ready),
+            "ready_seconds": READY_SECONDS}
+
+
+class LiveReadyApi(APIView):
+    permission_classes = [IsAuthenticated]
+    throttle_scope = "writes"
+
+    @extend_schema(responses={200: OpenApiTypes.OBJECT, **ERRORS})
+    def get(self, request, pk):
+        """Which seats (0–5) are ready for the table's next live game (each for
+        ``ready_seconds`` after saying so): for its players and referees."""
+        table = _table(request, pk)
+        if public_seat_of(request.user, table) is None and not is_referee(
+                request.user, table.round.event):
+            raise PermissionDenied("only players of this table or referees see who is ready")
+        return Response(_ready_answer(ready_seats(table)))
+
+    @extend_schema(request=LiveReadySerializer, responses={200: OpenApiTypes.OBJECT, **ERRORS})
+    def post(self, request, pk):
+        """Say your seat is ready for the table's next live game (or, ``ready: false``, no
+        longer): a player deals it once all six are."""
+        table = _table(request, pk)
+        ser = LiveReadySerializer(data=request.data)
+        ser.is_valid(raise_exception=True)
+        return Response(_ready_answer(live.live_ready(
+            table=table, user=request.user, ready=ser.validated_data["ready"])))
 
 
 class LiveGameApi(APIView):

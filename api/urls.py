@@ -76,6 +76,7 @@ urlpatterns = [
     path("tables/<int:pk>/", v.TableDetailApi.as_view(), name="table-detail"),
     path("tables/<int:pk>/results/", v.TableResultsApi.as_view(), name="table-results"),
     path("tables/<int:pk>/live/", lv.LiveStartApi.as_view(), name="live-start"),
+    path("tables/<int:pk>/live/ready/", lv.LiveReadyApi.as_view(), name="live-ready"),
     path("live/<int:pk>/", lv.LiveGameApi.as_view(), name="live-game"),
     path("live/<int:pk>/act/", lv.LiveActApi.as_view(), name="live-act"),
     path("live/<int:pk>/host/", lv.LiveHostApi.as_view(), name="live-host"),

@@ -54,6 +54,32 @@ class LiveGame(models.Model):
         return f"{self.table} · {_('live game')} {self.number}"
 
 
+class SeatReady(models.Model):
+    """A seat's player is at the table for its next live game (到齐: "ready"), since ``at``.
+
+    A player deals their table's next game live only when all six seats are present — ready
+    within :data:`live.services.READY_SECONDS`, the dealer's own seat by dealing — or a
+    referee deals it (:func:`live.services.live_start`): else the bots of 托管 would play the
+    absent seats from the first turn on and the server would record the result as confirmed.
+    Dealing a game clears the table's marks: each game asks again."""
+
+    table = models.ForeignKey("tournaments.Table", on_delete=models.CASCADE,
+                              related_name="ready_seats", verbose_name=_("table"))
+    seat = models.PositiveSmallIntegerField(_("seat"))
+    at = models.DateTimeField(_("ready since"))
+
+    class Meta:
+        verbose_name = _("seat ready for live play")
+        verbose_name_plural = _("seats ready for live play")
+        constraints = [
+            models.UniqueConstraint(fields=["table", "seat"], name="seat_ready_once"),
+            models.CheckConstraint(condition=models.Q(seat__lte=5), name="seat_ready_seat"),
+        ]
+
+    def __str__(self):
+        return f"{self.table} · {self.seat}"
+
+
 class PracticeGame(models.Model):
     """A game against five bots, for anyone (练习: no event, no account): the newcomer's way to
     learn the rules on the service. Found by an unguessable token (only its SHA-256 is stored);

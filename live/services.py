@@ -31,11 +31,13 @@ from games.services import TABLE_OPENING_SEAT, _check_game_number, result_record
 from live import fastjson, queries
 from live.cache import games, micros
 from live.locks import lock_live
-from live.models import LiveGame
+from live.models import LiveGame, SeatReady
 from live.notify import announce, announce_committed
+from live.selectors import ready_seats
 from tournaments.errors import Conflict, ServiceError
 from tournaments.locks import lock_table
 from tournaments.models import Round, Table
+from tournaments.selectors import is_referee, public_seat_of
 from tournaments.services import most_games
 from tournaments.sqlrows import prepared_cursor
 
@@ -86,12 +88,26 @@ def _queue_timer(live_id: int, version: int, deadline, again: bool = False) -> N
             type(exc).__name__, live_id)
 
 
-def live_start(*, table: Table, number: int | None = None, leader: int | None = None
-               ) -> LiveGame:
-    """Deal and start the table's next game (or game ``number``) live."""
+def live_start(*, table: Table, number: int | None = None, leader: int | None = None,
+               by=None) -> LiveGame:
+    """Deal and start the table's next game (or game ``number``) live.
+
+    ``by``: who asks; ``None`` for the service's own callers (a command, a benchmark's
+    setup). A referee of the event deals at once. A player seated at the table deals only when
+    every seat is present: ready (:func:`live_ready`, within ``READY_SECONDS``), their own seat
+    by asking — else 409 ``seats_not_ready`` with the ``missing`` seats, for once dealt, a
+    seat's clock runs and 托管 plays it when it runs out, to a result recorded as confirmed.
+    Anyone else is refused (403). Dealing clears the table's ready marks."""
     event = table.round.event
     if table.round.status == Round.Status.COMMITTED:
         raise ServiceError("not_drawn", _("the round is not drawn yet"))
+    present = None  # (None: no readiness asked)
+    if by is not None and not is_referee(by, event):
+        seat = public_seat_of(by, table)
+        if seat is None:
+            raise NotSeated("not_seated", _("only the players of this table or a referee deal "
+                                            "its games"))
+        present = {seat.seat}
     with transaction.atomic():
         table = lock_table(table.pk)
         done = set(GameResult.objects.filter(table=table).values_list("number", flat=True))
@@ -113,6 +129,15 @@ def live_start(*, table: Table, number: int | None = None, leader: int | None = 
                     "game %(n)s has no result yet: its tributes decide this game's start") % {
                     "n": number - 1})
             previous = {k: v for k, v in prev.engine_result.items() if k in RESULT_KEYS}
+        if present is not None:
+            missing = sorted(set(range(6)) - present - ready_seats(table))
+            if missing:
+                raise Conflict("seats_not_ready", _(
+                    "game %(n)s is dealt live once every seat is ready, or by a referee: "
+                    "seats %(seats)s are not ready") % {
+                    "n": number, "seats": ", ".join(str(s) for s in missing)},
+                    detail={"number": number, "missing": missing})
+        SeatReady.objects.filter(table=table).delete()
         hands = engine.deal(secrets.SystemRandom())
         game = engine.Game(event.rules, hands, previous, TABLE_OPENING_SEAT,
                            first_game=(number == 1), leader=leader)
@@ -128,6 +153,21 @@ def live_start(*, table: Table, number: int | None = None, leader: int | None = 
             _arm_timer(live)
         announce(live.pk, live.version)
     return live
+
+
+def live_ready(*, table: Table, user, ready: bool = True) -> set[int]:
+    """Say that ``user``'s seat at ``table`` is present for its next live game (到齐), or,
+    ``ready=False``, no longer; the seats ready now (:func:`live.selectors.ready_seats`).
+    Only a player seated there (its seating published) may: else 403 ``not_seated``."""
+    seat = public_seat_of(user, table)
+    if seat is None:
+        raise NotSeated("not_seated", _("you have no seat at this table"))
+    if ready:
+        SeatReady.objects.update_or_create(table=table, seat=seat.seat,
+                                           defaults={"at": timezone.now()})
+    else:
+        SeatReady.objects.filter(table=table, seat=seat.seat).delete()
+    return ready_seats(table)
 
 
 def live_game(live: LiveGame) -> engine.Game:

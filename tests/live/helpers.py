@@ -114,6 +114,17 @@ def start_url(table_id: int) -> str:
     return f"/api/v1/tables/{table_id}/live/"
 
 
+def ready_url(table_id: int) -> str:
+    return f"/api/v1/tables/{table_id}/live/ready/"
+
+
+def all_ready(lt: LiveTable) -> None:
+    """Every seat says it is at the table (``POST …/live/ready/``): a player may then deal."""
+    for client in lt.clients:
+        r = client.post(ready_url(lt.table.pk), {}, format="json")
+        assert r.status_code == 200, r.content
+
+
 def server_game(live_id: int) -> Game:
     return Game.from_state(LiveGame.objects.get(pk=live_id).state)
 

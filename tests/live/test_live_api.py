@@ -9,7 +9,7 @@ import pytest
 import engine
 from games.models import GameResult, GameResultVersion
 from live.models import LiveGame
-from tests.live.helpers import play_through_api, start_url
+from tests.live.helpers import all_ready, play_through_api, start_url
 
 pytestmark = [pytest.mark.django_db, pytest.mark.slow]
 
@@ -53,7 +53,8 @@ def check_result(lt, live_id: int, number: int, previous=None) -> GameResult:
 
 def test_six_seat_clients_play_a_whole_game_and_it_becomes_the_confirmed_result(live_table):
     lt = live_table
-    # given game 1 started over the API by a seated player
+    # given game 1 started over the API by a seated player, every seat ready
+    all_ready(lt)
     r = lt.clients[0].post(start_url(lt.table.pk), {}, format="json")
     assert r.status_code == 201, r.content
     start = r.json()
@@ -84,6 +85,7 @@ def test_six_seat_clients_play_a_whole_game_and_it_becomes_the_confirmed_result(
 def test_the_second_game_starts_from_the_first_games_result_and_also_replays(live_table):
     lt = live_table
     # given game 1 played over the API
+    all_ready(lt)
     first = lt.clients[0].post(start_url(lt.table.pk), {}, format="json").json()["id"]
     play_through_api(lt, first, all_views=False)
     previous = {k: v for k, v in GameResult.objects.get(table=lt.table, number=1)

@@ -17,6 +17,7 @@ import pytest
 import engine
 from live import services as live
 from tests.live.helpers import (
+    all_ready,
     hidden_card_problems,
     live_url,
     play_on_server,
@@ -47,6 +48,7 @@ def test_no_response_of_a_whole_game_shows_another_seats_cards(live_table, monke
         seeded_deal(monkeypatch, 11)
         play_on_server(lt, live.live_start(table=lt.table).pk)
     seeded_deal(monkeypatch, BURN_SEED)
+    all_ready(lt)
     r = lt.clients[0].post(start_url(lt.table.pk), {}, format="json")
     assert r.status_code == 201
     live_id = r.json()["id"]

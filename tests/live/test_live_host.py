@@ -17,6 +17,7 @@ from live import services as live
 from live.models import LiveGame
 from tests.live.helpers import (
     act_url,
+    all_ready,
     bot_pick,
     in_play,
     live_url,
@@ -35,6 +36,7 @@ def host_url(live_id: int) -> str:
 @pytest.fixture
 def in_play_game(live_table):
     """A game (60 s move time) played by the bots up to its first play: (table, row, game)."""
+    all_ready(live_table)
     r = live_table.clients[0].post(start_url(live_table.table.pk), {}, format="json")
     assert r.status_code == 201, r.content
     lg, game = play_on_server(live_table, r.json()["id"], until=in_play)

@@ -22,7 +22,14 @@ from live import services as live
 from live.models import LiveGame
 from live.tasks import live_autoplay_task, live_sweep_task
 from tests.celery_worker import in_process_worker, wait_until
-from tests.live.helpers import act_url, bot_pick, live_url, make_live_table, start_url
+from tests.live.helpers import (
+    act_url,
+    all_ready,
+    bot_pick,
+    live_url,
+    make_live_table,
+    start_url,
+)
 
 pytestmark = [
     pytest.mark.skipif(
@@ -82,6 +89,7 @@ def started_in_play(move_seconds: int):
     """A live game started over the API, its seats acting in time up to its first play:
     (table, game id, row, seat to act, how many actions its record holds)."""
     lt = make_live_table(move_seconds=move_seconds, client_cls=APIClient)
+    all_ready(lt)
     r = lt.clients[0].post(start_url(lt.table.pk), {}, format="json")
     assert r.status_code == 201
     live_id = r.json()["id"]

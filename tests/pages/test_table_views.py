@@ -260,8 +260,8 @@ def test_a_tied_knockout_match_offers_its_deciding_extra_game_once_every_game_is
     page = Client().get(url).content.decode()
 
     # then: game 3, the extra game, can be handed in or dealt live from the page
-    assert 'name="number" value="3"' in page and 'id="live-start"' in page
-    assert "Deal game 3 live" in page and 'id="live-none"' not in page
+    assert 'name="number" value="3"' in page and 'id="live-ready"' in page
+    assert "Game 3 is dealt live" in page and 'id="live-none"' not in page
     response = Client().post(url + "submit/", {
         "number": "3", **place_fields((1, 3, 5, 0, 2, 4)), "leader": "0",
         **{f"kaidian_{s}": "on" for s in range(6)}})

@@ -32,6 +32,11 @@ def seat_label(seat: int) -> str:
     return pgettext("seat position", "seat %(n)s") % {"n": seat + 1}
 
 
+def seats_words(seats) -> str:
+    """Seats as people list them: "3号位、5号位" ("seat 3, seat 5")."""
+    return pgettext("a list's separator", ", ").join(seat_label(s) for s in seats)
+
+
 def side_names(table) -> dict[int, str]:
     """What a sheet's 联邦 0 and 1 are called at ``table``: the team names in team events."""
     if table.team_a_id:

@@ -37,14 +37,24 @@ from games.selectors import (
     result_open_dispute,
     result_open_proposal,
 )
+from live import services as live_services
 from live.models import LiveGame
 from live.queries import running_live_games
+from live.selectors import ready_seats
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import ROUND_DRAW_DATA, Event, Penalty, Round, Seat, Table
 from tournaments.selectors import is_referee, later_draws, round_closed_by
 from web.forms.penalty import PenaltyForm
-from web.forms.sheet import PLACE_NAMES, SheetForm, live_refusal, refusal, seat_label, side_names
+from web.forms.sheet import (
+    PLACE_NAMES,
+    SheetForm,
+    live_refusal,
+    refusal,
+    seat_label,
+    seats_words,
+    side_names,
+)
 from web.views.params import search_text
 
 DESK_PAGE = 100
@@ -399,7 +409,14 @@ def desk_table(request, event: Event, table_id: int):
             url = reverse("pages:desk-table", kwargs={"slug": event.slug, "table_id": table.pk})
             return redirect(url)
     closed_by = round_closed_by(table.round)
+    live_next = None if closed_by else game_services.next_game_number(
+        table, [g["number"] for g in games if g["result"] is not None or g.get("live")])
+    if live_next and live_next > 1 and not any(
+            g["number"] == live_next - 1 and g["result"] is not None for g in games):
+        live_next = None  # (dealt once the game before it has its result)
     return render(request, "web/desk/table.html", {
+        "live_next": live_next,
+        "ready": seats_words(sorted(ready_seats(table))) if live_next else "",
         "event": event, "table": table, "round": table.round, "games": games, "game": game,
         "closed_by": closed_by,
         "later_draws": later_draw_lines(table.round, games) if closed_by else [],
@@ -419,6 +436,14 @@ def _act(request, *, action: str, table: Table, games: list[dict], game: dict | 
     user = request.user
     if action == "sheet":
         return _act_sheet(request, table=table, game=game, form=sheet_form, errors=errors)
+    if action == "live":
+        try:
+            lg = live_services.live_start(table=table, by=user)
+        except ServiceError as exc:
+            errors["form"] = exc.message
+            return None
+        return gettext("Game %(n)s dealt live: a seat nobody plays is played by 托管 when "
+                       "its clock runs out.") % {"n": lg.number}
     if action == "penalty":
         if not penalty_form.is_valid():
             return None

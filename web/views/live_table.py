@@ -26,7 +26,7 @@ from live import streams
 from live.models import LiveGame
 from live.queries import live_for_view
 from tournaments.errors import ServiceError
-from web.forms.sheet import PLACE_NAMES, seat_label
+from web.forms.sheet import PLACE_NAMES, seat_label, seats_words
 from web.views.table import Holder, _guarded, _my_table
 
 #: the fields of an act a page may send (the engine's act keys)
@@ -199,19 +199,44 @@ def live_host(request, holder: Holder, live_id: int):
     return JsonResponse(live.live_view(live=lg, seat=lg.user_seat))
 
 
+def _refused_on_table_page(request, holder: Holder, exc: ServiceError):
+    from web.views.table import _page
+
+    message = exc.message
+    if exc.code == "seats_not_ready":
+        message = _("Game %(n)s is dealt live once every seat is ready: waiting for "
+                    "%(seats)s.") % {"n": exc.detail["number"],
+                                     "seats": seats_words(exc.detail["missing"])}
+    return _page(request, holder, action_error=message, status=exc.status)
+
+
 @require_POST
 def live_start(request, holder: Holder):
-    """A seated player deals their table's next game live (as the API lets them)."""
+    """A seated player deals their table's next game live (as the API lets them: once every
+    seat is ready, ``live.services.live_start``)."""
     _, seat = _my_table(holder)
     if seat is None:
         raise Http404("not seated")
     try:
-        lg = live.live_start(table=seat.table)
+        lg = live.live_start(table=seat.table, by=holder.user)
     except ServiceError as exc:
-        from web.views.table import _page
-
-        return _page(request, holder, action_error=exc.message, status=exc.status)
+        return _refused_on_table_page(request, holder, exc)
     return redirect(holder.url(f"live/{lg.pk}/"))
+
+
+@require_POST
+def live_ready(request, holder: Holder):
+    """The holder says they are at the table for its next live game (``ready``: "1"), or no
+    longer ("0"); back to the table page."""
+    _, seat = _my_table(holder)
+    if seat is None:
+        raise Http404("not seated")
+    try:
+        live.live_ready(table=seat.table, user=holder.user,
+                        ready=request.POST.get("ready", "1") == "1")
+    except ServiceError as exc:
+        return _refused_on_table_page(request, holder, exc)
+    return redirect(holder.url() + "#live-h")
 
 
 def player_urls(how: str) -> list:
@@ -225,6 +250,7 @@ def player_urls(how: str) -> list:
 
     return [
         path("start/", route(live_start), name=f"{how}-live-start"),
+        path("ready/", route(live_ready), name=f"{how}-live-ready"),
         path("<int:live_id>/", route(live_page), name=f"{how}-live"),
         path("<int:live_id>/state/", route(live_state), name=f"{how}-live-state"),
         path("<int:live_id>/act/", route(live_act), name=f"{how}-live-act"),

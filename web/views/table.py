@@ -45,6 +45,7 @@ from games.selectors import (
     result_record_version,
 )
 from live.models import LiveGame
+from live.selectors import READY_SECONDS, ready_seats
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Entry, Event, Player, PlayerLink, Round, Seat
@@ -57,7 +58,15 @@ from tournaments.selectors import (
     player_link,
     round_closed_by,
 )
-from web.forms.sheet import PLACE_NAMES, SheetForm, live_refusal, refusal, seat_label, side_names
+from web.forms.sheet import (
+    PLACE_NAMES,
+    SheetForm,
+    live_refusal,
+    refusal,
+    seat_label,
+    seats_words,
+    side_names,
+)
 from web.views import watch
 from web.views.public import qr_svg
 
@@ -258,6 +267,9 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
                     and live_game.number == number)
     if number is not None and form is None and not playing_live:
         form = SheetForm(rules=rules, seats=seats)
+    ready = None
+    if number is not None and not (live_game and live_game.status == LiveGame.Status.RUNNING):
+        ready = _ready_view(table, seats, seat.seat)
     ctx.update({
         "table": table, "seats": seats, "sides": side_names(table), "me": seats[seat.seat],
         "games": _game_views(results, seat, names, seats, holder=holder,
@@ -265,9 +277,9 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
         "closed_by": closed_by, "next_number": number, "form": form,
         "points": points, "upload_error": upload_error, "rules": rules,
         "my_link": _my_link(request, holder),
-        "live_game": live_game, "playing_live": playing_live,
+        "live_game": live_game, "playing_live": playing_live, "ready": ready,
         "extra_game": _extra_game_state(table, number),
-        "max_extra_games": services.MAX_EXTRA_GAMES,
+        "max_extra_games": services.MAX_EXTRA_GAMES, "ready_minutes": READY_SECONDS // 60,
         "score_url": holder.url("score/"),
         "js_text": {"points": _("Team points: %(a)s %(pa)s · %(b)s %(pb)s"),
                     "tap_next": _("Tap the seat placed %(place)s"),
@@ -275,6 +287,17 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
                     "places": PLACE_NAMES, "sides": side_names(table)},
     })
     return render(request, "web/table/table.html", ctx, status=status)
+
+
+def _ready_view(table, seats: list[dict], me: int) -> dict:
+    """Who is ready for the table's next live game (live.selectors.ready_seats): each seat,
+    whether the holder is, and the others it still waits for."""
+    ready = ready_seats(table)
+    return {"seats": [{"label": s["label"], "name": s["name"], "ready": s["seat"] in ready,
+                       "me": s["seat"] == me} for s in seats],
+            "me": me in ready,
+            "waiting": seats_words(s["seat"] for s in seats
+                                   if s["seat"] not in ready and s["seat"] != me)}
 
 
 def _extra_game_state(table, number: int | None) -> str | None:

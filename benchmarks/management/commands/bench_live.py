@@ -6,7 +6,8 @@
    command re-runs itself with it when the variable is unset), creates the database if missing
    and migrates it;
 2. creates a published event with ``6 × tables`` players (each with a login and an API token)
-   and draws round 1; once the servers run, seat 0 of every table starts its game over the API
+   and draws round 1; once the servers run, the six seats of every table say they are at it
+   (``POST /api/v1/tables/<id>/live/ready/``) and seat 0 starts its game over the API
    (``POST /api/v1/tables/<id>/live/``: the server deals and arms the game's 托管 timer);
 3. starts gunicorn on 127.0.0.1 as the README's production layout has it (``--layout split``):
    an API server (``gthread`` workers, one more than the cores, 4 threads each) takes the acts,
@@ -211,6 +212,18 @@ class Stats:
                 mine.extend(value)
 
 
+def seats_ready(conn, table_id: int, keys) -> None:
+    """The six seats of a table say they are at it (``POST …/live/ready/``, one token each),
+    as a table does before one of them deals its game live (live.services.live_start)."""
+    for key in keys:
+        conn.request("POST", f"/api/v1/tables/{table_id}/live/ready/", "{}", {
+            "Authorization": f"Token {key}", "Content-Type": "application/json"})
+        r = conn.getresponse()
+        answer = r.read()
+        if r.status != 200:
+            raise CommandError(f"table {table_id}'s seat ready: {r.status} {answer[:300]!r}")
+
+
 class Command(BaseCommand):
     help = "Load-test live play over HTTP (gunicorn on 127.0.0.1): N tables, six clients each."
 
@@ -406,9 +419,9 @@ class Command(BaseCommand):
         return event, tables
 
     def start_games(self, tables, api_port: int, seed: int):
-        """Seat 0 of every table starts its game over the API (as a table does: the server
-        deals and, with a broker, arms the game's 托管 timer); the clients' shadow games are
-        built from the stored deals: [(Table, the seats' tokens)]."""
+        """Seat 0 of every table starts its game over the API once its six seats are ready (as
+        a table does: the server deals and, with a broker, arms the game's 托管 timer); the
+        clients' shadow games are built from the stored deals: [(Table, the seats' tokens)]."""
         import http.client
         import json
 
@@ -420,6 +433,7 @@ class Command(BaseCommand):
         started = []
         try:
             for k, (table, keys) in enumerate(tables):
+                seats_ready(conn, table.pk, keys)
                 conn.request("POST", f"/api/v1/tables/{table.pk}/live/", "{}", {
                     "Authorization": f"Token {keys[0]}", "Content-Type": "application/json"})
                 r = conn.getresponse()
@@ -746,8 +760,9 @@ class Command(BaseCommand):
                             db_threads=stream_db_threads, workers=uvicorn.workers)
 
     def start_games_at_once(self, seated, api_port: int, seed: int, at_once: int = 8):
-        """Seat 0 of every table starts its game over the API, ``at_once`` at a time; the
-        clients' shadow games come from the stored deals: [(live id, Game, tokens)]."""
+        """Seat 0 of every table starts its game over the API once its six seats are ready,
+        ``at_once`` tables at a time; the clients' shadow games come from the stored deals:
+        [(live id, Game, tokens)]."""
         import http.client
         import json
         from concurrent.futures import ThreadPoolExecutor
@@ -762,6 +777,7 @@ class Command(BaseCommand):
             ids = []
             try:
                 for table_id, keys in chunk:
+                    seats_ready(conn, table_id, keys)
                     conn.request("POST", f"/api/v1/tables/{table_id}/live/", "{}", {
                         "Authorization": f"Token {keys[0]}",
                         "Content-Type": "application/json"})

@@ -461,6 +461,9 @@ class Command(BaseCommand):
         on its turn with one of the legal acts its own view lists."""
         keys = {seat: key for seat, _side, key in seats}
         for _game in range(games):
+            for key in keys.values():  # every seat at the table, then seat 0 deals
+                self.call("POST", f"/api/v1/tables/{table_id}/live/ready/", key, {},
+                          "POST tables/<id>/live/ready")
             view = self.call("POST", f"/api/v1/tables/{table_id}/live/", keys[0], {},
                              "POST tables/<id>/live (start)")
             live_id = view["id"]
