@@ -441,6 +441,32 @@ def test_revolutionary_pays_no_tribute():
                          pre=[{"type": "revolution", "seat": 0}])))
 
 
+@pytest.mark.parametrize("revolts", [True, False])
+def test_live_play_asks_for_revolution_before_it_pays_tributes(revolts):
+    """革命 is judged on the dealt cards (§8) and a revolutionary neither pays nor receives
+    tribute (§2): live play asks each seat before paying any tribute, so the seat asked holds
+    its dealt hand — a 小王 owed to it as 落贡 is not in it yet, and never comes if it
+    revolts."""
+    # given: seat 0 dealt no 2 and no joker, owed seat 5's two jokers (落贡) by game 1
+    d = build_deal({0: ""}, partial={5: "RJ BJ"}, seed=8)
+    g = Game("basic", d, prev(("luo", 5, 0, 2), next_leader=1))
+
+    # then: seat 0 is asked first, holding what it was dealt, nothing paid yet
+    assert g.pre_prompt() == (0, [{"act": "revolt"}, {"act": "decline"}])
+    assert not g.auto_tributes_paid
+    assert sorted(g.hands[0]) == sorted(set(d[0])) and "BJ" not in g.hands[0]
+
+    # when: it revolts (or declines), and the other seats decline
+    g.act(0, {"act": "revolt" if revolts else "decline"})
+    while g.pre_prompt() is not None and g.pre_prompt()[1][-1] == {"act": "decline"}:
+        g.act(g.pre_prompt()[0], {"act": "decline"})
+
+    # then: the tributes are paid after the question, to it only if it did not revolt
+    assert g.auto_tributes_paid
+    jokers = [e for e in g.pre_events if e["type"] == "tribute"]
+    assert jokers == ([] if revolts else [trib("luo", 5, 0, "RJ BJ")])
+
+
 # ---------------------------------------------------------------------------------------------
 # §10 憋3
 

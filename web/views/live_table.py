@@ -21,6 +21,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.http import require_GET, require_POST
 
+import engine
 from live import services as live
 from live import streams
 from live.models import LiveGame
@@ -80,8 +81,24 @@ def parse_act(request) -> tuple[int, dict]:
     return body["version"], act
 
 
-def page_texts() -> dict:
-    """The live and practice pages' texts for the script, in the page's language."""
+def _revolt_texts(rules) -> dict:
+    """What the 革命 question says to the seat asked: every seat is asked (the question gives
+    nobody's cards away), and only a seat dealt no 2 and no joker — under 憋3 no 3 either —
+    may revolt (RULES.md §8: judged on the cards as dealt, before any tribute is paid)."""
+    if engine.Rules.from_spec(rules)["bie3"]:
+        return {"revolt": _("革命: you were dealt no 3, no 2 and no joker, so you may revolt: "
+                            "you sit this game out and your 对头 gets 够死级 rights."),
+                "revolt_not": _("革命: only a seat dealt no 3, no 2 and no joker may revolt; "
+                                "the cards you were dealt do not allow it.")}
+    return {"revolt": _("革命: dealt no 2 and no joker, you may revolt: you sit this game out "
+                        "and your 对头 gets 够死级 rights."),
+            "revolt_not": _("革命: only a seat dealt no 2 and no joker may revolt; the cards "
+                            "you were dealt do not allow it.")}
+
+
+def page_texts(rules) -> dict:
+    """The live and practice pages' texts for the script, in the page's language, for a game
+    under ``rules`` (a rules spec: some questions depend on them)."""
     return {
         "cards_left": _("%(n)s cards"),
         "your_turn": _("Your turn"),
@@ -115,8 +132,7 @@ def page_texts() -> dict:
                         "开点 (4 点贡 one way or the other)."),
             "mingdian": _("明点: declare, after the tributes, that your 对头 will not 开点 "
                           "(2 点贡 one way or the other)."),
-            "revolt": _("革命: dealt no 2 and no joker, you may revolt: you sit this game out "
-                        "and your 对头 gets 够死级 rights."),
+            **_revolt_texts(rules),
             "waive_gousiji": _("够死级: your 对头 revolted; keep your 够死级 rights, or waive "
                                "them and play 无头."),
             "return": _("还贡: give back as many cards as your 落贡 brought, of ranks the giver "
@@ -164,7 +180,7 @@ def live_page(request, holder: Holder, live_id: int):
     return render(request, "web/live/table.html", {
         # no event menu above the table: the phone's height is for the game
         "holder": holder, "section": "me", "live_data": data,
-        "js_text": page_texts(), "title": seat_label(lg.user_seat)})
+        "js_text": page_texts(lg.table.round.event.rules), "title": seat_label(lg.user_seat)})
 
 
 @require_GET

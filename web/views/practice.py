@@ -94,7 +94,7 @@ def practice_page(request, game, token: str):
             "seat": game.seat, "seats": _seats(game.seat), "act_url": base + "act/",
             "state_url": base + "state/", "back_url": reverse("pages:practice")}
     return render(request, "web/live/table.html", {
-        "live_data": data, "js_text": page_texts(), "practice": True,
+        "live_data": data, "js_text": page_texts(game.preset), "practice": True,
         "title": _("Practice against bots")})
 
 

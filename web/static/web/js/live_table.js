@@ -155,7 +155,14 @@ function renderLog() {
 function preKind(legal) {
   var acts = view.to_act ? view.to_act.acts : [];
   var kinds = ["revolt", "waive_gousiji", "return", "buy3", "hui3"];
-  for (var i = 0; i < kinds.length; i++) if (acts.indexOf(kinds[i]) >= 0) return kinds[i];
+  for (var i = 0; i < kinds.length; i++) {
+    if (acts.indexOf(kinds[i]) < 0) continue;
+    // every seat is asked about 革命; only a seat whose dealt cards allow it has "revolt"
+    if (kinds[i] === "revolt" && !legal.some(function (a) { return a.act === "revolt"; })) {
+      return "revolt_not";
+    }
+    return kinds[i];
+  }
   var declare = legal.filter(function (a) { return a.act === "declare"; })[0];
   return declare ? declare.kind : null;
 }
