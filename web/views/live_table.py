@@ -27,7 +27,7 @@ from live import streams
 from live.models import LiveGame
 from live.queries import live_for_view
 from tournaments.errors import ServiceError
-from web.forms.sheet import PLACE_NAMES, seat_label, seats_words
+from web.forms.sheet import ELIMINATION, PLACE_NAMES, seat_label, seats_words
 from web.views.table import Holder, _guarded, _my_table
 
 #: the fields of an act a page may send (the engine's act keys)
@@ -116,6 +116,8 @@ def page_texts(rules) -> dict:
         "choose_hint": _("Tap cards, or a suggestion:"),
         "not_legal": _("The cards you selected are not a play you may make now."),
         "finished": _("finished %(place)s"),
+        "placed": _("placed %(place)s"),
+        "eliminated": {k: str(v) for k, v in ELIMINATION.items()},
         "places": PLACE_NAMES,
         "game_over": _("The game is over."),
         "void": _("A void game (流局): no places."),

@@ -73,18 +73,33 @@ function renderRing() {
     if (s === toAct) box.classList.add("turn");
     box.appendChild(el("strong", "label", LIVE.seats[s].label));
     if (LIVE.seats[s].name) box.appendChild(el("span", "name", LIVE.seats[s].name));
-    var place = (view.finished || []).indexOf(s);
-    var order2 = view.outcome && view.outcome.order ? view.outcome.order.indexOf(s) : -1;
-    if (place >= 0 || order2 >= 0) {
-      box.appendChild(el("span", "badge done", fmt("finished", {
-        place: T.places[place >= 0 ? place : order2] })));
-    } else {
-      box.appendChild(el("span", "count", fmt("cards_left", { n: view.counts[s] })));
-    }
+    placeBadges(box, s);
     if ((view.hosted_seats || []).indexOf(s) >= 0) box.appendChild(el("span", "badge", "托管"));
     if ((view.revolutions || []).indexOf(s) >= 0) box.appendChild(el("span", "badge", "革命"));
     ring.appendChild(box);
   });
+}
+
+/** A seat's place on the ring: "finished 头科" for a seat that ran out of cards (in play, its
+ * place in `finished`); at the end, the places of the seats that did not — those left holding
+ * cards when one team was out, the eliminated (闷, 诈烧), revolutionaries — as "placed 大落",
+ * with what they hold. Otherwise its card count. */
+function placeBadges(box, s) {
+  var ranOut = (view.finished || []).indexOf(s);
+  var result = view.outcome;
+  var placed = result && result.order ? result.order.indexOf(s) : -1;
+  var out = result ? (result.eliminated || []).filter(function (e) { return e.seat === s; })[0] : null;
+  var emptied = view.counts[s] === 0 && !out && (view.revolutions || []).indexOf(s) < 0;
+  if (ranOut >= 0 || (placed >= 0 && emptied)) {
+    box.appendChild(el("span", "badge done", fmt("finished", {
+      place: T.places[ranOut >= 0 ? ranOut : placed] })));
+    return;
+  }
+  if (placed >= 0) box.appendChild(el("span", "badge", fmt("placed", { place: T.places[placed] })));
+  if (out) box.appendChild(el("span", "badge", T.eliminated[out.reason] || out.reason));
+  else if (view.counts[s] !== 0 || placed < 0) {
+    box.appendChild(el("span", "count", fmt("cards_left", { n: view.counts[s] })));
+  }
 }
 
 function renderTurn() {
