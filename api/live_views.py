@@ -1,5 +1,5 @@
-"""Live-play endpoints: start a game, read a seat's (or the public) view, long-poll, act, switch
-托管."""
+"""Live-play endpoints: say a seat is at the table, start a game, read a seat's (or the public)
+view, long-poll, act, switch 托管."""
 
 from __future__ import annotations
 

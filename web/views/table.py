@@ -37,7 +37,6 @@ from games import services as game_services
 from games.models import GameResult, ResultProposal
 from games.selectors import (
     RESULT_HISTORY_PREFETCH,
-    RecordAccess,
     record_access,
     result_history,
     result_open_dispute,
@@ -293,8 +292,8 @@ def _ready_view(table, seats: list[dict], me: int) -> dict:
     """Who is ready for the table's next live game (live.selectors.ready_seats): each seat,
     whether the holder is, and the others it still waits for."""
     ready = ready_seats(table)
-    return {"seats": [{"label": s["label"], "name": s["name"], "ready": s["seat"] in ready,
-                       "me": s["seat"] == me} for s in seats],
+    return {"seats": [{"label": s["label"], "ready": s["seat"] in ready, "me": s["seat"] == me}
+                      for s in seats],
             "me": me in ready,
             "waiting": seats_words(s["seat"] for s in seats
                                    if s["seat"] not in ready and s["seat"] != me)}
@@ -455,8 +454,7 @@ def _replay_of_my_table(holder: Holder, pk: int):
         raise Http404("not seated")
     result = get_object_or_404(watch.RESULT_WITH_VERSIONS.select_related(
         "table__round__event", "table__team_a", "table__team_b"), pk=pk, table_id=seat.table_id)
-    access = RecordAccess() if holder.user is None else record_access(holder.user, result.table)
-    return result, watch.replay_record(result, access)
+    return result, watch.replay_record(result, record_access(holder.user, result.table))
 
 
 def replay(request, holder: Holder, pk: int):
