@@ -1,23 +1,19 @@
 """A result sheet as a form (成绩单): the finishing order and the fields the event's rules use,
-turned into the engine's ``gouji-sheet/1`` dict (engine/sheet.py), and the engine's refusals
-of it turned back into messages on the form's fields, in the reader's language.
+turned into the engine's ``gouji-sheet/1`` dict (engine/sheet.py); the engine's refusals of it
+come back on the form's fields through :mod:`web.refusals`.
 
 The one form for everyone who writes a sheet down: the seated players' phone form
 (web/views/table.py) and the referee copying a paper sheet at the desk (web/views/desk.py). It
 checks only the form's shape (each seat placed once); whether the sheet is possible under the
 rules is the engine's to say, when the service (``games.services.result_validate``) scores it —
-:func:`refusal` then names the field.
+:func:`web.refusals.refusal` then names the field.
 """
 
 from __future__ import annotations
 
-import re
-
 from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
-
-from tournaments.errors import ServiceError
 
 ELIMINATION = {"smothered": pgettext_lazy("elimination", "闷 (smothered)"),
                "failed_burn": pgettext_lazy("elimination", "诈烧 (failed burn)")}
@@ -192,54 +188,3 @@ class SheetForm(forms.Form):
             initial.update({f"smother_{k}_seat": smother["seat"],
                             f"smother_{k}_by": smother["by"]})
         return initial
-
-#: the engine's refusals of a sheet (English, with engine seats 0–5), as (pattern, the form's
-#: field, a message in the player's language with 1–6号位); unknown ones are shown as they are
-REFUSALS = [
-    (r"two or more revolutions void the game", lambda m: "void",
-     lambda m: _("two or more revolutions void the game (流局): tick “void”")),
-    (r"a game is void \(流局\) only after two or more revolutions", lambda m: "void",
-     lambda m: _("a game is void (流局) only after two or more revolutions")),
-    (r"seat (\d) revolted and cannot have led", lambda m: "leader",
-     lambda m: _("%(seat)s revolted, so it cannot have led") % {"seat": seat_label(int(m[1]))}),
-    (r"seat (\d) cannot be eliminated as smothered", lambda m: f"out_{m[1]}",
-     lambda m: _("these rules do not eliminate a smothered seat (闷)")),
-    (r"seat (\d) cannot be eliminated here", lambda m: f"out_{m[1]}",
-     lambda m: _("a seat that revolted cannot also be eliminated")),
-    (r"seat (\d) revolted, so it is placed (\S+), not", lambda m: "place_0",
-     lambda m: _("%(seat)s revolted, so it is placed %(place)s") % {
-         "seat": seat_label(int(m[1])), "place": m[2]}),
-    (r"seat (\d) was eliminated, so it is placed (\S+), not", lambda m: "place_0",
-     lambda m: _("%(seat)s was eliminated, so it is placed %(place)s (eliminated seats take "
-                 "the last places)") % {"seat": seat_label(int(m[1])), "place": m[2]}),
-    (r"the order does not match", lambda m: "place_0",
-     lambda m: _("the order does not match the places the rules give")),
-    (r"seat (\d) revolted and is 不开点", lambda m: f"kaidian_{m[1]}",
-     lambda m: _("%(seat)s revolted and is 不开点") % {"seat": seat_label(int(m[1]))}),
-    (r"seat (\d) is the 对头 of seat (\d), which revolted", lambda m: f"kaidian_{m[1]}",
-     lambda m: _("%(seat)s is the 对头 of %(rebel)s, which revolted: it 开点s") % {
-         "seat": seat_label(int(m[1])), "rebel": seat_label(int(m[2]))}),
-    (r"seat (\d) cannot burn seat (\d)", lambda m: "burn_0_burner",
-     lambda m: _("a seat cannot burn itself or its 对头")),
-]
-
-
-def live_refusal(exc: ServiceError) -> str | None:
-    """The message of the service's refusal of a sheet or record for a game being played live
-    at its table (dealt live after the page was loaded), ``None`` for any other refusal: the
-    pages then show that game live with no sheet for it, so they say it apart from the form
-    (the player's page at its top, the desk in its sheet section)."""
-    return str(exc.message) if exc.code == "live_game_running" else None
-
-
-def refusal(exc: ServiceError) -> tuple[str, str]:
-    """The form's field a refusal is about and its message in the player's language."""
-    message = exc.detail.get("message", "") if exc.detail.get("where") == "sheet" else ""
-    for pattern, field, text in REFUSALS:
-        m = re.search(pattern, message)
-        if m:
-            return field(m), text(m)
-    if message:
-        return "__all__", _("the engine refused the result: %(message)s") % {
-            "message": message}
-    return "__all__", str(exc.message)

@@ -46,15 +46,8 @@ from tournaments.errors import ServiceError
 from tournaments.models import ROUND_DRAW_DATA, Event, Penalty, Round, Seat, Table
 from tournaments.selectors import is_referee, later_draws, round_closed_by
 from web.forms.penalty import PenaltyForm
-from web.forms.sheet import (
-    PLACE_NAMES,
-    SheetForm,
-    live_refusal,
-    refusal,
-    seat_label,
-    seats_words,
-    side_names,
-)
+from web.forms.sheet import PLACE_NAMES, SheetForm, seat_label, seats_words, side_names
+from web.refusals import live_refusal, refusal
 from web.views.params import search_text
 
 DESK_PAGE = 100

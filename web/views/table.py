@@ -57,15 +57,8 @@ from tournaments.selectors import (
     player_link,
     round_closed_by,
 )
-from web.forms.sheet import (
-    PLACE_NAMES,
-    SheetForm,
-    live_refusal,
-    refusal,
-    seat_label,
-    seats_words,
-    side_names,
-)
+from web.forms.sheet import PLACE_NAMES, SheetForm, seat_label, seats_words, side_names
+from web.refusals import live_refusal, refusal
 from web.views import watch
 from web.views.public import qr_svg
 
