@@ -48,8 +48,8 @@ def sheet_post(sheet: dict, **extra) -> dict:
     for e in sheet.get("eliminated") or []:
         data[f"sheet-out_{e['seat']}"] = e["reason"]
     for s, flag in enumerate(sheet.get("kaidian") or []):
-        if flag:
-            data[f"sheet-kaidian_{s}"] = "on"
+        if s not in (sheet.get("revolutions") or []):  # (the form's rule answers those)
+            data[f"sheet-kaidian_{s}"] = "yes" if flag else "no"
     for k, b in enumerate(sheet.get("burns") or []):
         data.update({f"sheet-burn_{k}_burner": b["burner"], f"sheet-burn_{k}_burned": b["burned"]})
         if b["counter"]:

@@ -96,7 +96,8 @@ def tap_in(tab, sheet: dict) -> None:
     for seat in sheet["order"]:
         tab.locator(f'#sheet .tap button[data-seat="{seat}"]').click()
     for seat, flag in enumerate(sheet.get("kaidian") or []):
-        tab.locator(f'#sheet input[name="kaidian_{seat}"]').set_checked(bool(flag))
+        tab.locator(f'#sheet input[name="kaidian_{seat}"][value="{"yes" if flag else "no"}"]'
+                    ).check()
     for e in sheet["eliminated"]:
         tab.locator(f'#sheet select[name="out_{e["seat"]}"]').select_option(e["reason"])
     tab.locator('#sheet select[name="leader"]').select_option(str(sheet["leader"]))

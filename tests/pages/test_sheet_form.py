@@ -12,7 +12,7 @@ SEATS = [{"seat": s, "label": seat_label(s), "name": f"P{s}"} for s in range(6)]
 
 def form(order, **fields) -> SheetForm:
     data = {f"place_{i}": str(s) for i, s in enumerate(order)} | {"leader": "0"}
-    data.update({f"kaidian_{s}": "on" for s in range(6)})
+    data.update({f"kaidian_{s}": "yes" for s in range(6)})
     data.update(fields)
     return SheetForm(data, rules=RULES, seats=SEATS)
 
@@ -55,3 +55,52 @@ def test_a_stored_sheet_fills_the_form_again():
     again = SheetForm(SheetForm.initial_from(f.sheet()) | {}, rules=RULES, seats=SEATS)
     assert again.is_valid(), again.errors
     assert again.sheet() == f.sheet()
+
+
+# ----------------------------------------------------------------------------- 开点 (issue 52)
+def test_kaidian_is_asked_of_every_seat_and_never_assumed():
+    # given: the finishing order only, no seat's 开点 answered
+    f = SheetForm({f"place_{i}": str(s) for i, s in enumerate([0, 2, 4, 1, 3, 5])}
+                  | {"leader": "0"}, rules=RULES, seats=SEATS)
+    # then: refused, each seat named — an unanswered seat is not taken as 不开点 (which would
+    # owe 点贡 in the next game)
+    assert not f.is_valid()
+    assert sorted(f.errors) == [f"kaidian_{s}" for s in range(6)]
+    assert f.errors["kaidian_2"] == ["answer 开点 or 不开点 for seat 3"]
+
+
+def test_kaidian_answers_are_what_the_sheet_says_and_none_is_preselected():
+    f = form([0, 2, 4, 1, 3, 5], kaidian_1="no", kaidian_4="no")
+    assert f.is_valid(), f.errors
+    assert f.sheet()["kaidian"] == [True, False, True, True, False, True]
+    blank = str(SheetForm(rules=RULES, seats=SEATS)["kaidian_0"])
+    assert blank.count('type="radio"') == 2 and "checked" not in blank
+
+
+def test_the_rules_answer_a_revolted_seat_and_with_auto_its_opposite():
+    # given: seat 1 (2号位) revolted; nobody answers 开点 for it (dagang: rights) ...
+    data = {f"place_{i}": str(s) for i, s in enumerate([0, 2, 4, 1, 3, 5])} | {
+        "leader": "0", "revolution_1": "on"}
+    data |= {f"kaidian_{s}": "yes" for s in (0, 2, 3, 4, 5)}
+    f = SheetForm(data, rules=RULES, seats=SEATS)
+    assert f.is_valid(), f.errors
+    assert f.sheet()["kaidian"] == [True, False, True, True, True, True]
+    # ... and under revolution_kaidian "auto" (online) its 对头, seat 4 (5号位), 开点s: neither
+    # needs an answer
+    online = engine.Rules.from_spec("online")
+    data.pop("kaidian_4")
+    f = SheetForm(data, rules=online, seats=SEATS)
+    assert f.is_valid(), f.errors
+    assert f.sheet()["kaidian"] == [True, False, True, True, True, True]
+    # an answer the rules contradict goes to the engine, which refuses it by name
+    f = SheetForm(data | {"kaidian_1": "yes"}, rules=online, seats=SEATS)
+    assert f.is_valid() and f.sheet()["kaidian"][1] is True
+
+
+def test_without_dadian_there_is_no_kaidian_question():
+    basic = engine.Rules.from_spec("basic")
+    f = SheetForm({f"place_{i}": str(s) for i, s in enumerate([0, 2, 4, 1, 3, 5])}
+                  | {"leader": "0"}, rules=basic, seats=SEATS)
+    assert not any(name.startswith("kaidian_") for name in f.fields)
+    assert f.is_valid(), f.errors
+    assert "kaidian" not in f.sheet()

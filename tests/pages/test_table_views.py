@@ -52,7 +52,7 @@ def place_fields(order) -> dict:
 def sheet_post(order=(0, 2, 4, 1, 3, 5), **extra) -> dict:
     """The result form as a phone without JavaScript posts it (dagang: 开点 for every seat)."""
     return {"number": "1", **place_fields(order), "leader": "0",
-            **{f"kaidian_{s}": "on" for s in range(6)}, **extra}
+            **{f"kaidian_{s}": "yes" for s in range(6)}, **extra}
 
 
 def test_the_link_opens_the_players_table_with_six_seats_and_the_form(client, links, seats):
@@ -72,7 +72,7 @@ def test_a_sheet_posted_without_javascript_is_scored_then_sent(client, links, ta
     assert "Team points" in r.content.decode()
     # "Send" stores it as the player's, awaiting the other side
     r = client.post(links[0] + "submit/", sheet_post())
-    assert r.status_code == 302 and r["Location"] == links[0]
+    assert r.status_code == 302 and r["Location"] == links[0] + "#game-1"
     result = GameResult.objects.get(table=table, number=1)
     assert result.status == "submitted" and result.points_a > 0
     assert "Waiting for your confirmation" not in client.get(links[0]).content.decode()
@@ -264,7 +264,7 @@ def test_a_tied_knockout_match_offers_its_deciding_extra_game_once_every_game_is
     assert "Game 3 is dealt live" in page and 'id="live-none"' not in page
     response = Client().post(url + "submit/", {
         "number": "3", **place_fields((1, 3, 5, 0, 2, 4)), "leader": "0",
-        **{f"kaidian_{s}": "on" for s in range(6)}})
+        **{f"kaidian_{s}": "yes" for s in range(6)}})
     assert response.status_code == 302
     assert GameResult.objects.get(table=final, number=3).status == "submitted"
 

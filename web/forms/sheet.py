@@ -15,9 +15,13 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext, pgettext_lazy
 
+from games.models import GameResultVersion
+
 ELIMINATION = {"smothered": pgettext_lazy("elimination", "闷 (smothered)"),
                "failed_burn": pgettext_lazy("elimination", "诈烧 (failed burn)")}
 DECLARATION = {"mingdian": gettext_lazy("明点"), "yudian": gettext_lazy("预点")}
+#: a seat's 开点 answer: asked of every seat, none preselected (不开点 costs 点贡 next game)
+KAIDIAN = [("yes", gettext_lazy("开点")), ("no", gettext_lazy("不开点"))]
 #: the six places, 头科 to 大落 (as the sheet lists them)
 PLACE_NAMES = ["头科", "二科", "三科", "四科", "二落", "大落"]
 BURN_ROWS = SMOTHER_ROWS = 2
@@ -76,8 +80,10 @@ class SheetForm(forms.Form):
             self.fields[f"out_{n}"] = forms.ChoiceField(required=False, choices=eliminations,
                                                         label=_("eliminated"))
             if rules["dadian"]:
-                self.fields[f"kaidian_{n}"] = forms.BooleanField(required=False,
-                                                                 label=_("开点"))
+                # (not required by the field: a seat that revolted is answered by the rules;
+                # clean() asks every other seat)
+                self.fields[f"kaidian_{n}"] = forms.ChoiceField(
+                    required=False, choices=KAIDIAN, widget=forms.RadioSelect, label=_("开点"))
                 self.fields[f"declared_{n}"] = forms.ChoiceField(
                     required=False, label=_("declared"),
                     choices=[("", "—"), *DECLARATION.items()])
@@ -104,6 +110,13 @@ class SheetForm(forms.Form):
                                  if f"{name}_{s['seat']}" in self.fields]}
                 for s in self.seats]
 
+    def error_messages(self) -> list[str]:
+        """Every error of the bound form, the whole form's first, then by field in the
+        form's order: the summary at its top."""
+        fields = [self[name] for name in self.fields]
+        return [*map(str, self.non_field_errors()),
+                *(str(m) for f in fields for m in f.errors)]
+
     def place_fields(self):
         return [self[f"place_{i}"] for i in range(6)]
 
@@ -114,6 +127,19 @@ class SheetForm(forms.Form):
     def smother_rows(self):
         return [[self[f"smother_{k}_{p}"] for p in ("seat", "by")]
                 for k in range(SMOTHER_ROWS) if f"smother_{k}_seat" in self.fields]
+
+    def kaidian_by_rule(self, data: dict) -> dict[int, bool]:
+        """The seats whose 开点 the rules decide from the rest of the sheet, and how: a seat
+        that revolted (革命) is 不开点; with ``revolution_kaidian`` ``auto`` its 对头 开点s
+        (RULES.md §6, 开点). Nothing else on a sheet decides a seat's 开点."""
+        if not self.rules["dadian"]:
+            return {}
+        revolted = [s for s in range(6) if data.get(f"revolution_{s}")]
+        forced = {}
+        if self.rules["revolution_kaidian"] == "auto":
+            forced.update({(s + 3) % 6: True for s in revolted})
+        forced.update({s: False for s in revolted})
+        return forced
 
     def clean(self):
         data = super().clean()
@@ -126,6 +152,11 @@ class SheetForm(forms.Form):
                     "place": PLACE_NAMES[i]})
         if None not in order and len(set(order)) != 6:
             self.add_error("place_0", _("tap each of the six seats once, from 头科 to 大落"))
+        forced = self.kaidian_by_rule(data)
+        for s in range(6):
+            if self.rules["dadian"] and s not in forced and not data.get(f"kaidian_{s}"):
+                self.add_error(f"kaidian_{s}", _("answer 开点 or 不开点 for %(seat)s") % {
+                    "seat": seat_label(s)})
         return data
 
     def sheet(self) -> dict:
@@ -146,7 +177,10 @@ class SheetForm(forms.Form):
         sheet["eliminated"] = [{"seat": s, "reason": d[f"out_{s}"]} for s in reversed(order)
                                if d.get(f"out_{s}")]
         if self.rules["dadian"]:
-            sheet["kaidian"] = [bool(d.get(f"kaidian_{s}")) for s in seats]
+            # an answer the rules contradict is kept, for the engine to refuse by name
+            forced = self.kaidian_by_rule(d)
+            sheet["kaidian"] = [d[f"kaidian_{s}"] == "yes" if d.get(f"kaidian_{s}")
+                                else forced[s] for s in seats]
             declared = [d.get(f"declared_{s}") or None for s in seats]
             if any(declared):
                 sheet["declared"] = declared
@@ -165,6 +199,18 @@ class SheetForm(forms.Form):
         return sheet
 
     @staticmethod
+    def initial_from_result(result) -> dict:
+        """Form data from the current version of ``result`` (a ``games.models.GameResult``):
+        its sheet as handed in, or what its record came to, with the record's first leader."""
+        current = next((v for v in result.versions.all() if v.version == result.version), None)
+        source = dict(result.engine_result)
+        if current is not None and isinstance(current.payload, dict):
+            source["leader"] = current.payload.get("leader", 0)
+            if current.kind == GameResultVersion.Kind.SHEET:
+                source = current.payload
+        return SheetForm.initial_from(source)
+
+    @staticmethod
     def initial_from(sheet: dict) -> dict:
         """Form data from a stored sheet (or an engine result with its ``leader``): a
         correction starts from what stands."""
@@ -176,7 +222,8 @@ class SheetForm(forms.Form):
         for e in sheet.get("eliminated") or []:
             initial[f"out_{e['seat']}"] = e["reason"]
         for s, flag in enumerate(sheet.get("kaidian") or []):
-            initial[f"kaidian_{s}"] = bool(flag)
+            if flag is not None:
+                initial[f"kaidian_{s}"] = "yes" if flag else "no"
         for s, word in enumerate(sheet.get("declared") or []):
             initial[f"declared_{s}"] = word or ""
         for k, burn in enumerate((sheet.get("burns") or [])[:BURN_ROWS]):

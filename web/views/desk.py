@@ -30,7 +30,7 @@ from django.views.decorators.http import require_http_methods
 
 import engine
 from games import services as game_services
-from games.models import GameResult, GameResultVersion, ResultProposal
+from games.models import GameResult, ResultProposal
 from games.selectors import (
     RESULT_HISTORY_PREFETCH,
     result_history,
@@ -346,14 +346,7 @@ def _sheet_form(table: Table, seats: list[dict], game: dict | None, data=None):
         return SheetForm(data, rules=rules, seats=seats, prefix="sheet")
     initial = None
     if game and game["result"] is not None:
-        current = next((v for v in game["versions"] if v.version == game["result"].version),
-                       None)
-        source = dict(game["result"].engine_result)
-        if current is not None and isinstance(current.payload, dict):
-            source["leader"] = current.payload.get("leader", 0)
-            if current.kind == GameResultVersion.Kind.SHEET:
-                source = current.payload
-        initial = SheetForm.initial_from(source)
+        initial = SheetForm.initial_from_result(game["result"])
     return SheetForm(rules=rules, seats=seats, prefix="sheet", initial=initial)
 
 

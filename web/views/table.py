@@ -1,6 +1,8 @@
 """Table-side pages of a seated player (issue 16): their table in the event's current round,
 each game's status and history, a result form made for a phone, confirmation or dispute by the
-other 联邦, and open proposed corrections.
+other 联邦, and corrections: a player corrects a result awaiting confirmation, or proposes a
+correction of a confirmed one, with the same form and a reason; the other 联邦 accepts or
+declines the proposal (issue 52).
 
 A player reaches them through their private link ``/p/<token>/`` (no password; see
 :class:`tournaments.models.PlayerLink`) or signed in at ``/me/``. Everything here is limited to
@@ -197,8 +199,10 @@ def _game_views(results, seat: Seat, names: dict, seats: list[dict], *, holder: 
     """Each result with its status for this player: what they may do, its versions and
     history (who by name at this table, else the username), and its replay under the
     holder's own address when it has a record (to check before confirming). ``closed``: the
-    round is closed (a later round is drawn), so they may no longer confirm or dispute a
-    result."""
+    round is closed (a later round is drawn), so they may no longer confirm, dispute or
+    correct a result. ``can_correct``: what games.services.result_correct takes from a
+    player — a result sheet or record they handed in (not recorded live), awaiting
+    confirmation or confirmed (then a proposal, ``proposes``), with no proposal open."""
     sides = {s.player.user_id: s.side for s in seat.table.seats.all() if s.player.user_id}
     me = seat.player.user_id
 
@@ -228,6 +232,9 @@ def _game_views(results, seat: Seat, names: dict, seats: list[dict], *, holder: 
             "can_decide": proposal is not None and proposal.proposed_by_id != me and sides.get(
                 proposal.proposed_by_id) != seat.side,
             "can_withdraw": proposal is not None and proposal.proposed_by_id == me,
+            "can_correct": not closed and not r.system_recorded and proposal is None
+            and r.status in (GameResult.Status.SUBMITTED, GameResult.Status.CONFIRMED),
+            "proposes": r.status == GameResult.Status.CONFIRMED,
             "versions": [{"v": v, "by": who(getattr(v.submitted_by, "username", None))}
                          for v in r.versions.all()],
             "history": [{**h, "by": who(h["by"]), "label": STEPS.get(h["step"], h["step"])}
@@ -237,7 +244,12 @@ def _game_views(results, seat: Seat, names: dict, seats: list[dict], *, holder: 
 
 
 def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
-          action_error=None, status=200):
+          action_error=None, correct: int | None = None, fix_form=None, fix_points=None,
+          reason_error=None, fix_entered=False, status=200):
+    """The table page; ``form`` and ``points``: the next game's sheet as sent, and scored;
+    ``correct``: the game whose correction form is open (``fix_form`` as sent, else filled
+    in from its result; ``fix_points``: scored; ``reason_error``: the reason is missing;
+    ``fix_entered``: it holds the sheet this player sent for the game after another had)."""
     rnd, seat = _my_table(holder)
     ctx = {"holder": holder, "event": holder.event, "round": rnd, "seat": seat,
            "section": "me", "action_error": action_error}
@@ -262,10 +274,19 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
     ready = None
     if number is not None and not (live_game and live_game.status == LiveGame.Status.RUNNING):
         ready = _ready_view(table, seats, seat.seat)
+    games = _game_views(results, seat, names, seats, holder=holder, closed=bool(closed_by))
+    fixing = next((g for g in games if g["result"].number == correct and g["can_correct"]),
+                  None)
+    if fixing is not None:
+        fixing["fix"] = {"form": fix_form or SheetForm(
+            rules=rules, seats=seats, prefix=FIX_PREFIX,
+            initial=SheetForm.initial_from_result(fixing["result"])),
+            "points": fix_points, "reason_error": reason_error, "entered": fix_entered,
+            "action": holder.url(f"results/{fixing['result'].pk}/correct/#correct-{correct}"),
+            "reason": request.POST.get("reason", "") if fix_form is not None else ""}
     ctx.update({
         "table": table, "seats": seats, "sides": side_names(table), "me": seats[seat.seat],
-        "games": _game_views(results, seat, names, seats, holder=holder,
-                             closed=bool(closed_by)),
+        "games": games, "fixing": fixing,
         "closed_by": closed_by, "next_number": number, "form": form,
         "points": points, "upload_error": upload_error, "rules": rules,
         "my_link": _my_link(request, holder),
@@ -276,6 +297,11 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
         "js_text": {"points": _("Team points: %(a)s %(pa)s · %(b)s %(pb)s"),
                     "tap_next": _("Tap the seat placed %(place)s"),
                     "all_placed": _("All six placed."),
+                    "order_missing": _("The finishing order is not complete: tap the seat "
+                                       "placed %(place)s."),
+                    "kaidian_missing": _("Answer 开点 or 不开点 for %(seats)s."),
+                    "reason_missing": _("Say why the result is wrong."),
+                    "not_sent": _("Not sent yet:"),
                     "places": PLACE_NAMES, "sides": side_names(table)},
     })
     return render(request, "web/table/table.html", ctx, status=status)
@@ -321,16 +347,22 @@ def _my_link(request, holder: Holder) -> dict | None:
     return {"url": url, "qr": qr_svg(url, scale=3)}
 
 
+#: the form prefix of a correction (the next game's form, on the same page, has none)
+FIX_PREFIX = "fix"
+
+
 def home(request, holder: Holder):
-    return _page(request, holder)
+    """The table page; ``?correct=N``: with game N's correction form open."""
+    correct = request.GET.get("correct", "")
+    return _page(request, holder, correct=int(correct) if correct.isdigit() else None)
 
 
-def _score(holder: Holder, data, number: int):
+def _score(holder: Holder, data, number: int, *, prefix: str | None = None):
     """(form, sheet or None, points or None): the form bound to ``data`` and, when it is
     complete, the engine's team points — its refusals on the form's fields."""
     _, seat = _my_table(holder)
     rules = engine.Rules.from_spec(holder.event.rules)
-    form = SheetForm(data, rules=rules, seats=_seat_rows(seat.table, seat))
+    form = SheetForm(data, rules=rules, seats=_seat_rows(seat.table, seat), prefix=prefix)
     if not form.is_valid():
         return form, None, None
     sheet = form.sheet()
@@ -338,10 +370,15 @@ def _score(holder: Holder, data, number: int):
         _kind, _payload, res = game_services.result_validate(
             event=holder.event, table=seat.table, number=number, sheet=sheet)
     except ServiceError as exc:
-        field, message = refusal(exc)
-        form.add_error(None if field == "__all__" else field, message)
+        _add_refusal(form, exc)
         return form, None, None
     return form, sheet, res["team_points"]
+
+
+def _add_refusal(form, exc: ServiceError) -> None:
+    """A refusal of the form's sheet, on the field it is about."""
+    field, message = refusal(exc)
+    form.add_error(field if field in form.fields else None, message)
 
 
 def _game_number(request) -> int:
@@ -354,11 +391,12 @@ def _game_number(request) -> int:
 @require_POST
 def score(request, holder: Holder):
     """The form scored by the engine as it is filled in: ``{"ok", "points", "errors"}``, the
-    errors by field in the player's language."""
+    errors by field in the player's language (``form=fix``: a correction's form)."""
     _, seat = _my_table(holder)
     if seat is None:
         raise Http404("not seated")
-    form, sheet, points = _score(holder, request.POST, _game_number(request))
+    prefix = FIX_PREFIX if request.POST.get("form") == FIX_PREFIX else None
+    form, sheet, points = _score(holder, request.POST, _game_number(request), prefix=prefix)
     if sheet is None:
         return JsonResponse({"ok": False, "errors": {
             k: [str(m) for m in v] for k, v in form.errors.items()}})
@@ -368,24 +406,27 @@ def score(request, holder: Holder):
 @require_POST
 def submit(request, holder: Holder):
     """Hand in a game's result: the sheet of the form (``preview``: score it and show the
-    points first), or an uploaded record file. Refusals come back on the page."""
-    _, seat = _my_table(holder)
+    points first), or an uploaded record file. Refusals come back on the page, beside the
+    form (its action's anchor scrolls there). A game someone else handed in meanwhile opens
+    its correction form with what this player entered."""
+    seat = _my_table(holder)[1]
     if seat is None:
         raise Http404("not seated")
     number = _game_number(request)
     upload = request.FILES.get("record")
     if upload is not None:
         record, error = _read_record(upload)
+        status = 400
         if error is None:
             try:
                 game_services.result_submit(table=seat.table, number=number, record=record,
                                             by=holder.user)
-                return redirect(holder.url())
+                return redirect(holder.url(f"#game-{number}"))
             except ServiceError as exc:
                 if (live := live_refusal(exc)) is not None:
                     return _page(request, holder, action_error=live, status=exc.status)
-                error = refusal(exc)[1]
-        return _page(request, holder, upload_error=error, status=400)
+                error, status = refusal(exc)[1], exc.status
+        return _page(request, holder, upload_error=error, status=status)
     form, sheet, points = _score(holder, request.POST, number)
     if sheet is None or "preview" in request.POST:
         return _page(request, holder, form=form, points=points,
@@ -396,9 +437,43 @@ def submit(request, holder: Holder):
     except ServiceError as exc:
         if (live := live_refusal(exc)) is not None:
             return _page(request, holder, action_error=live, status=exc.status)
-        form.add_error(None, refusal(exc)[1])
+        if exc.code == "already_submitted":
+            return _page(request, holder, action_error=_(
+                "Game %(n)s has a result already: someone at your table sent it first. Check "
+                "it below; if it is wrong, correct it there, saying why.") % {"n": number},
+                correct=number, fix_entered=True,
+                fix_form=SheetForm(rules=form.rules, seats=form.seats, prefix=FIX_PREFIX,
+                                   initial=SheetForm.initial_from(sheet)),
+                status=exc.status)
+        _add_refusal(form, exc)
         return _page(request, holder, form=form, status=400)
-    return redirect(holder.url())
+    return redirect(holder.url(f"#game-{number}"))
+
+
+@require_POST
+def correct(request, holder: Holder, pk: int):
+    """Correct game ``pk``'s result from the phone: the tap form (prefilled with the result)
+    and a reason. A result awaiting confirmation gets a new version for the other side to
+    confirm; a confirmed one gets a proposed correction for the other 联邦 (or a referee) to
+    accept (games.services.result_correct; a closed round's only by a referee)."""
+    result = _result_of_my_table(holder, pk)
+    form, sheet, points = _score(holder, request.POST, result.number, prefix=FIX_PREFIX)
+    reason = request.POST.get("reason", "").strip()[:2000]
+    preview = "preview" in request.POST
+    if sheet is None or preview or not reason:
+        missing = None if preview or reason else _("say why the result is wrong: a "
+                                                   "correction needs a reason")
+        return _page(request, holder, correct=result.number, fix_form=form, fix_points=points,
+                     reason_error=missing, status=200 if sheet is not None and preview else 400)
+    try:
+        game_services.result_correct(result=result, reason=reason, sheet=sheet, by=holder.user)
+    except ServiceError as exc:
+        if exc.detail.get("code") in engine.CODES:  # the engine's: on the form
+            _add_refusal(form, exc)
+            return _page(request, holder, correct=result.number, fix_form=form, status=400)
+        return _page(request, holder, action_error=exc.message, correct=result.number,
+                     fix_form=form, status=exc.status)
+    return redirect(holder.url(f"#game-{result.number}"))
 
 
 def _read_record(upload) -> tuple[dict | None, str | None]:
@@ -495,6 +570,7 @@ def player_urls(how: str) -> list:
         path("submit/", route(submit), name=f"{how}-submit"),
         path("results/<int:pk>/confirm/", route(confirm), name=f"{how}-confirm"),
         path("results/<int:pk>/dispute/", route(dispute), name=f"{how}-dispute"),
+        path("results/<int:pk>/correct/", route(correct), name=f"{how}-correct"),
         path("results/<int:pk>/replay/", route(replay), name=f"{how}-replay"),
         path("results/<int:pk>/replay.json", route(gzip_page(replay_data)),
              name=f"{how}-replay-data"),
