@@ -38,6 +38,8 @@ urlpatterns = [
          watch.replay, name="replay"),
     path("e/<slug:slug>/rounds/<int:number>/tables/<int:table>/games/<int:game>/replay.json",
          watch.replay_data, name="replay-data"),
+    path("e/<slug:slug>/rounds/<int:number>/tables/<int:table>/games/<int:game>/record.json",
+         watch.record_download, name="record-download"),
     path("e/<slug:slug>/rounds/<int:number>/results/", watch.round_results,
          name="round-results"),
     path("e/<slug:slug>/players/<int:player>/", watch.player_history, name="player-history"),

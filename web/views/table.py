@@ -485,6 +485,9 @@ def _read_record(upload) -> tuple[dict | None, str | None]:
         return None, _("the file is not a JSON game record")
     if not isinstance(record, dict):
         return None, _("the file is not a JSON game record")
+    if {"start", "steps"} <= record.keys():  # web.views.watch.replay_data
+        return None, _("this file is the replay viewer's data, not a game record: on the "
+                       "replay page, use “Download the record”")
     return record, None
 
 
@@ -534,12 +537,18 @@ def replay(request, holder: Holder, pk: int):
         request, {"holder": holder, "event": holder.event, "section": "me"},
         rnd=table.round, tbl=table, result=result, stored=stored,
         data_url=holder.url(f"results/{pk}/replay.json"),
+        record_url=holder.url(f"results/{pk}/record.json"),
         back_url=holder.url() + f"#game-{result.number}", back_label=_("back to your table"))
 
 
 def replay_data(request, holder: Holder, pk: int):
     """The JSON of :func:`replay` (``web.views.watch.replay_json``)."""
     return watch.replay_json(*_replay_of_my_table(holder, pk))
+
+
+def record_download(request, holder: Holder, pk: int):
+    """The record of :func:`replay` as a file (``web.views.watch.record_file``)."""
+    return watch.record_file(*_replay_of_my_table(holder, pk))
 
 
 PROPOSAL_ACTIONS = {"accept": game_services.result_proposal_accept,
@@ -574,6 +583,8 @@ def player_urls(how: str) -> list:
         path("results/<int:pk>/replay/", route(replay), name=f"{how}-replay"),
         path("results/<int:pk>/replay.json", route(gzip_page(replay_data)),
              name=f"{how}-replay-data"),
+        path("results/<int:pk>/record.json", route(record_download),
+             name=f"{how}-record-download"),
         path("results/<int:pk>/proposals/<int:proposal>/<str:action>/", route(proposal),
              name=f"{how}-proposal"),
     ]

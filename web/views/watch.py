@@ -316,20 +316,34 @@ def _replay_result(request, slug, number, table, game):
 
 
 def render_replay(request, context: dict, *, rnd, tbl, result: GameResult,
-                  stored: GameResultVersion, data_url: str, back_url: str,
+                  stored: GameResultVersion, data_url: str, record_url: str, back_url: str,
                   back_label) -> HttpResponse:
     """The replay viewer (复盘) of ``result``'s ``stored`` record: the one page, whether it is
     reached from the public table (:func:`replay`) or under a player's own link
-    (``web.views.table.replay``); its steps come from ``data_url`` (:func:`replay_json`)."""
+    (``web.views.table.replay``); its steps come from ``data_url`` (:func:`replay_json`), the
+    record to download from ``record_url`` (:func:`record_file`)."""
     seats = _seats(tbl)
     return render(request, "web/watch/replay.html", {
         **context, "js_text": {**WATCH_TEXT}, "round": rnd,
         "table": tbl, "game": result, "stored": stored,
         "superseded": stored.version != result.version,
-        "back_url": back_url, "back_label": back_label,
+        "back_url": back_url, "back_label": back_label, "record_url": record_url,
         "seats": [seats[k] for k in sorted(seats)],
         "live": {"api": data_url, "names": {s: v["name"] for s, v in seats.items()}},
     })
+
+
+def record_file(result: GameResult, stored: GameResultVersion) -> JsonResponse:
+    """The ``stored`` record of ``result`` as a file to download (``gouji-record/1``,
+    RECORD.md): what its replay shows, and what the table's page and the API take back as
+    an upload."""
+    response = JsonResponse(stored.payload, json_dumps_params={"ensure_ascii": False})
+    tbl = result.table
+    name = (f"{tbl.round.event.slug}-r{tbl.round.number}-t{tbl.number}-g{result.number}"
+            f"-v{stored.version}.json")
+    response["Content-Disposition"] = f'attachment; filename="{name}"'
+    response["Cache-Control"] = "private, max-age=300"
+    return response
 
 
 def replay_json(result: GameResult, stored: GameResultVersion) -> JsonResponse:
@@ -354,6 +368,8 @@ def replay(request, slug, number, table, game):
         request, _base_context(event, "seating"), rnd=rnd, tbl=tbl, result=result,
         stored=stored, data_url=reverse("pages:replay-data", kwargs={
             "slug": slug, "number": number, "table": table, "game": game}),
+        record_url=reverse("pages:record-download", kwargs={
+            "slug": slug, "number": number, "table": table, "game": game}),
         back_url=reverse("pages:table", args=[event.slug, rnd.number, tbl.number]),
         back_label=_("results of this table"))
 
@@ -363,6 +379,12 @@ def replay_data(request, slug, number, table, game):
     """The JSON of :func:`replay` (:func:`replay_json`)."""
     _event, _rnd, _tbl, result, stored = _replay_result(request, slug, number, table, game)
     return replay_json(result, stored)
+
+
+def record_download(request, slug, number, table, game):
+    """The record of :func:`replay` as a file (:func:`record_file`)."""
+    _event, _rnd, _tbl, result, stored = _replay_result(request, slug, number, table, game)
+    return record_file(result, stored)
 
 
 # ----------------------------------------------------------------------------- histories
