@@ -100,7 +100,7 @@ def test_two_players_submit_and_confirm_a_game_through_their_links(live_server, 
         tab.locator(f'.tap button[data-seat="{seat}"]').tap()
     assert tab.locator(".tap-hint").inner_text() == "All six placed."
     tab.get_by_role("button", name="Send the result").tap()  # 开点 not answered: not sent
-    assert "Answer 开点 or 不开点 for seat 1 · seat 2 · seat 3 · seat 4 · seat 5 · seat 6." in \
+    assert "Answer 开点 or 不开点 for seat 1, seat 2, seat 3, seat 4, seat 5, seat 6." in \
         missing.inner_text()
     assert not GameResult.objects.filter(table=table).exists()
     answer_kaidian(tab)
@@ -194,6 +194,9 @@ def test_the_form_in_chinese_and_the_confirmation_view(live_server, browser, lin
     for seat in ORDER[1:]:
         tab.locator(f'.tap button[data-seat="{seat}"]').tap()
     assert "开点：每个座位都要选" in tab.locator(".kaidian-help").inner_text()
+    tab.get_by_role("button", name="提交成绩").tap()  # not sent: 开点 not answered
+    assert "请为1号位、2号位、3号位、4号位、5号位、6号位选择开点或不开点。" in \
+        tab.locator("#sheet .errors.summary").inner_text()
     answer_kaidian(tab)
     tab.locator("#score").filter(has_text=POINTS).wait_for()
     # a refusal comes back in Chinese next to its field: seat 1 revolts, yet led

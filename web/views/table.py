@@ -28,7 +28,7 @@ from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
 from rest_framework.throttling import SimpleRateThrottle
@@ -302,6 +302,7 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
                     "kaidian_missing": _("Answer 开点 or 不开点 for %(seats)s."),
                     "reason_missing": _("Say why the result is wrong."),
                     "not_sent": _("Not sent yet:"),
+                    "separator": pgettext("a list's separator", ", "),
                     "places": PLACE_NAMES, "sides": side_names(table)},
     })
     return render(request, "web/table/table.html", ctx, status=status)

@@ -76,7 +76,7 @@ function enhance(form) {
       var open = groups.filter(function (g) {
         return !forced[g.dataset.seat] && !g.querySelector("input:checked");
       }).map(function (g) { return g.dataset.label; });
-      if (open.length) out.push(fmt("kaidian_missing", { seats: open.join(" · ") }));
+      if (open.length) out.push(fmt("kaidian_missing", { seats: open.join(T.separator) }));
     }
     var reason = form.querySelector("textarea[name=reason]");
     if (sending && reason && !reason.value.trim()) out.push(T.reason_missing);
