@@ -19,7 +19,7 @@ from config import outage
 from games.models import GameResult
 from live.models import LiveGame
 from tests.api.helpers import client_for, error_of, seats_of, sheet
-from tests.live.helpers import make_live_table, play_through_api, start_url
+from tests.live.helpers import all_ready, make_live_table, play_through_api, start_url
 from tests.live.test_live_api import check_result
 from tournaments import standings
 from tournaments.models import Event, Round
@@ -85,6 +85,7 @@ def test_a_live_game_is_played_to_its_end_and_its_result_stored(redis_down):
     reach Redis, and the game is played all the same (the seats' views are read, not woken;
     an overdue seat is played by the 托管 sweep of beat once Redis is back)."""
     lt = make_live_table()
+    all_ready(lt)  # (its marks are rows in the database: no Redis needed)
     r = lt.clients[0].post(start_url(lt.table.pk), {}, format="json")
     assert r.status_code == 201, r.content
     live_id = r.json()["id"]

@@ -21,7 +21,7 @@ from tournaments.models import Round, Seat
 pytestmark = pytest.mark.django_db
 
 FIRST = {"number": "1", **{f"place_{i}": str(s) for i, s in enumerate((0, 2, 4, 1, 3, 5))},
-         "leader": "0", **{f"kaidian_{s}": "on" for s in range(6)}}
+         "leader": "0", **{f"kaidian_{s}": "yes" for s in range(6)}}
 
 
 @pytest.fixture
@@ -64,7 +64,7 @@ def test_a_private_link_opens_and_its_result_form_stores_the_result(redis_down, 
     r = client.get(links[0])
     assert r.status_code == 200 and 'id="sheet"' in r.content.decode()
     r = client.post(links[0] + "submit/", FIRST)
-    assert r.status_code == 302 and r["Location"] == links[0]
+    assert r.status_code == 302 and r["Location"] == links[0] + "#game-1"
     assert GameResult.objects.get(table=table, number=1).status == "submitted"
     assert "Waiting for your confirmation" in client.get(links[1]).content.decode()
 
