@@ -218,7 +218,9 @@ def test_on_an_event_loop_announcements_go_out_on_the_loops_own_connection(setti
 
     settings.LIVE_PUBSUB_URL = url = "redis://127.0.0.1:6379/13"
     subscriber = redis.Redis.from_url(url).pubsub(ignore_subscribe_messages=True)
-    subscriber.psubscribe("gouji:live:*")
+    # (this game's channel only: pub/sub is one namespace for every database of the server, and
+    # other processes' live games may be announced on it meanwhile)
+    subscriber.subscribe(f"{live_notify.CHANNEL_PREFIX}990001")
     on_publisher = []
     publish = live_notify._publisher.publish
     monkeypatch.setattr(live_notify._publisher, "publish",
