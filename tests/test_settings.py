@@ -29,6 +29,23 @@ def test_manage_py_check_deploy_is_clean_with_the_documented_production_environm
     assert "no issues" in out.stdout
 
 
+def test_manage_py_check_deploy_reports_the_public_development_key_as_an_error():
+    # given the production environment but no DJANGO_SECRET_KEY (the public development key)
+    without_key = {k: v for k, v in PRODUCTION.items() if k != "DJANGO_SECRET_KEY"}
+    # when the deployment is checked (at the default fail level: errors only)
+    out = run("", without_key, "check", "--deploy")
+    # then it fails, naming the key as an error, not only Django's warning about its length
+    assert out.returncode != 0, out.stdout + out.stderr
+    assert "ERRORS:" in out.stderr and "(gouji.E001)" in out.stderr, out.stderr[-2000:]
+    assert "DJANGO_SECRET_KEY" in out.stderr
+    # and so does the key set to that very value
+    same = run("", {**without_key, "DJANGO_SECRET_KEY": settings.DEVELOPMENT_SECRET_KEY},
+               "check", "--deploy")
+    assert same.returncode != 0 and "(gouji.E001)" in same.stderr
+    # while the plain check (development) still passes on it
+    assert run("", {}, "check").returncode == 0
+
+
 def test_the_server_refuses_to_start_on_the_public_development_key():
     # given no DJANGO_SECRET_KEY and DEBUG off
     # when the WSGI application (gunicorn's, runserver's) is loaded
