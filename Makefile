@@ -59,6 +59,13 @@ serve: venv
 	$(PY) manage.py migrate --noinput -v0
 	DJANGO_DEBUG=1 $(PY) manage.py runserver 127.0.0.1:8000
 
+# The production layout on this machine (nginx with TLS on a high port, gunicorn, uvicorn per
+# core, worker, beat, Redis, PostgreSQL, under supervisord): deploy/prod-local, docs/DEPLOY.md.
+# PROD_LOCAL_PORT=8480 by default; `deploy/prod-local stop` stops it.
+.PHONY: prod-local
+prod-local: venv
+	deploy/prod-local start
+
 FORCE:
 
 clean:
