@@ -255,6 +255,10 @@ def event_import(*, archive: Any) -> Event:
                         number=player.number).exists():
                     raise ArchiveError(f"player number {player.number} ({player.name}) is "
                                        "another player's here")
+                if player.user_id is not None and Player.objects.filter(
+                        user_id=player.user_id).exists():
+                    raise ArchiveError(f"the account of {player.name} ({row.get('user')!r}) "
+                                       "is another player's here")
                 new_players.append(player)
             elif (held.name, held.number) != (player.name, player.number):
                 raise ArchiveError(f"player id {player.pk} is {held.name} (number "
