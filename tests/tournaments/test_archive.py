@@ -169,3 +169,55 @@ def test_a_file_that_is_not_an_archive_is_refused_naming_what_is_wrong(tmp_path,
     with pytest.raises(CommandError, match=message):
         call_command("event_import", str(path), stdout=StringIO())
     assert not Event.objects.exists()
+
+
+@pytest.fixture
+def redrawn_and_swapped_event(transactional_db):
+    """An individual event of 14 (two byes): round 1 re-drawn once, two of its seats swapped by
+    the organizer, its results confirmed; round 2 committed and drawn, not yet played."""
+    from tests.factories import EventFactory, PlayerFactory, UserFactory
+    from tournaments.models import Seat
+    from tournaments.services import SeatRef
+
+    organizer = UserFactory(username="organizer-archive")
+    event = EventFactory(games_per_match=1)
+    services.event_staff_add(event=event, user=organizer, role="organizer")
+    for _ in range(14):
+        services.entry_check_in(entry=services.entry_register(event=event,
+                                                              player=PlayerFactory()))
+    rnd = services.round_draw(round_id=services.round_create(event=event).pk)
+    services.round_redraw(round=rnd, by=organizer, reason="a table was missing")
+    rnd = services.round_draw(round_id=rnd.pk)
+    a, b = (Seat.objects.get(round=rnd, table__number=t, seat=s) for t, s in ((1, 0), (2, 3)))
+    services.round_seats_swap(round=rnd, seat_a=SeatRef(1, 0, a.player_id),
+                              seat_b=SeatRef(2, 3, b.player_id), by=organizer,
+                              reason="eyesight: nearer the front")
+    rnd = services.round_publish(round=Round.objects.get(pk=rnd.pk))
+    for table in rnd.tables.order_by("number"):
+        result = game_services.result_submit(
+            table=table, number=1, by=organizer,
+            sheet={"order": [0, 1, 2, 3, 4, 5], "kaidian": [True] * 6})
+        game_services.result_confirm(result=result, by=organizer, as_referee=True)
+    services.round_draw(round_id=services.round_create(event=event).pk)
+    event.refresh_from_db()
+    return event
+
+
+def test_a_redrawn_and_swapped_draw_verifies_after_the_round_trip(redrawn_and_swapped_event,
+                                                                  tmp_path):
+    # given an event whose first draw was replaced and then changed by hand
+    event = redrawn_and_swapped_event
+    verified_here = _verify(event.slug)
+    assert "round 1: verified, with 1 manual change, re-drawn 1 time" in verified_here
+    assert "round 2: verified" in verified_here
+    archive = tmp_path / "archive.json"
+    call_command("event_export", event.slug, str(archive), stderr=StringIO())
+    # when it is imported into a new database
+    database = tmp_path / "fresh.sqlite3"
+    _fresh(str(database), "migrate", "--noinput", "-v0")
+    _fresh(str(database), "event_import", str(archive))
+    # then both draws, the earlier one and the swap included, verify there as here, and the
+    # standings are the same
+    assert _fresh(str(database), "verify_draw", event.slug).stdout == verified_here
+    there = json.loads(_fresh(str(database), code=_show(event.slug)).stdout)
+    assert there == _here(event)
