@@ -30,7 +30,7 @@ STANDING_FIELDS = ["entry_id", "rank", "points", "match_points", "game_wins", "h
 SHOW = """
 import json, django
 django.setup()
-from tournaments.models import Event, Standing, ReleasedStanding, Penalty, Prize
+from tournaments.models import Event, Standing, ReleasedStanding, Penalty, Prize, TeamMember
 from games.models import GameResultVersion
 event = Event.objects.get(slug=SLUG)
 fields = FIELDS
@@ -46,6 +46,9 @@ print(json.dumps({
                   .values_list("entry_id", "kind", "points", "reason")],
     "prizes": [list(r) for r in Prize.objects.filter(event=event).order_by("place_from")
                .values_list("place_from", "place_to", "name")],
+    "teams": [list(r) for r in TeamMember.objects.filter(team__event=event)
+              .order_by("team_id", "position").values_list("team_id", "team__name", "player_id",
+                                                           "position", "status")],
     "released_round": event.standings_released_round,
 }, ensure_ascii=False))
 """
@@ -221,3 +224,42 @@ def test_a_redrawn_and_swapped_draw_verifies_after_the_round_trip(redrawn_and_sw
     assert _fresh(str(database), "verify_draw", event.slug).stdout == verified_here
     there = json.loads(_fresh(str(database), code=_show(event.slug)).stdout)
     assert there == _here(event)
+
+
+@pytest.fixture
+def team_event_played(transactional_db):
+    """A team event (团体赛) of four 联邦 teams: round 1 played and confirmed, round 2 drawn."""
+    from tests.factories import EventFactory, PlayerFactory, UserFactory
+
+    referee = UserFactory(username="referee-archive")
+    event = EventFactory(format=Event.Format.TEAM, games_per_match=1)
+    services.event_staff_add(event=event, user=referee, role="referee")
+    for k in range(4):
+        entry = services.team_register(event=event, name=f"联邦 {k + 1}",
+                                       players=[PlayerFactory() for _ in range(3)])
+        services.entry_check_in(entry=entry)
+    rnd = services.round_publish(round=services.round_draw(
+        round_id=services.round_create(event=event).pk))
+    for table in rnd.tables.order_by("number"):
+        result = game_services.result_submit(
+            table=table, number=1, by=referee,
+            sheet={"order": [1, 0, 3, 2, 5, 4], "kaidian": [True] * 6})
+        game_services.result_confirm(result=result, by=referee, as_referee=True)
+    services.round_draw(round_id=services.round_create(event=event).pk)
+    event.refresh_from_db()
+    return event
+
+
+def test_a_team_event_round_trips_with_its_teams_and_draws(team_event_played, tmp_path):
+    event = team_event_played
+    here = _here(event)
+    assert len(here["teams"]) == 12 and here["standings"]
+    verified_here = _verify(event.slug)
+    assert verified_here.count(": verified") == 2, verified_here
+    archive = tmp_path / "archive.json"
+    call_command("event_export", event.slug, str(archive), stderr=StringIO())
+    database = tmp_path / "fresh.sqlite3"
+    _fresh(str(database), "migrate", "--noinput", "-v0")
+    _fresh(str(database), "event_import", str(archive))
+    assert json.loads(_fresh(str(database), code=_show(event.slug)).stdout) == here
+    assert _fresh(str(database), "verify_draw", event.slug).stdout == verified_here
