@@ -5,9 +5,11 @@ micro-cached. The layout running is checked by deploy/check_prod_local.py (.ci/r
 from __future__ import annotations
 
 import configparser
+import os
 import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -91,6 +93,8 @@ def test_only_anonymous_requests_use_the_cache_and_streams_are_unbuffered():
     http = (DEPLOY / "nginx" / "gouji-http.conf").read_text(encoding="utf-8")
     assert re.search(r'map "\$cookie_sessionid\$http_authorization" \$gouji_no_cache \{\s*'
                      r'""\s+0;\s*default\s+1;', http)
+    assert re.search(r"map \$upstream_http_cache_control \$gouji_upstream_private \{\s*"
+                     r"~\*\(private\|no-store\|no-cache\) 1;", http)
     text = (DEPLOY / "nginx" / "gouji-locations.conf").read_text(encoding="utf-8")
     blocks = dict(re.findall(r"location ~ (\S+) \{(.*?)\n\}", text, re.S))
     for regex, body in blocks.items():
@@ -98,10 +102,13 @@ def test_only_anonymous_requests_use_the_cache_and_streams_are_unbuffered():
             assert "proxy_buffering off;" in body and "proxy_cache off;" in body, regex
         if "proxy_cache gouji_pages" in body:
             assert "proxy_cache_bypass $gouji_no_cache;" in body
-            assert "proxy_no_cache $gouji_no_cache;" in body
+            assert "proxy_no_cache $gouji_no_cache $gouji_upstream_private;" in body
             assert "proxy_cache_methods GET HEAD;" in body
-            assert re.search(r"proxy_cache_valid 200 [1-9]s;", body)  # a few seconds
-            assert "proxy_ignore_headers" not in body  # Set-Cookie, Cache-Control honoured
+            # a few seconds, which the service's headers cannot lengthen ...
+            assert re.findall(r"proxy_cache_valid[^;]*;", body) == ["proxy_cache_valid 200 5s;"]
+            assert "proxy_ignore_headers Cache-Control Expires X-Accel-Expires;" in body
+            # ... but a response that sets a cookie is never stored (nginx's own rule, kept)
+            assert "Set-Cookie" not in body and "proxy_hide_header" not in body
             assert "$http_accept_language" in body  # the language is part of the key
     # one set of forwarded headers at the server level, inherited by every location
     assert all("proxy_set_header" not in body for body in blocks.values())
@@ -139,3 +146,107 @@ def test_nginx_accepts_the_production_site(tmp_path):
     # then it is accepted
     assert out.returncode == 0, out.stderr
     assert "test is successful" in out.stderr
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def nginx_before_a_stub(tmp_path):
+    """nginx with the site's http pieces and locations, in front of a stub service that
+    answers each path with a counter and, by path, Cache-Control: private (/e/private/),
+    Set-Cookie (/e/cookie/) or a ten-minute max-age (/e/long/): a function that GETs a path
+    and returns (X-Cache-Status, the counter)."""
+    import http.server
+    import itertools
+    import threading
+    import urllib.request
+
+    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    if not Path(nginx).exists():
+        pytest.skip("nginx (Debian's package) is not installed here")
+    counter = itertools.count()
+
+    class Stub(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self):
+            body = f"{next(counter)}".encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            extra = {"/e/private/": ("Cache-Control", "private"),
+                     "/e/cookie/": ("Set-Cookie", "csrftoken=abc; Path=/"),
+                     "/e/long/": ("Cache-Control", "public, max-age=600")}.get(self.path)
+            if extra:
+                self.send_header(*extra)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    stub = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Stub)
+    threading.Thread(target=stub.serve_forever, daemon=True).start()
+    port = _free_port()
+    temp = " ".join(f"{kind}_temp_path {tmp_path}/{kind};" for kind in
+                    ("client_body", "proxy", "fastcgi", "uwsgi", "scgi"))
+    upstream = f"127.0.0.1:{stub.server_address[1]}"
+    # the workers write the cache under tmp_path, out of reach of nginx's default user
+    user = "user root;" if os.geteuid() == 0 else ""
+    (tmp_path / "nginx.conf").write_text(f"""
+{user}
+pid {tmp_path}/nginx.pid;
+error_log {tmp_path}/error.log;
+daemon on;
+events {{}}
+http {{
+    {temp}
+    include {DEPLOY}/nginx/gouji-http.conf;
+    access_log {tmp_path}/access.log gouji;
+    upstream api {{ server {upstream}; }}
+    upstream live {{ hash $live_game; server {upstream}; }}
+    proxy_cache_path {tmp_path}/cache keys_zone=gouji_pages:1m;
+    server {{ listen 127.0.0.1:{port}; include {DEPLOY}/nginx/gouji-locations.conf; }}
+}}
+""", encoding="utf-8")
+    subprocess.run([nginx, "-c", str(tmp_path / "nginx.conf")], check=True, timeout=30)
+
+    def get(path: str, **headers) -> tuple[str | None, int]:
+        request = urllib.request.Request(f"http://127.0.0.1:{port}{path}", headers=headers)
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.headers.get("X-Cache-Status"), int(response.read())
+
+    try:
+        yield get
+    finally:
+        subprocess.run([nginx, "-c", str(tmp_path / "nginx.conf"), "-s", "stop"], timeout=30)
+        stub.shutdown()
+
+
+def test_nginx_micro_caches_only_what_it_may_and_for_seconds(nginx_before_a_stub):
+    get = nginx_before_a_stub
+    # an anonymous public page: the second request is the first one's copy
+    first = get("/e/plain/")
+    assert first[0] == "MISS" and get("/e/plain/") == ("HIT", first[1])
+    # another language is another copy
+    assert get("/e/plain/", **{"Accept-Language": "zh-hans"})[0] == "MISS"
+    # signed in (a session cookie, a token): never from the cache
+    assert get("/e/plain/", Cookie="sessionid=abc")[0] == "BYPASS"
+    assert get("/e/plain/", Authorization="Token abc")[0] == "BYPASS"
+    # a response that sets a cookie, or that the service marks private, is never stored
+    for path in ("/e/cookie/", "/e/private/"):
+        a, b = get(path), get(path)
+        assert a[0] == b[0] == "MISS" and a[1] != b[1], path
+    # a private page is not even looked up
+    a, b = get("/e/plain/console/"), get("/e/plain/console/")
+    assert a[0] is None and a[1] != b[1]
+    # and the service's ten minutes are five seconds at the most
+    kept = get("/e/long/")
+    assert get("/e/long/") == ("HIT", kept[1])
+    time.sleep(5.5)
+    assert get("/e/long/")[0] == "EXPIRED"
