@@ -41,11 +41,9 @@ def client_address(request) -> str:
 
 def window_phase(ident: str) -> float:
     """Where the windows of the client ``ident`` names start, as a share of a window (0 to 1),
-    the same in every process. Windows that started together for everyone ended together too,
-    and the first request of each client after the end found its counters new: in the first
-    18 s of every minute a stream server took a block of numbers from Redis for nearly every
-    live act (:class:`Leases`), 7 % of its CPU then and none in between (``bench_live --streams
-    10000 --cpu-cores 1.31``, py-spy; docs/BENCHMARKS.md "Nineteenth pass"). Each client's
+    the same in every process. Windows that start together for everyone end together too, and
+    then every client's first request finds its counters new: a stream server would take a new
+    block (:class:`Leases`) for nearly every live act at the same moment. Each client's
     windows still hold its limit; they end at the client's own moment."""
     return zlib.crc32(ident.encode()) / 2**32
 
@@ -221,16 +219,14 @@ class Leases:
     """The blocks of the throttles' counters (their numbers in the current window) this
     process took from Redis and has not handed out yet, on its event loop (one loop: no lock).
 
-    The live act is the only request the event loop counts (api/fast_act.py), and it counted
-    each act with a round trip to Redis: its write and the wake-up for the answer were a tenth
-    of the stream server's CPU (``bench_live --streams 10000 --cpu-cores 1.31``, py-spy,
-    docs/BENCHMARKS.md "Eighteenth pass"). Now the loop takes a block of a counter's numbers —
-    :data:`LEASE_SHARE` of its limit, never past it — and hands them to the requests that follow
-    in the same window. Nothing gets past a limit: every number handed out was taken from the
+    The live act is the only request the event loop counts (api/fast_act.py). A round trip to
+    Redis for each act cost a tenth of a stream server's CPU, so the loop takes a block of a
+    counter's numbers — :data:`LEASE_SHARE` of its limit, never past it — and hands them to the
+    requests that follow in the same window. Nothing gets past a limit: every number handed out was taken from the
     shared counter first. A number taken and not handed out (the window ended, another
     process's block came first) counts as a request, so a client spread over several
     processes may be refused up to a block a process before its limit; one that sends a game's
-    acts to one process (the README's layout) is refused exactly at it."""
+    acts to one process (docs/DEPLOY.md's layout) is refused exactly at it."""
 
     def __init__(self):
         #: key -> [the next number to hand out, the block's last, when its counter expires]
@@ -280,10 +276,8 @@ async def count_on_redis(server: str, keys: list[str], timeouts: list[int],
     process's memory instead, as :func:`count_requests` counts them then (a failed call may
     have counted in Redis too: one request counted twice, never none).
 
-    A stream server whose throttles count in Redis — the production layout: one cache for
-    every process — sent every act to a stream database thread for this one round trip, and the
-    hops cost more than the act (``bench_live --streams 10000 --broker …``,
-    docs/BENCHMARKS.md, "Sixteenth pass")."""
+    It runs on the event loop because the production layout counts throttles in Redis: a hop
+    to a thread for this one round trip would cost more than the act."""
     counts: list[int | None] = [leases.take(key) for key in keys]
     due = [i for i, n in enumerate(counts) if n is None]
     if due:

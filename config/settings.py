@@ -262,14 +262,12 @@ LIVE_FAST_PATH = os.environ.get("LIVE_FAST_PATH", "1") != "0"
 # and DRF's dispatch; LIVE_ACT_SHORT_PATH=0 sends every act through the DRF view.
 LIVE_ACT_SHORT_PATH = os.environ.get("LIVE_ACT_SHORT_PATH", "1") != "0"
 # ... and, on PostgreSQL, checks and stores the common act on the event loop (live/loopdb.py);
-# LIVE_ACT_ON_LOOP=0 does it in a stream database thread, as before.
+# LIVE_ACT_ON_LOOP=0 does it in a stream database thread.
 LIVE_ACT_ON_LOOP = os.environ.get("LIVE_ACT_ON_LOOP", "1") != "0"
-# the event loop's own connections for those acts (each process). One made every act wait for
-# the one before it; four let eight statements of two processes run in PostgreSQL at once, and
-# at the capacity of a slow host (bench_live --streams 10000 --cpu-cores 1.31) an act then cost
-# more of every process's CPU (uvicorn 1.39-1.44 ms, PostgreSQL 0.38-0.40) than with two (1.25-1.33
-# and 0.32-0.34); uncapped, more absorb a slow statement better (p99 14.1 ms with four, 57.6 with
-# two): docs/BENCHMARKS.md "Nineteenth pass"
+# The event loop's own connections for those acts, per process. One makes every act wait for
+# the one before it; more absorb a slow statement better but cost every process more CPU an act
+# on a host short of cores (about a tenth more with four than with two, measured with
+# bench_live --streams 10000).
 LIVE_LOOP_DB_CONNECTIONS = int(os.environ.get("LIVE_LOOP_DB_CONNECTIONS", "2"))
 # Spectators' waiting requests (event streams and long-polls of anyone neither seated at the table
 # nor its referee) per process, in all and per client address: each holds a stream worker's
@@ -280,9 +278,8 @@ LIVE_SPECTATOR_WAITERS_PER_ADDRESS = _whole("LIVE_SPECTATOR_WAITERS_PER_ADDRESS"
 # Under ASGI (config/asgi.py) an open stream is not a thread: it waits on the event loop and
 # reads the database only when its game moves, in one of LIVE_STREAM_DB_THREADS threads per
 # process (live/aio.py), each with at most one connection: 10,000 streams, 2 connections. The
-# acts the process serves (api/fast_act.py) are stored in them too: with 4, the threads and the
-# event loop fought for the GIL, and at 556 acts/s on two processes the act p99 was 0.6 s
-# against 60-66 ms with 2 (docs/BENCHMARKS.md, "Sixth pass").
+# acts stored off the loop use them too; more threads fight the event loop for the GIL (with 4,
+# an act's p99 was ten times that with 2 at 556 acts/s under bench_live --streams 10000).
 LIVE_STREAM_DB_THREADS = _whole("LIVE_STREAM_DB_THREADS", 2, minimum=1)
 # LIVE_GAME_CACHE: the live games each process keeps (live.cache, about 40 KB each), and with them
 # who sits where: an act in a game the process does not hold rebuilds it from the database and,
@@ -304,17 +301,14 @@ CELERY_TASK_SOFT_TIME_LIMIT = 540
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A worker keeps its database connections from task to task, checked before and after each as a
 # request's are (config/celery.py); Celery's Django fixup closes them every 2 × this many tasks.
-# By default it closed them around every task — and, with a pool (DB_POOL_MAX_SIZE) in a prefork
-# worker, the whole pool — so every 托管 timer opened a PostgreSQL connection for one read
-# (a quarter of the worker's samples: ``bench_live --streams 10000 --broker …``,
-# docs/BENCHMARKS.md, "Sixteenth pass").
+# Its default closes them around every task (a pool's whole pool, in a prefork worker), so that
+# each short task — a 托管 timer's one read — would open a PostgreSQL connection.
 CELERY_DB_REUSE_MAX = _whole("CELERY_DB_REUSE_MAX", 1000, minimum=1)
 # CELERY_WORKER_NICE: how far below the servers' CPU priority a `celery worker` runs (its
 # niceness, raised as it starts; its pool's processes and an embedded beat inherit it). A
-# standings run after a game's end is a tenth of a second of CPU at 10,000 entries; on a host
-# the stream servers share, it took the cores from the live tables' acts for that long (acts
-# p99 0.7-0.9 s in those 10 s under `bench_live --cpu-cores`, docs/BENCHMARKS.md
-# "Twenty-seventh pass"). Niced, it runs in the servers' idle time. 0 leaves it alone.
+# standings run at 10,000 entries is a tenth of a second of CPU: on a host the stream servers
+# share, niced, it runs in their idle time instead of delaying the live tables' acts. 0 leaves
+# it alone.
 CELERY_WORKER_NICE = _whole("CELERY_WORKER_NICE", 10, minimum=0)
 # Redis redelivers a message that a worker took but never acknowledged (acks_late: the worker
 # died mid-task) once it has been unacknowledged for visibility_timeout seconds. It must exceed

@@ -13,9 +13,8 @@ connection from one call to the next while it is busy, and a call that comes aft
 was idle for ``IDLE_CHECK`` seconds first drops a connection that is too old or broken
 (``close_old_connections``, as a request would: with a pool, the connection goes back and the
 next one is checked out, and checked, afresh). Giving the connection back to the pool after
-every read, as before, made every read check a connection out again, with psycopg_pool's health
-check — a round trip and a third of the stream server's busy time at 10,000 streams
-(docs/BENCHMARKS.md, "Fourth pass"). A call that fails makes the next one check first too: a
+every read would make every read check one out again, with psycopg_pool's health check: a
+round trip each, a third of a stream server's busy time at 10,000 streams. A call that fails makes the next one check first too: a
 connection that died while the thread was busy (a database restart) fails one read, as it would
 fail a request, and is replaced before the next. So a process holds at most
 ``LIVE_STREAM_DB_THREADS`` connections for its streams (kept while they read), however many

@@ -87,8 +87,8 @@ class GameCache:
     game under the cache's lock, so no view sees a game halfway through an act."""
 
     def __init__(self, size: int | None = None):
-        # 256 before: at 1,667 tables (bench_live --streams 10000) games and seats fell out of
-        # it faster than they came back, and most acts took the locked path and a rebuild
+        # (smaller than the tables in play, games and seats fall out of it faster than they come
+        # back, and most acts take the locked path and a rebuild)
         self.size = size or settings.LIVE_GAME_CACHE
         self._games: OrderedDict[tuple, engine.Game] = OrderedDict()
         # (id, start, version) -> (status, turn_deadline, result id, hosted): the row's other

@@ -1,8 +1,7 @@
 """JSON for live play's hot paths, with orjson: the act's stored state, the streams' ``view``
 frames and the stream server's read of a game's state.
 
-The standard library's encoder took about a third of a stream frame's CPU and a fifth of an
-act's (profiled: docs/BENCHMARKS.md, "Many open streams"). The output is the same JSON as
+The standard library's encoder took about a third of a stream frame's CPU. The output is the same JSON as
 DRF's encoder gives (datetimes in ISO 8601 with ``Z`` for UTC); what orjson does not know
 (lazy translations, decimals…) goes to DRF's encoder.
 """

@@ -281,9 +281,8 @@ def acts_from_asked(value: str | None) -> int | None:
 
 def _drawn(most: float) -> float:
     """A time drawn between half ``most`` and all of it: streams opened together — an event's
-    start, a restart, a network drop — then end apart, not together:
-    10,000 streams reopened within 26 s stopped 556 acts/s for two minutes (``bench_live
-    --streams``, docs/BENCHMARKS.md "Tenth pass")."""
+    start, a restart, a network drop — then end apart, not together: 10,000 streams
+    reopening at once would hold up every table's acts while they reconnect."""
     return most * random.uniform(0.5, 1.0)
 
 
@@ -291,10 +290,9 @@ def _first_check(start: float) -> float:
     """When a stream opened at ``start`` (monotonic) first checks its access: at a moment drawn
     between then and :data:`RECHECK` later, each stream its own, and every RECHECK after it.
     Streams opened together (an event's round, a restart) so check at an even rate from the
-    start — 10,000 streams, 33 checks a second — and never more than RECHECK apart; drawing each
-    interval between half RECHECK and all of it instead brought the first checks of them all
-    into the second half of the first RECHECK, 67 a second, a tenth of a core on top of the
-    games' own load (``bench_live --streams``, docs/BENCHMARKS.md "Twelfth pass")."""
+    start — 10,000 streams, 33 checks a second — and never more than RECHECK apart. (Drawing
+    each interval between half RECHECK and all of it would bring every first check into the
+    second half of the first RECHECK: twice the rate.)"""
     return start + random.uniform(0.0, RECHECK)
 
 

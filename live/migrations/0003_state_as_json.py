@@ -1,12 +1,10 @@
 """The engine's state of live and practice games stored in PostgreSQL as ``json`` (its text),
 not ``jsonb``, and compressed with lz4.
 
-Every act rewrites its game's whole state, 5-9 KB of JSON. As ``jsonb`` PostgreSQL parsed it
-into its binary form at every write, and compressed it with pglz: 539 us of the backend's CPU
-per update of a game's state (200 games played by the bots, every version stored in turn;
-docs/BENCHMARKS.md, "Thirteenth pass"); as ``json``, 351 us; as ``json`` compressed with lz4,
-281 us. Nothing searches inside a state in the database (:class:`tournaments.fields.
-JSONTextField`).
+Every act rewrites its game's whole state, 5-9 KB of JSON. As ``jsonb`` PostgreSQL parses it
+into its binary form at every write and compresses it with pglz; as ``json`` compressed with
+lz4 an update costs the backend about half the CPU. Nothing searches inside a state in the
+database (:class:`tournaments.fields.JSONTextField`).
 
 lz4 applies to values written from now on (pglz ones still read). PostgreSQL before 14, or
 built without lz4, offers none (``default_toast_compression`` does not list it): the state is
