@@ -53,7 +53,7 @@ demo: venv
 
 # The pages on the demo data (or whatever the database holds) at http://127.0.0.1:8000/.
 # DJANGO_DEBUG=1: runserver serves the static files itself, and the public development key is
-# accepted; a development server only, never for production (see the README). With no broker
+# accepted; a development server only, never for production (docs/DEPLOY.md). With no broker
 # it runs the sweeps beat would send (托管, standings) itself: live/sweeps.py.
 serve: venv
 	$(PY) manage.py migrate --noinput -v0

@@ -111,7 +111,7 @@ class EventBench:
                 # recompute runs in-process, as a worker would run it)
                 result_confirm(result=last, by=referee, as_referee=True)
                 standings.standings_recompute(event_id=event.pk)
-            with self.timed("scratch"):  # what every update read and computed before
+            with self.timed("scratch"):  # the same standings read and computed from scratch
                 loaded = standings.load(event)
                 rows = standings.compute(event, loaded=loaded)
                 previous = {r.entry_id: r.rank for r in standings.compute(

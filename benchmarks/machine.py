@@ -1,10 +1,9 @@
 """What the machine gave a benchmark run: its speed on a fixed piece of work, and the CPU time
 the host took from it.
 
-These machines are shared. The same commit of ``bench_live --streams 10000`` needed 0.90 of
-the stream servers' cores one hour and 1.15 the next (docs/BENCHMARKS.md, "Sixth pass"), and
-on the next day its acts cost 1.3-1.6 times the CPU ("Seventh pass"): figures of different
-runs compare only with the machine's state beside them. Two readings give it:
+These machines are shared, and their speed moves: the same commit of ``bench_live --streams
+10000`` can cost a quarter more CPU an act from one hour to the next. Figures of different runs
+compare only with the machine's state beside them. Two readings give it:
 
 - :func:`speed`: the CPU time (not the wall time: time the host takes from the process is not
   counted) of a fixed piece of the engine's work — one seeded game played to its end by the
@@ -180,24 +179,15 @@ def speed_line(ms: float) -> str:
 
 
 #: the stream client's CPU an act (ms) on the slow hosts of this machine kind, where the goal
-#: failed uncapped (docs/BENCHMARKS.md, "Thirteenth pass"): measured with the client of
-#: :data:`SLOW_HOST_COMMIT`
+#: failed uncapped: measured with the client of :data:`SLOW_HOST_COMMIT`
 SLOW_HOST_CLIENT_MS_THEN = 0.49
 SLOW_HOST_COMMIT = "7332ebc"
-#: the client's work an act now over its work at :data:`SLOW_HOST_COMMIT`: the two clients side
-#: by side on one host (each commit's ``bench_live --streams 10000 --tables 1667 --move-every 3
-#: --seconds 420``, uncapped), 0.22 against 0.27 ms an act, 0.26 against 0.31 in a second pair
-#: (0.82, 0.84); apart, the code-dependent part of an act (the shadow game's bot and step, the
-#: act's JSON out and the answer's in) takes 40 µs less, 0.85 of the work, since the answer is
-#: decoded with orjson (b898b1d) and the engine keeps sorted hands (14096bb, 3723524)
-#: (docs/BENCHMARKS.md, "Twenty-fourth pass"; the largest of the three: the smallest share).
-#: Since 2403753 each act asks its answer with ``actions_from``: the client decodes the
-#: seat's new acts (642 bytes an act on average) instead of its whole view (3,699), 15.5 µs
-#: an act less over the same 100 bot games, a twentieth of that client's 0.31 ms an act on
-#: the same host: 0.85 × 0.95 ("Twenty-fifth pass"; the answer's fewer bytes on the socket
-#: are left out, so the share is if anything smaller than a slow host's).
-#: The client's work is the same on every host, not across commits: a change to the client or
-#: to the engine moves this, and the pair is run again.
+#: the client's work an act now over its work at :data:`SLOW_HOST_COMMIT`, found by running
+#: both clients side by side on one host (``bench_live --streams 10000 --tables 1667
+#: --move-every 3 --seconds 420``, uncapped) and rounded down, so that the share it gives is if
+#: anything smaller than a slow host's. The client's work is the same on every host, not across
+#: commits: a change to the client or to the engine moves this, and the pair is run again (the
+#: commits that set it say how).
 CLIENT_NOW_OVER_THEN = 0.81
 
 
@@ -223,7 +213,7 @@ def cpu_per_act_line(cores: dict[str, float], acts_per_second: float) -> str | N
     """Each process group's CPU an act (``cores``: its cores used while the acts came at
     ``acts_per_second``), and the servers' over the client's: the client does the same work on
     every host, so that ratio compares the servers' code across hosts of unlike pace, where the
-    latencies and the cores do not (docs/BENCHMARKS.md, "Twelfth pass") — between commits that
+    latencies and the cores do not — between commits that
     leave the client and the engine as they were (:data:`CLIENT_NOW_OVER_THEN`). ``None``
     without acts."""
     if acts_per_second <= 0 or not cores:

@@ -44,9 +44,8 @@ def vacuum_if_autovacuum_is_off(say=print) -> None:
 
 def checkpoint(say=print) -> None:
     """A PostgreSQL checkpoint before a run: what the server did before it (a test suite's
-    databases made and dropped: 32,409 files) would otherwise be written and synced by a
-    checkpoint during it — one such sync (3.8 s) came with 50 s of acts p99 6-14 s under
-    ``bench_live --cpu-cores 1.31`` (docs/BENCHMARKS.md, "Eighteenth pass"). A server that
+    databases made and dropped: tens of thousands of files) would otherwise be written and
+    synced by a checkpoint during it, a sync of seconds that holds up the run's acts. A server that
     refuses (a superuser's or ``pg_checkpoint``'s right) is named and the run goes on."""
     from django.db import DatabaseError, connection
 
@@ -84,10 +83,9 @@ def analyze(say=print) -> None:
     """The planner's statistics of every table, after a run's set-up filled them, where
     autovacuum is off (as on the CI machine's PostgreSQL). Production runs autovacuum, whose
     analyze follows any table that grew by a tenth; without it the tables a set-up fills
-    (10,002 players, their logins, tokens and seats) had none, and the act's statement checked
-    the seat, the seating and the token by other plans than production's: PostgreSQL's CPU an
-    act was 1.27-1.30 times the client's, not 1.14-1.21 (``bench_live --streams 10000``,
-    docs/BENCHMARKS.md, "Twenty-seventh pass")."""
+    (10,002 players, their logins, tokens and seats) would have none, and the act's statement
+    would check the seat, the seating and the token by other plans than production's, costing
+    PostgreSQL about a tenth more CPU an act."""
     from django.db import connection
 
     if connection.vendor != "postgresql" or autovacuum_on():
@@ -259,8 +257,8 @@ class Gunicorn(Server):
 
 
 class Uvicorn(Server):
-    """uvicorn (ASGI, config/asgi.py) with uvloop and httptools, as the README's production
-    layout runs it for live play's streams and long-polls: one process per worker."""
+    """uvicorn (ASGI, config/asgi.py) with uvloop and httptools, as the production layout
+    (docs/DEPLOY.md) runs it for live play's streams and long-polls: one process per worker."""
 
     name = "uvicorn"
 
@@ -278,7 +276,7 @@ class Uvicorn(Server):
 
 class Shards:
     """Several :class:`Uvicorn` servers on their own ports, each serving the games whose id
-    picks it (``id % len(servers)``: :meth:`port_of`), as the README's proxy routes a game's
+    picks it (``id % len(servers)``: :meth:`port_of`), as the proxy of docs/DEPLOY.md routes a game's
     streams and acts to one process (nginx ``hash``), so that the process that stores a
     game's act holds its streams and renders their frames from memory."""
 
@@ -376,7 +374,7 @@ def neighbour_db(redis_url: str) -> str:
 class CeleryWorker:
     """A Celery worker (prefork, one process) on ``broker`` and this project's database, with
     Celery beat in it (``-B``): the 托管 sweep plays every seat whose move time ran out, as in
-    production (the README's layout runs beat)."""
+    production (docs/DEPLOY.md's layout runs beat)."""
 
     def __init__(self, broker: str, cache_url: str):
         self.broker, self.cache_url = broker, cache_url

@@ -129,8 +129,8 @@ async def follow(port: int, seat: SeatStream, seconds: float, figures: Figures,
     """One seat's event stream until ``stop``; reconnects when it ends, unless its game's last
     view has come (the live table page then closes its stream). The stream is read in
     the loop's data callback (:class:`_Follower`), not by a task woken through a StreamReader
-    for every frame: the client shares the two cores with the servers, and it took 0.24-0.25
-    of them at 10,000 streams that way, 0.20 this way (docs/BENCHMARKS.md, "Eighth pass")."""
+    for every frame: the client shares the two cores with the servers, and this way it takes
+    a fifth less of them at 10,000 streams."""
     loop = asyncio.get_running_loop()
     request = (f"GET /api/v1/live/{seat.live_id}/events/?seconds={seconds:.0f}"
                f"&actions={actions} HTTP/1.1\r\n"

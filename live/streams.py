@@ -517,7 +517,7 @@ def _first_frame(live: LiveGame, since: int, seat: int | None,
     """An async stream's first ``view`` frame (``None``: the client has the version already,
     as one resuming with ``Last-Event-ID`` has): the game brought into this process's memory
     either way (:meth:`GameCache.reach <live.cache.GameCache.reach>`, one read for the streams
-    of a table). The process that holds a game's streams serves its acts (the README's
+    of a table). The process that holds a game's streams serves its acts (docs/DEPLOY.md's
     layout): without this, after a restart every table's first act read and rebuilt its game
     in a stream database thread, behind the others' (``bench_live --streams``: acts p99 of
     1.8 s in the first 10 s of play)."""

@@ -35,9 +35,9 @@ class JSONTextField(FastJSONField):
     """A :class:`FastJSONField` stored in PostgreSQL as ``json`` — its text as written, checked
     to be JSON — not as ``jsonb``, which PostgreSQL parses into its binary form on every write:
     for a large value rewritten far more often than it is read, and never searched inside by
-    the database. A live game's 5-9 KB state, rewritten at every act, cost 539 us of the
-    backend's CPU per update as ``jsonb`` and 351 us as ``json`` (both compressed with pglz;
-    docs/BENCHMARKS.md, "Thirteenth pass"). Elsewhere (SQLite) it is a ``JSONField``.
+    the database: a live game's 5-9 KB state, rewritten at every act, costs the backend about
+    a third less CPU an update as ``json`` than as ``jsonb``. Elsewhere (SQLite) it is a
+    ``JSONField``.
 
     psycopg reads a ``json`` column into its value itself (Django has it leave only ``jsonb``
     as text), so on PostgreSQL a value read is the value."""

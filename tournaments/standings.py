@@ -59,9 +59,8 @@ HEAL_DEBOUNCE_SECONDS = 20
 PENDING_SECONDS = 60
 #: a coalesced recompute (after a change, with a shared cache) waits this long on the worker's
 #: queue before it runs, so the changes of those seconds cost one run: a round's live games
-#: end by the hundred a minute, and back-to-back runs kept the worker and PostgreSQL busy for
-#: the whole wave, on the cores the acts need (docs/BENCHMARKS.md, "Tenth pass"); well under
-#: :data:`PENDING_SECONDS`
+#: end by the hundred a minute, and back-to-back runs would keep the worker and PostgreSQL busy
+#: for the whole wave, on the cores the acts need; well under :data:`PENDING_SECONDS`
 GATHER_SECONDS = 3
 
 NUMERIC_KEYS = ("points", "match_points", "game_wins", "head_count", "opponents_points",
@@ -351,7 +350,7 @@ def standings_queue_recompute(event_id: int, *, why: str, coalesce: bool = False
     recompute is already queued and has not started yet, for it will cover this change too
     (the task clears the mark when it starts, before it reads ``results_version``). A round's
     thousands of confirmations then queue a handful of tasks, not one each, and a draw is not
-    stuck behind them on the worker (``load_event``: 45 s before). The task so queued runs
+    stuck behind them on the worker. The task so queued runs
     :data:`GATHER_SECONDS` later, so one run covers the changes of those seconds (the standings
     follow a change that much later)."""
     from tournaments.tasks import standings_recompute_task
@@ -454,8 +453,8 @@ def _one_run_at_a_time(event_id: int) -> None:
     """Serialise the standings runs of one event with a transaction-scoped advisory lock
     (:attr:`~tournaments.locks.Advisory.STANDINGS`). Not the event's row: every confirmation
     updates that row (``results_version``), and a run takes seconds at 10,000 players, so a row
-    lock held for the run made each confirmation wait for a whole recomputation
-    (``manage.py bench_confirm``: p50 1.8 s instead of 10 ms)."""
+    lock held for the run would make each confirmation wait for a whole recomputation
+    (``manage.py bench_confirm``, docs/BENCHMARKS.md)."""
     advisory_xact_lock(Advisory.STANDINGS, event_id)
 
 

@@ -5,10 +5,9 @@ another page and a new entry in each index.
 
 A game's end moves the ranks of most entries: at 10,002 players the first games' results
 shift nearly every row by a place or more, and each coalesced run writes them all
-(``tournaments.standings._update_rows``). Those writes cost PostgreSQL 140-190 ms of CPU a run
-with full pages and 60-80 ms with half-full ones (the bench's event, every rank moved, four runs
-each), in a burst that the live tables' acts share the cores with (``bench_live --streams``,
-docs/BENCHMARKS.md "Twenty-seventh pass"). 10,002 entries' rows fill some 4 MB of pages at 50.
+(``tournaments.standings._update_rows``), in a burst that the live tables' acts share the cores
+with. Half-full pages halve what those writes cost PostgreSQL; 10,002 entries' rows fill some
+4 MB of pages at 50.
 
 The setting applies to the pages filled from now on (a new event's standings); SQLite has none.
 """

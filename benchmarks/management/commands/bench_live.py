@@ -9,7 +9,7 @@
    and draws round 1; once the servers run, the six seats of every table say they are at it
    (``POST /api/v1/tables/<id>/live/ready/``) and seat 0 starts its game over the API
    (``POST /api/v1/tables/<id>/live/``: the server deals and arms the game's 托管 timer);
-3. starts gunicorn on 127.0.0.1 as the README's production layout has it (``--layout split``):
+3. starts gunicorn on 127.0.0.1 as docs/DEPLOY.md's layout has it (``--layout split``):
    an API server (``gthread`` workers, one more than the cores, 4 threads each) takes the acts,
    and a stream server (one ``gthread`` worker with a thread for every waiting seat) the
    seats' event streams and long-polls, which a proxy routes to it (``GET /api/v1/live/…``). ``--layout single`` serves
@@ -236,7 +236,7 @@ class Command(BaseCommand):
                             help="stop after this long even if games are running")
         parser.add_argument("--layout", choices=["split", "single"], default="split",
                             help="split (default): acts on an API server, streams and "
-                                 "long-polls on a stream server, as behind the README's proxy; "
+                                 "long-polls on a stream server, as behind the proxy of docs/DEPLOY.md; "
                                  "single: one gthread server for both")
         parser.add_argument("--api-workers", type=int, default=cores + 1,
                             help="workers of the API server (default: cores + 1)")
@@ -291,12 +291,12 @@ class Command(BaseCommand):
                                  "Poisson process per table, as people take their own time)")
         parser.add_argument("--act-server", choices=["gunicorn", "uvicorn"], default="uvicorn",
                             help="with --streams: acts on the uvicorn servers (default, as the "
-                                 "README's proxy routes them) or on the API gunicorn")
+                                 "proxy of docs/DEPLOY.md routes them) or on the API gunicorn")
         parser.add_argument("--shards", type=int, default=os.cpu_count() or 1,
                             help="with --streams: uvicorn processes (default: one per core, as "
-                                 "the README's layout), each on its own port; a game's streams "
+                                 "docs/DEPLOY.md's layout), each on its own port; a game's streams "
                                  "and acts go to the one its id picks (id mod shards), as the "
-                                 "README's proxy routes them")
+                                 "proxy of docs/DEPLOY.md routes them")
         parser.add_argument("--stream-db-threads", type=int, default=2,
                             help="with --streams: LIVE_STREAM_DB_THREADS of the uvicorn servers")
         parser.add_argument("--connect-at-once", type=int, default=200,
@@ -699,8 +699,8 @@ class Command(BaseCommand):
                     connect_at_once, act_connections, api_workers, api_threads, pool, pubsub,
                     broker, seconds, seed, **opts):
         """``--streams N``: N seat streams open on uvicorn while the tables play (see
-        :mod:`benchmarks.streamclient`); the figures of docs/BENCHMARKS.md, "Many open
-        streams"."""
+        :mod:`benchmarks.streamclient`); its figures are in docs/BENCHMARKS.md,
+        "Live play"."""
         from django.db import connections
 
         from benchmarks.builders import live_round
