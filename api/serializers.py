@@ -359,8 +359,7 @@ class ResultSerializer(serializers.ModelSerializer):
 
 class FieldsOncePerThread:
     """A serializer whose fields are built once per thread, not per instance: DRF deep-copies
-    every declared field for each serializer it makes, a tenth of a live act's CPU and
-    0.35 ms of a result submission's (profiled: docs/BENCHMARKS.md). The fields are bound to
+    every declared field for each serializer it makes: a tenth of a live act's CPU. The fields are bound to
     the thread's first instance; fields that validate or show plain values (these) read
     nothing from it but its ``partial`` (never set here)."""
 

@@ -15,7 +15,7 @@ class BrokerAwareTask(Task):
     BROKER`). While the broker is known to be down, ``apply_async`` raises
     :class:`config.outage.Skipped` at once instead of trying to connect (half a second, and a
     retry, each time); a failure opens the breaker, a success closes it. Callers catch
-    kombu's ``OperationalError`` as before: the change they queue for is stored, and a beat
+    kombu's ``OperationalError`` as without it: the change they queue for is stored, and a beat
     sweep does the task's work once the broker is back. Tasks run in-process (eager) do not
     touch it."""
 

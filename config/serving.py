@@ -26,8 +26,8 @@ def refuse_the_development_key() -> None:
 def freeze_what_loading_made(*urlconfs: str) -> None:
     """What loading the app made (Django, DRF, every view module and its URL patterns) lives as
     long as the process: keep it out of the cyclic garbage collector's full sweeps. Those walked
-    it all three or four times a minute in each worker, 45–120 ms each, while the requests at
-    hand waited (docs/BENCHMARKS.md, "Live moves")."""
+    it all three or four times a minute in each worker, up to 120 ms each, while the requests at
+    hand waited (``bench_live --tables 50``)."""
     from django.conf import settings
 
     for urlconf in (settings.ROOT_URLCONF, *urlconfs):
