@@ -9,7 +9,7 @@ import sys
 import pytest
 from django.conf import settings
 
-#: The production environment the README documents (its "Running it for real" table).
+#: The production environment docs/DEPLOY.md documents (the "production" column of its "Settings").
 PRODUCTION = {"DJANGO_SECRET_KEY": "k" * 20 + "-a-long-random-secret-of-production-" + "9" * 20,
               "DJANGO_DEBUG": "0", "DJANGO_ALLOWED_HOSTS": "gouji.example.org",
               "DJANGO_HTTPS": "1", "TRUSTED_PROXY_COUNT": "1"}
@@ -61,8 +61,8 @@ def test_the_server_refuses_to_start_on_the_public_development_key():
 
 @pytest.mark.parametrize(("written", "rate"), [("20", (20, 60)), ("20/min", (20, 60)),
                                                 ("5/s", (5, 1)), ("1000/hour", (1000, 3600))])
-def test_a_throttle_rate_is_read_as_the_readme_writes_it(written, rate):
-    # a plain number (the README's table) is that many a minute: every request was a 500
+def test_a_throttle_rate_is_read_as_the_settings_table_writes_it(written, rate):
+    # a plain number (as docs/DEPLOY.md's settings table writes it) is that many a minute
     out = run("import django; django.setup(); from rest_framework.throttling import "
               "AnonRateThrottle as T; t = T(); print(t.num_requests, t.duration)",
               {"THROTTLE_ANON": written})

@@ -10,7 +10,7 @@ from django.conf import settings
 
 def test_loading_the_app_freezes_what_it_made_out_of_the_garbage_collector():
     """Full collections would otherwise walk all of Django and DRF in each worker, 45–120 ms
-    each, while requests wait (docs/BENCHMARKS.md)."""
+    each, while requests wait (config/serving.py)."""
     out = subprocess.run(
         [sys.executable, "-c", "import gc, sys, config.wsgi; "
                                "print(gc.get_freeze_count(), 'api.views' in sys.modules)"],

@@ -2,7 +2,7 @@
 
 The production layout, small, all of it on this machine: PostgreSQL (pytest-django's test
 database, so PostgreSQL only), gunicorn (2 workers: the API), two uvicorn processes (a game's
-acts and streams on the one its id picks, as the README's proxy routes them), a Celery worker
+acts and streams on the one its id picks, as docs/DEPLOY.md's proxy routes them), a Celery worker
 with beat, and a PRIVATE redis-server (a free port, no persistence; never the shared one on
 6379) as the broker, the shared cache (``CACHE_URL``) and live pub/sub.
 
