@@ -10,8 +10,8 @@ opened with :func:`tournaments.services.round_create`, drawn with
 confirmation and then confirmed through :func:`games.services.result_confirm` (as a referee):
 the ``update`` column is that confirmation with the standings recompute after it, the everyday
 case of an event in progress (it starts from the standings stored through the round before);
-the ``scratch`` column is the same standings read and computed from scratch, as every update
-did before (not written: checked equal to the stored ones, every figure and rank). Results are bulk-inserted, not submitted through
+the ``scratch`` column is the same standings read and computed from scratch (not written:
+checked equal to the stored ones, every figure and rank). Results are bulk-inserted, not submitted through
 ``result_submit`` (``bench_api`` measures submission).
 """
 
