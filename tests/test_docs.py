@@ -16,7 +16,7 @@ from django.core.management import get_commands, load_command_class
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ["README.md", "docs/API.md", "docs/LIVE.md", "docs/EVENT-DAY.md", "docs/BENCHMARKS.md",
-        "engine/README.md"]
+        "docs/DEPLOY.md", "engine/README.md"]
 #: a command and what follows it up to the end of its code span, line, table cell, the next
 #: command (`&&`, `;`) or a comment
 MANAGE = re.compile(r"manage\.py ([a-z_]+)([^`\n|&;#]*)")
@@ -82,3 +82,16 @@ def test_the_readme_stays_a_newcomers_page():
     for heading in ("## Quick start", "## The event day in five steps", "## Where to go next"):
         assert heading in readme
 
+
+
+#: a Markdown link or an image's ``src`` to a file of the tree (not a web address or an anchor)
+LINK = re.compile(r"\]\((?!https?:|#|mailto:)([^)#\s]+)[^)]*\)|src=\"(?!https?:)([^\"]+)\"")
+
+
+def test_every_file_the_docs_link_to_is_in_the_tree():
+    links = [(name, a or b) for name in DOCS + ["ARCHITECTURE.md", "docs/SECURITY.md"]
+             for a, b in LINK.findall(_text(name))]
+    assert len(links) >= 20
+    missing = [(name, target) for name, target in links
+               if not ((ROOT / name).parent / target).exists()]
+    assert missing == []
