@@ -55,11 +55,12 @@ def round_tables_with_results(rnd: Round) -> QuerySet[Table]:
 #: what :func:`result_history` and a result's page read: its versions, proposed corrections
 #: and disputes with their users, one query each (``prefetch_related_objects(results, *…)``)
 RESULT_HISTORY_PREFETCH = (
-    Prefetch("versions", queryset=GameResultVersion.objects.select_related("submitted_by")),
-    Prefetch("proposals", queryset=ResultProposal.objects.select_related("proposed_by",
-                                                                         "decided_by")),
-    Prefetch("disputes", queryset=ResultDispute.objects.select_related("raised_by",
-                                                                       "settled_by")))
+    Prefetch("versions", queryset=GameResultVersion.objects.select_related(
+        "submitted_by__player")),
+    Prefetch("proposals", queryset=ResultProposal.objects.select_related(
+        "proposed_by__player", "decided_by__player")),
+    Prefetch("disputes", queryset=ResultDispute.objects.select_related(
+        "raised_by__player", "settled_by__player")))
 
 
 def result_table_with_viewer(user, result_id: int):
@@ -84,9 +85,9 @@ def result_open_proposal(result: GameResult) -> ResultProposal | None:
                 None)
 
 
-def result_history(result: GameResult) -> list[dict]:
-    """Every step of a result, oldest first: who (``by``, a username), when (``at``), why
-    (``reason``). ``submitted`` (version 1; ``recorded`` by the server for a live game) and ``corrected`` (a version that did not come from
+def result_history(result: GameResult, *, confirmation: bool = False) -> list[dict]:
+    """Every step of a result, oldest first: who (``by``, a username; ``user``, the login
+    itself, for the pages' names), when (``at``), why (``reason``). ``submitted`` (version 1; ``recorded`` by the server for a live game) and ``corrected`` (a version that did not come from
     a proposal), and for each proposed correction ``proposed`` and how it was closed:
     ``accepted`` (with the ``version`` it became), ``declined``, ``withdrawn`` or
     ``superseded`` (by a referee's correction); for each dispute ``disputed`` (with the
@@ -95,7 +96,9 @@ def result_history(result: GameResult) -> list[dict]:
     drawn: ``games.services._check_round_open``) carries ``after_close``, the number of the
     latest round then drawn (``None`` otherwise). Uses ``result.versions``,
     ``result.proposals`` and ``result.disputes`` with their users (prefetch them for a
-    list)."""
+    list). ``confirmation``: also the result's current confirmation, ``confirmed`` (who
+    confirmed the current ``version``, when: ``result.confirmed_by``, select it with its
+    player), as the pages show it (the API has it as the result's ``confirmed_by``)."""
     proposals = list(result.proposals.all())
     versions = list(result.versions.all())
     from_proposals = {p.version for p in proposals if p.version is not None}
@@ -116,6 +119,9 @@ def result_history(result: GameResult) -> list[dict]:
             steps.append(_step("settled", d.settled_by, d.settled_at, d.settlement_reason,
                                version=d.settled_version, settlement=d.settlement,
                                after_close=d.settled_after_close))
+    if confirmation and result.status == GameResult.Status.CONFIRMED and result.confirmed_at:
+        steps.append(_step("confirmed", result.confirmed_by, result.confirmed_at, "",
+                           version=result.version))
     steps.sort(key=lambda s: s["at"])
     return steps
 
@@ -123,7 +129,8 @@ def result_history(result: GameResult) -> list[dict]:
 def _step(step: str, user, at, reason: str, *, version: int | None = None,
           proposal: int | None = None, settlement: str = "",
           after_close: int | None = None) -> dict:
-    return {"step": step, "by": getattr(user, "username", None), "at": at, "reason": reason,
+    return {"step": step, "by": getattr(user, "username", None), "user": user, "at": at,
+            "reason": reason,
             "version": version, "proposal": proposal, "settlement": settlement,
             "after_close": after_close}
 

@@ -42,6 +42,7 @@ from tournaments.models import (
     Standing,
     TeamMember,
 )
+from tournaments.names import person_name, plain_side_names, side_names
 from tournaments.selectors import Prizes
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -133,28 +134,9 @@ def _sheet_title(title: str) -> str:
 
 
 # ----------------------------------------------------------------------------- the sheets
-def side_names(table) -> dict[int, str]:
-    """The two 联邦 of a table as people call them: the teams' names in a team event, else 红方
-    (seats 1, 3, 5: the engine's 0, 2, 4) and 黑方."""
-    if table.team_a_id and table.team_b_id:
-        return {0: table.team_a.name, 1: table.team_b.name}
-    return {0: pgettext("side", "red (红方)"), 1: pgettext("side", "black (黑方)")}
-
-
 def entry_name(entry: Entry) -> str:
     """A player's or a team's name."""
     return entry.player.name if entry.player_id else entry.team.name
-
-
-def person_name(user) -> str:
-    """Who did something, as people know them: the player's name of the login, else its
-    name or username (a referee, an organizer)."""
-    if user is None:
-        return ""
-    player = getattr(user, "player", None)
-    if player is not None:
-        return player.name
-    return user.get_full_name() or user.get_username()
 
 
 def _join(names: Iterable[str]) -> str:
@@ -223,10 +205,6 @@ def _byes(event: Event) -> Sheet:
         [b.round.number, entry_name(b.entry), b.points] for b in byes])
 
 
-def _red_black() -> tuple[str, str]:
-    return pgettext("side", "red (红方)"), pgettext("side", "black (黑方)")
-
-
 def _results(event: Event, seats: list[Seat]) -> Sheet:
     """Every game's result: its status, its current version (of how many), its points by
     联邦, 头科 and 大落, each seat's place, whether it was played live, who confirmed it."""
@@ -268,7 +246,7 @@ def _results(event: Event, seats: list[Seat]) -> Sheet:
             result.points_a, sides[1], result.points_b, result.void, at_place(1), at_place(6),
             *(places + [""] * 6)[:6], result.system_recorded, person_name(result.confirmed_by),
             result.confirmed_at])
-    red, black = _red_black()
+    red, black = plain_side_names()
     return _sheet("results", _("results"), [
         _("round"), _("table"), _("game"), _("status"), _("current version"), _("versions"),
         _("kind"), red, _("points of %(side)s") % {"side": red}, black,
@@ -284,7 +262,7 @@ def _versions(event: Event) -> Sheet:
     versions = GameResultVersion.objects.filter(result__table__round__event=event).select_related(
         "result__table__round", "submitted_by__player").order_by(
         "result__table__round__number", "result__table__number", "result__number", "version")
-    red, black = _red_black()
+    red, black = plain_side_names()
     return _sheet("result-versions", _("result versions"), [
         _("round"), _("table"), _("game"), _("version"), _("kind"),
         _("points of %(side)s") % {"side": red}, _("points of %(side)s") % {"side": black},

@@ -27,6 +27,7 @@ from tournaments.models import (
     Table,
     TeamMember,
 )
+from tournaments.names import person_name
 from tournaments.sqlrows import Columns, fetch_one
 
 #: round statuses whose seating everyone may see (the organizers published it)
@@ -471,16 +472,7 @@ def staff_candidates(event: Event, by) -> list:
         | Q(is_staff=True) | Q(organized_events__organizers=by)
         | Q(refereed_events__organizers=by)).exclude(is_active=False).distinct()
     people = [u for u in users.select_related("player") if u.has_usable_password()]
-    return sorted(people, key=lambda u: person_name(u).casefold())
-
-
-def person_name(user) -> str:
-    """How people know a user: their player's name (and number), their full name, else the
-    username."""
-    player = getattr(user, "player", None)
-    if player is not None:
-        return str(player)
-    return user.get_full_name() or user.get_username()
+    return sorted(people, key=lambda u: person_name(u, number=True).casefold())
 
 
 def results_released_through(event: Event) -> int | None:

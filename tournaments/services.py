@@ -38,6 +38,7 @@ from tournaments.models import (
     Team,
     TeamMember,
 )
+from tournaments.names import person_name
 from tournaments.selectors import entry_link_players, round_seating
 from tournaments.signals import access_ended
 
@@ -863,8 +864,8 @@ def _draw_reason(reason) -> str:
 def _made_by(by, reason: str) -> dict:
     """Who made a change to a draw, when and why, as the round's public record says it."""
     named = getattr(by, "pk", None) is not None
-    return {"at": timezone.now().isoformat(), "by": (by.get_full_name() or by.get_username())
-            if named else "", "by_id": by.pk if named else None, "reason": reason}
+    return {"at": timezone.now().isoformat(), "by": person_name(by) if named else "",
+            "by_id": by.pk if named else None, "reason": reason}
 
 
 def _check_drawn_unpublished(rnd: Round) -> None:

@@ -37,13 +37,6 @@ def seats_words(seats) -> str:
     return pgettext("a list's separator", ", ").join(seat_label(s) for s in seats)
 
 
-def side_names(table) -> dict[int, str]:
-    """What a sheet's 联邦 0 and 1 are called at ``table``: the team names in team events."""
-    if table.team_a_id:
-        return {0: table.team_a.name, 1: table.team_b.name}
-    return {0: _("联邦 %(s)s") % {"s": 0}, 1: _("联邦 %(s)s") % {"s": 1}}
-
-
 class SheetForm(forms.Form):
     """A result sheet (gouji-sheet/1): the six places from 头科 to 大落, then only what the
     event's rules use — revolutions (革命), a void game and who led, 开点 and declarations

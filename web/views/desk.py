@@ -33,7 +33,6 @@ from games import services as game_services
 from games.models import GameResult, ResultProposal
 from games.selectors import (
     RESULT_HISTORY_PREFETCH,
-    result_history,
     result_open_dispute,
     result_open_proposal,
 )
@@ -44,9 +43,11 @@ from live.selectors import ready_seats
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import ROUND_DRAW_DATA, Event, Penalty, Round, Seat, Table
+from tournaments.names import person_name, side_names
 from tournaments.selectors import is_referee, later_draws, round_closed_by
 from web.forms.penalty import PenaltyForm
-from web.forms.sheet import PLACE_NAMES, SheetForm, seat_label, seats_words, side_names
+from web.forms.sheet import PLACE_NAMES, SheetForm, seat_label, seats_words
+from web.history import history_rows
 from web.refusals import live_refusal, refusal
 from web.views.params import search_text
 
@@ -297,6 +298,7 @@ def _table(event: Event, table_id: int) -> Table:
         .defer(*(f"round__{name}" for name in ROUND_BULK)).prefetch_related(
             _SEATS,
             Prefetch("results", GameResult.objects.order_by("number")
+                     .select_related("confirmed_by__player")
                      .prefetch_related(*RESULT_HISTORY_PREFETCH))),
         pk=table_id, round__event=event)
 
@@ -323,15 +325,18 @@ def _game_views(table: Table, seats: list[dict]) -> list[dict]:
                           "live": n in running})
             continue
         proposal = result_open_proposal(r)
+        dispute = result_open_dispute(r)
         state = game_state(r.status, proposal is not None)
         order = (r.engine_result or {}).get("order") or []
         views.append({
             "number": n, "result": r, "state": state, "state_label": STATES[state],
             "order": [{"place": PLACE_NAMES[i], "label": seats[s]["label"],
                        "name": seats[s]["name"]} for i, s in enumerate(order)],
-            "versions": list(r.versions.all()), "proposal": proposal,
-            "dispute": result_open_dispute(r),
-            "history": result_history(r),
+            "versions": [{"v": v, "by": person_name(v.submitted_by) or _("the server")}
+                         for v in r.versions.all()],
+            "proposal": proposal, "proposal_by": person_name(proposal and proposal.proposed_by),
+            "dispute": dispute, "dispute_by": person_name(dispute and dispute.raised_by),
+            "history": history_rows(r),
             "needs_confirmation": r.status != GameResult.Status.CONFIRMED,
             "extra": n > event.games_per_match,
         })

@@ -23,12 +23,12 @@ from dataclasses import dataclass
 
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
-from django.db.models import prefetch_related_objects
+from django.db.models import Prefetch, prefetch_related_objects
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import path, reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext
+from django.utils.translation import pgettext
 from django.views.decorators.gzip import gzip_page
 from django.views.decorators.http import require_POST
 from rest_framework.throttling import SimpleRateThrottle
@@ -40,7 +40,6 @@ from games.models import GameResult, ResultProposal
 from games.selectors import (
     RESULT_HISTORY_PREFETCH,
     record_access,
-    result_history,
     result_open_dispute,
     result_open_proposal,
     result_record_version,
@@ -50,6 +49,7 @@ from live.selectors import READY_SECONDS, ready_seats
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Entry, Event, Player, PlayerLink, Round, Seat
+from tournaments.names import person_name, side_names
 from tournaments.selectors import (
     SEATING_PUBLIC,
     current_seat,
@@ -59,7 +59,8 @@ from tournaments.selectors import (
     player_link,
     round_closed_by,
 )
-from web.forms.sheet import PLACE_NAMES, SheetForm, seat_label, seats_words, side_names
+from web.forms.sheet import PLACE_NAMES, SheetForm, seat_label, seats_words
+from web.history import history_rows
 from web.refusals import live_refusal, refusal
 from web.views import watch
 from web.views.public import qr_svg
@@ -173,31 +174,16 @@ def _result_of_my_table(holder: Holder, pk: int) -> GameResult:
                              table_id=seat.table_id)
 
 
-#: a result's history steps (games.selectors.result_history) as shown
-STEPS = {
-    "submitted": gettext_lazy("submitted"),
-    "recorded": gettext_lazy("recorded by the server (live game)"),
-    "corrected": gettext_lazy("corrected"),
-    "proposed": gettext_lazy("correction proposed"),
-    "accepted": gettext_lazy("correction accepted"),
-    "declined": gettext_lazy("correction declined"),
-    "withdrawn": gettext_lazy("correction withdrawn"),
-    "superseded": gettext_lazy("correction closed by a referee's correction"),
-    "disputed": gettext_lazy("disputed"),
-    "settled": gettext_lazy("dispute settled by a referee"),
-}
-
-
 def _order_view(engine_result: dict, seats: list[dict]) -> list[dict]:
     """The places of a result, 头科 to 大落, with each seat's label and name."""
     return [{"place": PLACE_NAMES[i], "label": seats[s]["label"], "name": seats[s]["name"]}
             for i, s in enumerate(engine_result.get("order") or []) if i < 6]
 
 
-def _game_views(results, seat: Seat, names: dict, seats: list[dict], *, holder: Holder,
+def _game_views(results, seat: Seat, seats: list[dict], *, holder: Holder,
                 closed: bool = False) -> list[dict]:
     """Each result with its status for this player: what they may do, its versions and
-    history (who by name at this table, else the username), and its replay under the
+    history (who by name: :mod:`web.history`), and its replay under the
     holder's own address when it has a record (to check before confirming). ``closed``: the
     round is closed (a later round is drawn), so they may no longer confirm, dispute or
     correct a result. ``can_correct``: what games.services.result_correct takes from a
@@ -206,9 +192,8 @@ def _game_views(results, seat: Seat, names: dict, seats: list[dict], *, holder: 
     sides = {s.player.user_id: s.side for s in seat.table.seats.all() if s.player.user_id}
     me = seat.player.user_id
 
-    def who(username_or_user):
-        return names.get(username_or_user, username_or_user) if username_or_user else _(
-            "the server")
+    def who(user):
+        return person_name(user) or _("the server")
 
     out = []
     for r in results:
@@ -227,18 +212,16 @@ def _game_views(results, seat: Seat, names: dict, seats: list[dict], *, holder: 
             "dispute": dispute,
             "proposal": proposal,
             "proposal_order": _order_view(proposal.engine_result, seats) if proposal else [],
-            "proposal_by": who(getattr(proposal and proposal.proposed_by, "username", None)),
-            "dispute_by": who(getattr(dispute and dispute.raised_by, "username", None)),
+            "proposal_by": who(proposal and proposal.proposed_by),
+            "dispute_by": who(dispute and dispute.raised_by),
             "can_decide": proposal is not None and proposal.proposed_by_id != me and sides.get(
                 proposal.proposed_by_id) != seat.side,
             "can_withdraw": proposal is not None and proposal.proposed_by_id == me,
             "can_correct": not closed and not r.system_recorded and proposal is None
             and r.status in (GameResult.Status.SUBMITTED, GameResult.Status.CONFIRMED),
             "proposes": r.status == GameResult.Status.CONFIRMED,
-            "versions": [{"v": v, "by": who(getattr(v.submitted_by, "username", None))}
-                         for v in r.versions.all()],
-            "history": [{**h, "by": who(h["by"]), "label": STEPS.get(h["step"], h["step"])}
-                        for h in result_history(r)],
+            "versions": [{"v": v, "by": who(v.submitted_by)} for v in r.versions.all()],
+            "history": history_rows(r),
         })
     return out
 
@@ -256,11 +239,10 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
     if seat is None:
         return render(request, "web/table/table.html", ctx, status=status)
     table = seat.table
-    prefetch_related_objects([table], "seats__player", "results")
+    prefetch_related_objects([table], "seats__player", Prefetch(
+        "results", GameResult.objects.select_related("confirmed_by__player")))
     results = sorted(table.results.all(), key=lambda r: r.number)
     prefetch_related_objects(results, *RESULT_HISTORY_PREFETCH)
-    names = {s.player.user.username: s.player.name for s in table.seats.all()
-             if s.player.user_id}
     seats = _seat_rows(table, seat)
     rules = engine.Rules.from_spec(holder.event.rules)
     closed_by = round_closed_by(table.round)
@@ -274,7 +256,7 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
     ready = None
     if number is not None and not (live_game and live_game.status == LiveGame.Status.RUNNING):
         ready = _ready_view(table, seats, seat.seat)
-    games = _game_views(results, seat, names, seats, holder=holder, closed=bool(closed_by))
+    games = _game_views(results, seat, seats, holder=holder, closed=bool(closed_by))
     fixing = next((g for g in games if g["result"].number == correct and g["can_correct"]),
                   None)
     if fixing is not None:

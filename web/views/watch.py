@@ -32,7 +32,6 @@ from games.models import GameResult, GameResultVersion
 from games.selectors import (
     RESULT_HISTORY_PREFETCH,
     record_access,
-    result_history,
     result_record_version,
     round_tables_with_results,
 )
@@ -41,8 +40,10 @@ from live.cache import GameGone
 from live.models import LiveGame
 from live.queries import live_game_number, running_live_game, with_running_live_game
 from tournaments.models import Bye, Entry, Penalty, Player, Round, Seat, Table, Team
+from tournaments.names import person_name
 from tournaments.selectors import SEATING_PUBLIC, results_released_through
 from tournaments.standings import compute
+from web.history import history_rows
 from web.views.public import (
     _base_context,
     _bye_views,
@@ -61,13 +62,6 @@ TRIBUTE_LABELS = {"dian": _("点贡 (not 开点)"), "men": _("闷贡 (smothered)
                   "shao": _("烧贡 (burned)"), "luo": _("落贡 (last places)")}
 ELIMINATION_LABELS = {"failed_burn": _("诈烧: a failed burn"),
                       "smothered": _("闷: smothered, placed last")}
-STEP_LABELS = {
-    "submitted": _("submitted"), "recorded": _("recorded by the server (live game)"),
-    "corrected": _("corrected"), "proposed": _("correction proposed"),
-    "accepted": _("correction accepted"), "declined": _("correction declined"),
-    "withdrawn": _("correction withdrawn"), "superseded": _("correction closed by a referee"),
-    "disputed": _("disputed"), "settled": _("dispute settled"),
-}
 #: the replay's reasons why a seat may or may not answer (engine.steps.WHY_CODES)
 WHY_LABELS = {
     "owner": _("its own combo"),
@@ -193,8 +187,7 @@ def game_details(result: GameResult, seats: dict, *, replay_url: str | None,
         "owed": [{"kind": TRIBUTE_LABELS.get(t.get("kind"), t.get("kind")),
                   "from": _who(seats, t.get("from")), "to": _who(seats, t.get("to")),
                   "count": t.get("count")} for t in res.get("owed_tributes") or []],
-        "history": [{**step, "label": STEP_LABELS.get(step["step"], step["step"])}
-                    for step in result_history(result)],
+        "history": history_rows(result),
         "version": result.version,
         "replay_url": replay_url,
         "penalties": [p for p in penalties if p["game"] == result.number],
@@ -208,12 +201,12 @@ def penalty_views(penalties) -> list[dict]:
              "round": p.round.number if p.round_id else None,
              "table": p.table.number if p.table_id else None,
              "table_url": p.table.get_absolute_url() if p.table_id else None,
-             "by": getattr(p.created_by, "username", None)} for p in penalties]
+             "by": person_name(p.created_by)} for p in penalties]
 
 
 def _penalties(**filters):
     return (Penalty.objects.filter(**filters)
-            .select_related("player", "entry__player", "entry__team", "round", "created_by",
+            .select_related("player", "entry__player", "entry__team", "round", "created_by__player",
                             "table__round__event").order_by("created_at", "pk"))
 
 
@@ -221,6 +214,7 @@ def table_results(request, event, rnd, tbl: Table, seats: dict) -> dict:
     """The table page's whole results (:func:`game_details` for each game), the table's
     penalties, the game it plays live now (``live_game``) and where to watch it."""
     results = list(GameResult.objects.filter(table=tbl).order_by("number")
+                   .select_related("confirmed_by__player")
                    .prefetch_related(*RESULT_HISTORY_PREFETCH))
     penalties = penalty_views(_penalties(table=tbl))
     details = []

@@ -18,33 +18,24 @@ from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext_lazy
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from tournaments import draw as draw_module
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Event, Round, Table
+from tournaments.names import side_names
 from tournaments.selectors import is_organizer, round_repeats, round_tables
 from tournaments.services import DRAW_REASON_MAX, SeatRef
 from web.forms.sheet import seat_label
 from web.views.public import draw_record_view
 
-#: the two 联邦 of an individual event's table, as people call them (seats 1, 3, 5 are 红方)
-SIDE_NAMES = {0: pgettext_lazy("side", "红方"), 1: pgettext_lazy("side", "黑方")}
 RELATIONS = {
     draw_module.OPPOSITE: gettext_lazy("对头 again"),
     draw_module.PARTNER: gettext_lazy("partners again (the same 联邦)"),
     draw_module.TABLEMATE: gettext_lazy("opponents again (the other 联邦, not 对头)"),
 }
-
-
-def side_names(table: Table) -> dict[int, str]:
-    """What the two 联邦 of ``table`` are called on these pages: the teams' names in a team
-    event, else 红方 (seats 1, 3, 5) and 黑方 (seats 2, 4, 6)."""
-    if table.team_a_id:
-        return {0: table.team_a.name, 1: table.team_b.name}
-    return {0: str(SIDE_NAMES[0]), 1: str(SIDE_NAMES[1])}
 
 
 def organizer_round(request, slug: str, number: int) -> tuple[Event, Round] | None:

@@ -13,7 +13,8 @@ from django.views.decorators.http import require_POST
 
 from tournaments import services
 from tournaments.errors import ServiceError
-from tournaments.selectors import person_name, staff_candidates
+from tournaments.names import person_name
+from tournaments.selectors import staff_candidates
 from web.forms.event import EventForm
 from web.views.console import console_view, context
 
@@ -53,7 +54,7 @@ def _safe_next(request, event) -> str:
 
 def _person(user) -> dict:
     player = getattr(user, "player", None)
-    return {"id": user.pk, "name": person_name(user), "username": user.get_username(),
+    return {"id": user.pk, "name": person_name(user, number=True), "username": user.get_username(),
             "player": player is not None}
 
 
@@ -78,7 +79,7 @@ def event_referees(request, event):
             messages.error(request, exc.message)
         return redirect("pages:console-referees", slug=event.slug)
     referees = sorted(event.referees.select_related("player"),
-                      key=lambda u: person_name(u).casefold())
+                      key=lambda u: person_name(u, number=True).casefold())
     taken = {u.pk for u in referees}
     return render(request, "web/console/referees.html", context(
         event, "referees", referees=[_person(u) for u in referees],

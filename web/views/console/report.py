@@ -27,6 +27,7 @@ from games.selectors import round_tables_with_results
 from tournaments import exports, services
 from tournaments.errors import ServiceError
 from tournaments.models import PRIZE_PLACE_MAX, Event, Standing
+from tournaments.names import side_names
 from tournaments.selectors import Prizes
 from web.views import public
 from web.views.console import console_view
@@ -55,7 +56,7 @@ def _round_view(rnd) -> dict:
     tables = []
     for table in round_tables_with_results(rnd):
         seats = {s.seat: s for s in table.seats.all()}
-        names = exports.side_names(table)
+        names = side_names(table)
         team_event = bool(table.team_a_id and table.team_b_id)
         sides = [{"name": names[side], "players": [] if team_event else [
             {"label": s + 1, "name": seats[s].player.name}

@@ -28,6 +28,7 @@ from live.queries import running_live_games
 from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Entry, Event, Round, Standing, TeamMember
+from tournaments.names import side_names
 from tournaments.selectors import SEATING_PUBLIC, round_tables
 from web.forms.sheet import seat_label
 from web.views import public, unavailable
@@ -46,7 +47,6 @@ TABLE_STATES = {
     "confirmed": pgettext_lazy("table", "confirmed"),
 }
 #: the two 联邦 of a table of an individual event, as people call them
-SIDES = {0: pgettext_lazy("side", "red (红方)"), 1: pgettext_lazy("side", "black (黑方)")}
 #: the texts poll.js shows ("updated at …", "connection lost")
 JS_TEXT = {k: public.JS_TEXT[k] for k in ("updated", "offline")}
 
@@ -223,7 +223,7 @@ def console_round(request, event, number: int):
     states = table_states(rnd) if rnd.status in SEATING_PUBLIC else {}
     tables = []
     for table in round_tables(rnd):
-        names = ({0: table.team_a.name, 1: table.team_b.name} if table.team_a_id else SIDES)
+        names = side_names(table)
         tables.append({"id": table.pk, "number": table.number,
                        "sides": [{"side": k, "name": names[k],
                                   "seats": [s for s in _seat_rows(table, names)
