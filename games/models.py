@@ -25,8 +25,8 @@ class GameResult(models.Model):
     status = models.CharField(_("status"), max_length=20, choices=Status.choices,
                               default=Status.SUBMITTED)
     version = models.PositiveIntegerField(_("current version"), default=1)
-    points_a = models.IntegerField(_("points of 联邦 0 (seats 0, 2, 4)"), default=0)
-    points_b = models.IntegerField(_("points of 联邦 1 (seats 1, 3, 5)"), default=0)
+    points_a = models.IntegerField(_("points of red (红方: seats 1, 3, 5)"), default=0)
+    points_b = models.IntegerField(_("points of black (黑方: seats 2, 4, 6)"), default=0)
     places = FastJSONField(_("places by seat"), default=list)
     void = models.BooleanField(_("void (流局)"), default=False)
     engine_result = FastJSONField(_("engine result"), default=dict)
@@ -70,8 +70,8 @@ class GameResultVersion(models.Model):
     kind = models.CharField(_("kind"), max_length=10, choices=Kind.choices)
     payload = FastJSONField(_("as submitted"))
     engine_result = FastJSONField(_("engine result"))
-    points_a = models.IntegerField(_("points of 联邦 0"))
-    points_b = models.IntegerField(_("points of 联邦 1"))
+    points_a = models.IntegerField(_("points of red (红方)"))
+    points_b = models.IntegerField(_("points of black (黑方)"))
     submitted_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                      on_delete=models.SET_NULL, related_name="+",
                                      verbose_name=_("by"))
@@ -125,8 +125,8 @@ class ResultProposal(models.Model):
     submission_digest = models.CharField(_("submission digest"), max_length=64, blank=True,
                                          default="")
     engine_result = models.JSONField(_("engine result when proposed"))
-    points_a = models.IntegerField(_("points of 联邦 0"))
-    points_b = models.IntegerField(_("points of 联邦 1"))
+    points_a = models.IntegerField(_("points of red (红方)"))
+    points_b = models.IntegerField(_("points of black (黑方)"))
     reason = models.TextField(_("reason"))
     proposed_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True,
                                     on_delete=models.SET_NULL, related_name="+",

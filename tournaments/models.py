@@ -457,7 +457,7 @@ class Penalty(models.Model):
 
     class Kind(models.TextChoices):
         WARNING = "warning", _("warning (警告)")
-        LEAD_FORFEIT = "lead_forfeit", _("forfeit of a lead (取消一次发牌权)")
+        LEAD_FORFEIT = "lead_forfeit", _("loss of a turn to play (取消一次发（顺）牌权)")
         POINT_DEDUCTION = "point_deduction", _("point deduction (罚分)")
         FORCED_LAST = "forced_last", _("forced 大落 (罚为大落)")
         DISQUALIFICATION = "disqualification", _("disqualification (取消参赛资格)")

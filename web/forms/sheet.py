@@ -94,7 +94,7 @@ class SheetForm(forms.Form):
         if rules["bie3"]:
             for k in range(SMOTHER_ROWS):
                 self.fields[f"smother_{k}_seat"] = seat_or_none(_("smothered seat"))
-                self.fields[f"smother_{k}_by"] = seat_or_none(_("by"))
+                self.fields[f"smother_{k}_by"] = seat_or_none(pgettext_lazy("smother", "smothered by"))
 
     # the templates lay these out: one row per seat, one per burn or smother
     def seat_rows(self):

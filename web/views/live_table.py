@@ -27,6 +27,7 @@ from live import streams
 from live.models import LiveGame
 from live.queries import live_for_view
 from tournaments.errors import ServiceError
+from tournaments.names import side_names
 from web.forms.sheet import ELIMINATION, PLACE_NAMES, seat_label, seats_words
 from web.views.table import Holder, _guarded, _my_table
 
@@ -176,6 +177,7 @@ def live_page(request, holder: Holder, live_id: int):
     base = holder.url(f"live/{lg.pk}/")
     data = {"mode": "live", "view": live.live_view(live=lg, seat=lg.user_seat),
             "seat": lg.user_seat, "seats": seat_names(lg.table),
+            "sides": list(side_names(lg.table).values()),
             "act_url": base + "act/", "host_url": base + "host/",
             "state_url": base + "state/", "events_url": base + "events/",
             "back_url": holder.url()}

@@ -20,6 +20,7 @@ from config.ratelimit import client_address
 from engine.rules import PRESETS
 from live import practice as practice_services
 from tournaments.errors import ServiceError
+from tournaments.names import plain_side_names
 from web.forms.sheet import seat_label
 from web.views.live_table import page_texts, parse_act, refusal_response
 from web.views.table import _throttled
@@ -91,7 +92,8 @@ def _seats(seat: int) -> list[dict]:
 def practice_page(request, game, token: str):
     base = reverse("pages:practice-game", kwargs={"token": token})
     data = {"mode": "practice", "view": practice_services.practice_view(game),
-            "seat": game.seat, "seats": _seats(game.seat), "act_url": base + "act/",
+            "seat": game.seat, "seats": _seats(game.seat), "sides": plain_side_names(),
+            "act_url": base + "act/",
             "state_url": base + "state/", "back_url": reverse("pages:practice")}
     return render(request, "web/live/table.html", {
         "live_data": data, "js_text": page_texts(game.preset), "practice": True,

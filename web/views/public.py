@@ -28,6 +28,7 @@ from games.selectors import round_tables_with_results
 from live.queries import live_game_number, with_running_live_game
 from tournaments.exports import standing_columns
 from tournaments.models import TIE_BREAK_CHOICES, Bye, Event, Round, Seat, Table
+from tournaments.names import SIDES, side_names
 from tournaments.rule_texts import PRESET_LABELS, RULE_OPTIONS, VALUE_LABELS
 from tournaments.selectors import (
     SEATING_PUBLIC,
@@ -61,9 +62,9 @@ COLUMN_SHORT = {
 JS_TEXT = {
     "table": _("Table %(n)s"),
     "seat": _("seat %(s)s"),
-    "side": _("联邦 %(s)s"),
     "opposite": _("对头: seat %(s)s"),
-    "found": _("%(name)s: table %(table)s, seat %(seat)s (联邦 %(side)s)"),
+    "found": _("%(name)s: table %(table)s, seat %(seat)s (%(side)s)"),
+    "sides": [SIDES[0], SIDES[1]],
     "no_match": _("No table found for “%(q)s”."),
     "bye": _("%(name)s has a bye this round (%(points)s points)."),
     "confirmed": _("%(c)s/%(n)s confirmed"),
@@ -190,10 +191,12 @@ def _standings(event: Event, search: str = ""):
     return qs
 
 
-def _seat_view(seat: Seat, hit: bool = False) -> dict:
+def _seat_view(seat: Seat, hit: bool = False, *, sides: dict | None = None) -> dict:
     """A seat as people see it: ``label`` and ``opposite`` are 1–6 (号位); ``seat`` stays the
-    engine's 0–5 for the layout."""
+    engine's 0–5 for the layout; ``side_name``, its 联邦 as ``sides`` (the table's
+    :func:`~tournaments.names.side_names`) calls it, else 红方 or 黑方."""
     return {"seat": seat.seat, "label": seat.seat + 1, "side": seat.side,
+            "side_name": (sides or side_names())[seat.side],
             "opposite": (seat.seat + 3) % 6 + 1,
             "name": seat.player.name, "number": seat.player.number, "hit": hit,
             "entry": seat.entry_id, "rating": None}
@@ -216,7 +219,8 @@ def _matches(query: str, seat: Seat) -> bool:
 def _table_view(table: Table, query: str = "") -> dict:
     """A table's card on the seating page (``table`` read with
     :func:`live.queries.with_running_live_game`: ``live_game``, the game it plays live now)."""
-    seats = [_seat_view(s, _matches(query, s)) for s in table.seats.all()]
+    sides = side_names(table)
+    seats = [_seat_view(s, _matches(query, s), sides=sides) for s in table.seats.all()]
     return {"id": table.pk, "number": table.number, "seats": seats,
             "team_a": table.team_a.name if table.team_a_id else None,
             "team_b": table.team_b.name if table.team_b_id else None,
@@ -413,7 +417,8 @@ def table_detail(request, slug, number, table):
     event = _public_event(slug)
     rnd = _public_round(event, number)
     tbl = get_object_or_404(with_running_live_game(round_tables_with_results(rnd)), number=table)
-    seats = {s.seat: _seat_view(s) for s in tbl.seats.all()}
+    sides = side_names(tbl)
+    seats = {s.seat: _seat_view(s, sides=sides) for s in tbl.seats.all()}
     results = list(tbl.results.all())
     games = []
     for r in results:
@@ -437,7 +442,7 @@ def table_detail(request, slug, number, table):
         planned.append(live_game)  # (a knockout match's deciding extra game, 加赛)
     return render(request, "web/public/table.html", {
         **whole,
-        **_base_context(event, "seating"), "round": rnd, "table": tbl,
+        **_base_context(event, "seating"), "round": rnd, "table": tbl, "sides": sides,
         "seats": [seats[k] for k in sorted(seats)], "ring": ring, "games": games,
         "total": total, "games_planned": planned,
         "qr": qr_svg(url, scale=3),

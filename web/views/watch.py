@@ -40,7 +40,7 @@ from live.cache import GameGone
 from live.models import LiveGame
 from live.queries import live_game_number, running_live_game, with_running_live_game
 from tournaments.models import Bye, Entry, Penalty, Player, Round, Seat, Table, Team
-from tournaments.names import person_name
+from tournaments.names import person_name, side_name, side_names
 from tournaments.selectors import SEATING_PUBLIC, results_released_through
 from tournaments.standings import compute
 from web.history import history_rows
@@ -103,8 +103,8 @@ WATCH_TEXT = {
     "burn_by": _("%(burner)s burned %(burned)s"),
     "counter": _("(反烧)"),
     "failed": _("(诈烧: failed)"),
-    "points": _("联邦 0 %(a)s · 联邦 1 %(b)s"),
-    "round": _("Round %(n)s (一圈)"),
+    "points": _("%(sa)s %(a)s · %(sb)s %(b)s"),
+    "round": _("Trick %(n)s"),
     "step": _("Act %(i)s of %(n)s"),
     "start": _("Play begins"),
     "may": _("may answer"),
@@ -138,7 +138,9 @@ def _public_table(slug: str, number: int, table: int) -> tuple:
 
 
 def _seats(tbl: Table) -> dict[int, dict]:
-    return {s.seat: _seat_view(s) for s in tbl.seats.select_related("player").order_by("seat")}
+    sides = side_names(tbl)
+    return {s.seat: _seat_view(s, sides=sides)
+            for s in tbl.seats.select_related("player").order_by("seat")}
 
 
 def _who(seats: dict, seat) -> dict | None:
@@ -242,6 +244,7 @@ def watch(request, slug, number, table):
         "live": {"api": reverse("pages:watch-data", kwargs={
             "slug": slug, "number": number, "table": table}),
             "names": {s: v["name"] for s, v in seats.items()},
+            "sides": list(side_names(tbl).values()),
             "interval": POLL_SECONDS, "wait": LONG_POLL_SECONDS,
             "delay": event.spectator_delay},
     })
@@ -323,7 +326,8 @@ def render_replay(request, context: dict, *, rnd, tbl, result: GameResult,
         "superseded": stored.version != result.version,
         "back_url": back_url, "back_label": back_label, "record_url": record_url,
         "seats": [seats[k] for k in sorted(seats)],
-        "live": {"api": data_url, "names": {s: v["name"] for s, v in seats.items()}},
+        "live": {"api": data_url, "names": {s: v["name"] for s, v in seats.items()},
+                 "sides": list(side_names(tbl).values())},
     })
 
 
@@ -472,7 +476,8 @@ def _seat_rounds(event, seats_qs) -> list[dict]:
         games = _game_views(results, seat.seat % 2, seat.seat)
         rows.append({"round": tbl.round.number, "table": tbl.number,
                      "table_url": tbl.get_absolute_url(), "seat": seat.seat + 1,
-                     "side": seat.seat % 2, "partners": partners, "games": games,
+                     "side": seat.seat % 2, "side_name": side_name(seat.seat % 2, tbl),
+                     "partners": partners, "games": games,
                      "points": sum(g["points"] for g in games if g["confirmed"]),
                      "live": _playing_live(event, tbl), "name": seat.player.name,
                      "held_back": held_back,
@@ -487,7 +492,7 @@ def _seat_rounds(event, seats_qs) -> list[dict]:
 
 def _history_seats(event, **filters):
     return (Seat.objects.filter(round__event=event, round__status__in=SEATING_PUBLIC, **filters)
-            .select_related("player", "table__round")
+            .select_related("player", "table__round", "table__team_a", "table__team_b")
             .prefetch_related(
                 Prefetch("table__seats", Seat.objects.select_related("player").order_by("seat")),
                 running_live_game("table__"),
@@ -599,7 +604,8 @@ def round_results(request, slug, number):
     page = Paginator(tables, RESULTS_PAGE).get_page(request.GET.get("page"))
     views = []
     for tbl in page.object_list:
-        seats = {s.seat: _seat_view(s) for s in tbl.seats.all()}
+        sides = side_names(tbl)
+        seats = {s.seat: _seat_view(s, sides=sides) for s in tbl.seats.all()}
         games = []
         for r in [] if held_back else tbl.results.all():
             places = r.places or []

@@ -353,8 +353,7 @@ function renderResult() {
   if (res.void) places.appendChild(el("li", null, T.void));
   var points = res.team_points || [0, 0];
   document.getElementById("points").textContent = fmt("points", {
-    a: LIVE.seats[0].label + "·" + LIVE.seats[2].label + "·" + LIVE.seats[4].label + " " + points[0],
-    b: LIVE.seats[1].label + "·" + LIVE.seats[3].label + "·" + LIVE.seats[5].label + " " + points[1] });
+    a: LIVE.sides[0] + " " + points[0], b: LIVE.sides[1] + " " + points[1] });
   var tributes = document.getElementById("tributes");
   tributes.textContent = "";
   var owed = res.owed_tributes || [];

@@ -61,7 +61,7 @@ function renderResult() {
   });
   box.appendChild(order);
   var pts = result.team_points || [0, 0];
-  box.appendChild(el("p", "points", fmt("points", { a: pts[0], b: pts[1] })));
+  box.appendChild(el("p", "points", fmt("points", { sa: LIVE.sides[0], a: pts[0], sb: LIVE.sides[1], b: pts[1] })));
   (result.burns || []).forEach(function (b) {
     box.appendChild(el("p", "small", fmt("burn_by", { burner: who(b.burner), burned: who(b.burned) }) + (b.counter ? " " + T.counter : "")));
   });

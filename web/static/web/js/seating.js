@@ -15,6 +15,12 @@ function seatItem(seat, hit) {
   return li;
 }
 
+/* What people call a table's 联邦: the team's name in a team event, else 红方 or 黑方. */
+function sideName(t, side) {
+  if (t.team_a && t.team_b) return side === 0 ? t.team_a : t.team_b;
+  return T.sides[side];
+}
+
 function matches(query, player) {
   if (!query) return false;
   if (/^\d+$/.test(query) && player.number === parseInt(query, 10)) return true;
@@ -103,7 +109,8 @@ function findMyTable() {
           if (!matches(query, seat.player)) return;
           var p = el("p", "found");
           var a = el("a", "", fmt("found", { name: seat.player.name, table: t.number,
-                                             seat: seat.seat + 1, side: seat.side }));
+                                             seat: seat.seat + 1,
+                                             side: sideName(t, seat.side) }));
           a.href = "#table-" + t.number;
           p.appendChild(a);
           lines.appendChild(p);

@@ -94,7 +94,7 @@ function renderOver(view, data) {
   });
   box.appendChild(order);
   var pts = result.team_points || [0, 0];
-  box.appendChild(el("p", "points", fmt("points", { a: pts[0], b: pts[1] })));
+  box.appendChild(el("p", "points", fmt("points", { sa: LIVE.sides[0], a: pts[0], sb: LIVE.sides[1], b: pts[1] })));
   if (data.replay) {
     var link = el("a", "button primary", T.replay);
     link.href = data.replay;
