@@ -321,7 +321,7 @@ def test_a_score_sheet_per_table_with_boxes_for_every_game(published, organizer,
     if lang == "zh-hans":
         assert "红方签字" in page and "黑方签字" in page and "处罚" in page
     else:
-        assert "红方 signs" in page and "黑方 signs" in page and "Penalties" in page
+        assert "red (红方) signs" in page and "black (黑方) signs" in page and "Penalties" in page
 
 
 def test_the_console_links_a_drawn_round_to_its_check_and_a_published_one_to_printing(

@@ -178,7 +178,7 @@ def test_find_my_table_by_name_highlights_the_players_seat(client, event):
     response = client.get(reverse("pages:seating", kwargs={"slug": event.slug}),
                           {"q": seat.player.name})
     body = response.content.decode()
-    assert f"{seat.player.name}: table 2, seat 4 (联邦 1)" in body  # engine seat 3 is 4号位
+    assert f"{seat.player.name}: table 2, seat 4, black (黑方)" in body  # engine seat 3 is 4号位
     assert re.search(r'class="table-card hit" id="table-2"', body)
     assert re.search(r'<li class="seat side-1 hit">.*?' + re.escape(seat.player.name), body)
     assert 'id="table-1"' not in body  # only the table found

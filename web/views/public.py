@@ -63,7 +63,7 @@ JS_TEXT = {
     "table": _("Table %(n)s"),
     "seat": _("seat %(s)s"),
     "opposite": _("对头: seat %(s)s"),
-    "found": _("%(name)s: table %(table)s, seat %(seat)s (%(side)s)"),
+    "found": _("%(name)s: table %(table)s, seat %(seat)s, %(side)s"),
     "sides": [SIDES[0], SIDES[1]],
     "no_match": _("No table found for “%(q)s”."),
     "bye": _("%(name)s has a bye this round (%(points)s points)."),
