@@ -8,6 +8,7 @@ from django.http import Http404
 from django.shortcuts import redirect, render
 
 from tournaments.models import Event
+from tournaments.names import person_name
 from tournaments.selectors import can_create_event, organized_events
 from web.forms.event import EventForm
 from web.views.console import signed_in
@@ -21,7 +22,7 @@ def console_home(request):
         pk__in=[e.pk for e in organized]).order_by("-created_at", "pk"))
     return render(request, "web/console/home.html", {
         "organized": organized, "refereed": refereed, "may_create": can_create_event(user),
-        "section": "home"})
+        "section": "home", "who": person_name(user)})
 
 
 @signed_in
