@@ -166,8 +166,9 @@ def test_find_my_table_searches_and_highlights_the_players_seat(live_server, pag
 
     found = page.locator("#find-summary .found")
     found.first.wait_for(timeout=WAIT_MS)
+    side = ("red (红方)", "black (黑方)")[seat.seat % 2]  # (issue 52: not "联邦 0")
     assert found.first.inner_text() == (f"{name}: table {seat.table.number}, "
-                                        f"seat {seat.seat + 1} (联邦 {seat.seat % 2})")  # 1–6号位
+                                        f"seat {seat.seat + 1}, {side}")  # 1–6号位
     card = page.locator(".table-card.hit")
     assert card.count() == 1
     assert card.get_attribute("id") == f"table-{seat.table.number}"

@@ -71,7 +71,8 @@ def test_an_organizer_checks_the_draw_swaps_two_seats_and_publishes(
     assert tab.locator(".check-table").count() == 2
     assert tab.locator("#table-1 li").first.locator(".seat-no").inner_text() == (
         "1号位" if zh else "seat 1")
-    assert tab.locator("#table-1 li").first.locator(".side-name").inner_text() == "红方"
+    assert tab.locator("#table-1 li").first.locator(".side-name").inner_text() == (
+        "红方" if zh else "red (红方)")
     assert tab.locator(".repeats-count li").count() == 3
 
     # … swaps two seats, with a reason…

@@ -193,11 +193,14 @@ def test_players_submit_confirm_and_dispute_and_the_referee_settles_it(live_serv
 
 def test_the_desk_fits_a_phone_in_both_languages(live_server, browser, demo):  # noqa: F811
     """The desk's list and a table with a dispute and a proposal, at 390 px in English and
-    Chinese; with UPDATE_SCREENSHOTS=1 written to docs/."""
+    Chinese, its people by name and its first game's history open (who submitted, who
+    confirmed); with UPDATE_SCREENSHOTS=1 written to docs/."""
     event = demo
     rnd = Round.objects.get(event=event, number=3)
     table = rnd.tables.get(number=1)
     users = seated_users(table)
+    names = {s.seat: s.player.name for s in Seat.objects.filter(table=table).select_related(
+        "player")}
     games = play_match(event.rules, 2, random.Random(table.pk))
     sheets = [sheet_of(g.result(), g.record()["leader"]) for g in games]
     first = game_services.result_submit(table=table, number=1, sheet=sheets[0], by=users[0])
@@ -218,6 +221,13 @@ def test_the_desk_fits_a_phone_in_both_languages(live_server, browser, demo):  #
             tab.screenshot(path=str(REPO / "docs" / f"desk-phone-{suffix}.png"), full_page=True)
         tab.goto(url(live_server, "pages:desk-table", slug=event.slug, table_id=table.pk))
         assert fits_a_phone(tab), tab.url
+        # people by their names, never by their logins, and who confirmed (issue 52)
+        tab.locator("#game-1 details.history summary").click()
+        history = tab.locator("#game-1 details.history").inner_text()
+        assert names[0] in history and names[1] in history
+        page = tab.locator("main").inner_text()
+        assert "player-seat-" not in page and "联邦 0" not in page and "联邦 1" not in page
+        assert names[3] in tab.locator("#game-2 .dispute").inner_text()
         if update:
             tab.screenshot(path=str(REPO / "docs" / f"desk-table-phone-{suffix}.png"),
                            full_page=True)

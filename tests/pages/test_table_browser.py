@@ -37,7 +37,8 @@ pytestmark = [
 ]
 
 ORDER = [0, 2, 4, 1, 3, 5]  # 联邦 0 takes 头科, 二科 and 三科
-POINTS = re.compile(r"联邦 0 12 · 联邦 1 0")  # dagang: 联邦 0 takes the top three places
+#: dagang: 红方 (联邦 0) takes the top three places; "red (红方) 12 · black (黑方) 0" in English
+POINTS = re.compile(r"红方\)? 12 · (black \()?黑方\)? 0")
 UPDATE = os.environ.get("UPDATE_SCREENSHOTS") == "1"
 
 

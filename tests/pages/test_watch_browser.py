@@ -271,7 +271,7 @@ def test_a_replay_steps_to_the_last_act_and_shows_the_result(live_server, browse
     assert tab.locator("#result").is_visible()
     text = tab.locator("#result").inner_text()
     assert "头科" in text and "大落" in text
-    assert f"联邦 0 {result.points_a} · 联邦 1 {result.points_b}" in text
+    assert f"red (红方) {result.points_a} · black (黑方) {result.points_b}" in text
     # back one act hides the result again; a round can be jumped to
     tab.locator('[data-go="back"]').click()
     assert tab.locator("#result").is_hidden()
@@ -344,6 +344,9 @@ def test_the_table_page_shows_the_whole_results_on_a_phone(live_server, browser,
         text = details.inner_text()
         assert "showed a card to a partner" in text
         assert "the scorer swapped 头科 and 二科" in text
+        # the sides as people call them, not the engine's numbers (issue 52)
+        page = tab.locator("main").inner_text()
+        assert "红方" in page and "黑方" in page and "联邦 0" not in page and "联邦 1" not in page
         assert fits_phone(tab) and tab.errors == []
         shot(tab, f"table-results-{name}.png")
         context.close()
