@@ -107,7 +107,7 @@ def test_two_players_submit_and_confirm_a_game_through_their_links(live_server, 
     answer_kaidian(tab)
     score = tab.locator("#score")
     score.filter(has_text=POINTS).wait_for()  # the engine's team points, before sending
-    assert score.inner_text() == "Team points: 联邦 0 12 · 联邦 1 0"
+    assert score.inner_text() == "Team points: red (红方) 12 · black (黑方) 0"
     assert fits_a_phone(tab)
     shot(tab, "table-result-form-en.png")
     tab.get_by_role("button", name="Send the result").tap()
@@ -275,7 +275,7 @@ def test_a_player_proposes_a_correction_on_the_phone_and_the_other_side_accepts_
     # taps the new order (clearing the old one first) and says why
     for seat in ORDER + CORRECTED:
         fix.locator(f'.tap button[data-seat="{seat}"]').tap()
-    tab.locator("#fix-score").filter(has_text="联邦 0 2 · 联邦 1 0").wait_for()
+    tab.locator("#fix-score").filter(has_text="red (红方) 2 · black (黑方) 0").wait_for()
     fix.get_by_role("button", name="Propose the correction").tap()  # no reason yet: not sent
     tab.locator("#correct-1 .errors.summary").wait_for()
     assert "Say why the result is wrong." in tab.locator("#correct-1 .errors.summary").inner_text()
