@@ -272,13 +272,13 @@ def test_a_replay_steps_to_the_last_act_and_shows_the_result(live_server, browse
     text = tab.locator("#result").inner_text()
     assert "头科" in text and "大落" in text
     assert f"red (红方) {result.points_a} · black (黑方) {result.points_b}" in text
-    # back one act hides the result again; a round can be jumped to
+    # back one act hides the result again; a trick (一圈, not an event's round) can be jumped to
     tab.locator('[data-go="back"]').click()
     assert tab.locator("#result").is_hidden()
     options = tab.locator("#round-jump option")
     assert options.count() > 5
     tab.locator("#round-jump").select_option(index=3)
-    assert "Round 4" in tab.locator("#step-caption").inner_text()
+    assert "Trick 4" in tab.locator("#step-caption").inner_text()
     assert fits_phone(tab) and tab.errors == []
     context.close()
 
