@@ -12,8 +12,6 @@ template, the script and the texts.
 
 from __future__ import annotations
 
-import json
-
 from django.http import Http404, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import path
@@ -22,6 +20,7 @@ from django.utils.translation import gettext_lazy, pgettext
 from django.views.decorators.http import require_GET, require_POST
 
 import engine
+from config.jsonbody import JSONRefused, read_json
 from live import services as live
 from live import streams
 from live.models import LiveGame
@@ -65,9 +64,9 @@ def refusal_response(exc: ServiceError) -> JsonResponse:
 def parse_act(request) -> tuple[int, dict]:
     """The version and the act a page posted as JSON; a malformed body is refused
     (:class:`ServiceError` ``bad_format``) before any service is asked."""
-    try:
-        body = json.loads(request.body.decode("utf-8") or "{}")
-    except (UnicodeDecodeError, ValueError):
+    try:  # the API's reader (config/jsonbody.py): bounded depth, no NUL
+        body = read_json(request.body or b"{}")
+    except JSONRefused:
         body = None
     if not isinstance(body, dict) or not isinstance(body.get("version"), int) \
             or isinstance(body.get("version"), bool) or not isinstance(body.get("act"), str):

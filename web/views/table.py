@@ -18,7 +18,6 @@ working ones (re-issuing is an admin action), so a reprint hands out the same li
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 
 from django.contrib.auth import views as auth_views
@@ -34,6 +33,7 @@ from django.views.decorators.http import require_POST
 from rest_framework.throttling import SimpleRateThrottle
 
 import engine
+from config.jsonbody import MAX_DEPTH, JSONRefused, read_json
 from config.ratelimit import AtomicWindowMixin, client_address
 from games import services as game_services
 from games.models import GameResult, ResultProposal
@@ -462,9 +462,14 @@ def correct(request, holder: Holder, pk: int):
 def _read_record(upload) -> tuple[dict | None, str | None]:
     if upload.size > RECORD_MAX_BYTES:
         return None, _("the file is larger than %(n)s KB") % {"n": RECORD_MAX_BYTES // 1024}
-    try:
-        record = json.loads(upload.read().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
+    try:  # the API's reader (config/jsonbody.py): bounded depth, no NUL
+        record = read_json(upload.read())
+    except JSONRefused as exc:
+        if exc.reason == "depth":
+            return None, _("the file nests more than %(n)s levels of brackets: it is not a game "
+                           "record") % {"n": MAX_DEPTH}
+        if exc.reason == "nul":
+            return None, _("the file holds a NUL character: it is not a game record")
         return None, _("the file is not a JSON game record")
     if not isinstance(record, dict):
         return None, _("the file is not a JSON game record")
