@@ -15,6 +15,9 @@ def player_of(user):
 class ReadOnlyOrAuthenticated(BasePermission):
     """Reads for everyone (what they may see is decided per object); writes need a login."""
 
+    #: what anonymous clients may call (the schema says so: api.schema.AutoSchema)
+    anonymous_methods = SAFE_METHODS
+
     def has_permission(self, request, view):
         return request.method in SAFE_METHODS or bool(
             request.user and request.user.is_authenticated)

@@ -12,7 +12,7 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from api.csv_export import csv_response
+from api.csv_export import CsvApi, csv_response
 from ratings import selectors
 from ratings.models import PlayerRating
 from tournaments.models import Player
@@ -101,7 +101,7 @@ class RatingListApi(generics.ListAPIView):
         return selectors.rating_list(**_filters(self.request))
 
 
-class RatingsCsvApi(APIView):
+class RatingsCsvApi(CsvApi):
     permission_classes = [AllowAny]
 
     @extend_schema(parameters=FILTERS, responses={(200, "text/csv"): OpenApiTypes.STR})

@@ -5,6 +5,22 @@ and bodies that take exactly one of two fields as a ``oneOf``."""
 from __future__ import annotations
 
 from drf_spectacular.extensions import OpenApiSerializerExtension
+from drf_spectacular.openapi import AutoSchema as SpectacularAutoSchema
+
+
+class AutoSchema(SpectacularAutoSchema):
+    """drf-spectacular's, knowing the API's own permission classes: an operation a permission
+    lets anonymous clients call (``anonymous_methods``, api/permissions.py) lists the empty
+    security requirement ``{}`` beside the token and the session, as drf-spectacular does for
+    ``AllowAny`` — public reads were declared as needing a login."""
+
+    def get_auth(self):
+        auths = super().get_auth()
+        if {} not in auths and any(
+                self.method in getattr(permission, "anonymous_methods", ())
+                for permission in self.view.get_permissions()):
+            auths.append({})
+        return auths
 
 
 class ExactlyOneOfExtension(OpenApiSerializerExtension):

@@ -89,15 +89,28 @@ def _team_data(team) -> dict:
             "complete": all(m.status == TeamMember.Status.ACCEPTED for m in members)}
 
 
+class EntryTeamSerializer(TeamBriefSerializer):
+    """A team entry's 联邦: its three players in position order, ``complete`` once all three
+    accepted their invitations (``_team_data``)."""
+
+    complete = serializers.BooleanField()
+
+
 class EntrySerializer(serializers.ModelSerializer):
-    player = PlayerBriefSerializer(read_only=True)
-    team = serializers.SerializerMethodField()
+    """An entry: a player's in an individual event (``team`` null), a 联邦 team's in a team
+    event (``player`` null)."""
+
+    player = PlayerBriefSerializer(read_only=True, allow_null=True, help_text=(
+        "the player of an individual event's entry; null in a team event (see team)"))
+    team = serializers.SerializerMethodField(help_text=(
+        "the 联邦 team of a team event's entry; null in an individual event (see player)"))
 
     class Meta:
         model = Entry
         fields = ["id", "player", "team", "status", "late", "first_round", "left_after_round",
                   "registered_at", "checked_in_at"]
 
+    @extend_schema_field(EntryTeamSerializer(allow_null=True))
     def get_team(self, obj) -> dict | None:
         if obj.team_id is None:
             return None

@@ -18,7 +18,8 @@ from rest_framework.views import APIView
 
 import engine
 from api import serializers as s
-from api.csv_export import csv_response
+from api.csv_export import CsvApi, csv_response
+from api.filters import EventFilter
 from api.permissions import ReadOnlyOrAuthenticated, player_of
 from games import services as game_services
 from games.models import GameResult, ResultProposal
@@ -80,7 +81,7 @@ class EventListCreateApi(generics.ListCreateAPIView):
     serializer_class = s.EventSerializer
     permission_classes = [ReadOnlyOrAuthenticated]
     throttle_scope = "writes"
-    filterset_fields = ["format", "status"]
+    filterset_class = EventFilter  # ?event_format=, ?status=
     search_fields = ["name", "slug"]
 
     def get_queryset(self):
@@ -379,7 +380,7 @@ class EntryWithdrawApi(EntryActionApi):
     action = "withdraw"
 
 
-class EntriesCsvApi(APIView):
+class EntriesCsvApi(CsvApi):
     permission_classes = [AllowAny]
 
     @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
@@ -493,7 +494,7 @@ class RoundTablesApi(generics.ListAPIView):
         return qs
 
 
-class SeatingCsvApi(APIView):
+class SeatingCsvApi(CsvApi):
     permission_classes = [AllowAny]
 
     @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})
@@ -876,7 +877,7 @@ class StandingsApi(generics.ListAPIView):
         return resp
 
 
-class StandingsCsvApi(APIView):
+class StandingsCsvApi(CsvApi):
     permission_classes = [AllowAny]
 
     @extend_schema(responses={(200, "text/csv"): OpenApiTypes.STR})

@@ -359,15 +359,19 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
-    "DEFAULT_PARSER_CLASSES": ["api.parsers.StrictJSONParser",
-                               "rest_framework.parsers.FormParser",
-                               "rest_framework.parsers.MultiPartParser"],
+    # JSON bodies only: a form or multipart body to a JSON endpoint is a 415 (a garbage one to
+    # POST …/publish/ was read as no fields, and the defaults published the event); the CSV
+    # import takes its file as multipart (api.views.EntryImportApi)
+    "DEFAULT_PARSER_CLASSES": ["api.parsers.StrictJSONParser"],
+    "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer",
                                  "rest_framework.renderers.BrowsableAPIRenderer"],
+    # ?format= (json, api) picks a renderer; a value none has is left to the view's filters
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "api.negotiation.ContentNegotiation",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend",
                                 "rest_framework.filters.SearchFilter"],
     "DEFAULT_PAGINATION_CLASS": "api.pagination.Pagination",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "api.schema.AutoSchema",
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     # Fixed windows counted with atomic increments on the cache (config/ratelimit.py, api/throttling.py): requests
     # sent at the same moment cannot pass a limit together. Share the cache (CACHE_URL) between
