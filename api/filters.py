@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import django_filters
+from django import forms
 
-from tournaments.models import Event
+from tournaments.models import Entry, Event
 
 
 class EventFilter(django_filters.FilterSet):
@@ -13,7 +14,7 @@ class EventFilter(django_filters.FilterSet):
     The event's format is not ``?format=``: DRF reads ``format`` as the renderer to answer
     with (``?format=json``, ``?format=api`` for the browsable API), and ``?format=api`` was
     refused as an unknown event format (400). An older client's ``?format=team`` still filters
-    (a value no renderer has is left to the filter: api/negotiation.py)."""
+    (api/negotiation.py leaves it to the filter there)."""
 
     event_format = django_filters.ChoiceFilter(
         field_name="format", choices=Event.Format.choices,
@@ -29,3 +30,34 @@ class EventFilter(django_filters.FilterSet):
             data = data.copy()
             data["event_format"] = data["format"]
         super().__init__(data, *args, **kwargs)
+
+
+class StrictBooleanField(forms.Field):
+    """``true`` or ``false`` (a boolean as a query string spells it; also ``1`` and ``0``).
+    django-filter's boolean filter read anything else as "no filter", answering every row to
+    ``?late=yes please``; this refuses it, naming the parameter."""
+
+    widget = forms.TextInput
+    VALUES = {"true": True, "1": True, "false": False, "0": False}
+
+    def to_python(self, value):
+        if value in (None, ""):
+            return None
+        try:
+            return self.VALUES[value.lower()]
+        except KeyError:
+            raise forms.ValidationError(f"true or false, not {value[:20]!r}") from None
+
+
+class StrictBooleanFilter(django_filters.BooleanFilter):
+    field_class = StrictBooleanField
+
+
+class EntryFilter(django_filters.FilterSet):
+    """``GET /events/{slug}/entries/``: ``?status=`` and ``?late=true|false``."""
+
+    late = StrictBooleanFilter(label="late entries only (true), or none of them (false)")
+
+    class Meta:
+        model = Entry
+        fields = ["status", "late"]

@@ -18,3 +18,12 @@ class Pagination(PageNumberPagination):
             raise ValidationError({self.page_size_query_param: [
                 f"a whole number from 1 to {self.max_page_size}, not {value[:20]!r}"]})
         return min(int(value), self.max_page_size)
+
+    def get_schema_operation_parameters(self, view):
+        """DRF's, with the bounds :meth:`get_page_size` and the paginator hold: a page from 1,
+        a page size from 1 (a larger one than ``max_page_size`` gets that many)."""
+        parameters = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["name"] in (self.page_query_param, self.page_size_query_param):
+                parameter["schema"] = {**parameter["schema"], "minimum": 1}
+        return parameters

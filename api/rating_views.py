@@ -22,7 +22,8 @@ MIN_GAMES_MAX = 100_000
 FILTERS = [
     OpenApiParameter("club", str, description="players of this club only (exact name)"),
     OpenApiParameter("search", str, description="a part of the name, or a player number"),
-    OpenApiParameter("min_games", int, description="at least this many games rated"),
+    OpenApiParameter("min_games", {"type": "integer", "minimum": 0, "maximum": MIN_GAMES_MAX},
+                     description="at least this many games rated"),
 ]
 
 

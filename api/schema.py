@@ -51,8 +51,12 @@ ERROR_SCHEMA = {
 #: invalid page), wrong method or type, too large, throttled
 GENERIC = {"400": "invalid request", "401": "not authenticated", "403": "not allowed",
            "404": "not found", "405": "method not allowed", "406": "not acceptable",
-           "413": "request body too large", "415": "unsupported media type",
+           "413": "request body too large", "414": "request line too long",
+           "415": "unsupported media type",
            "429": "throttled (see error.detail.retry_after)"}
+#: answered by the web server in front of the application (gunicorn refuses a request line
+#: over 4,094 bytes; nginx over its buffers), in its own format, not the API's error shape
+FRONT_SERVER = {"414"}
 #: what any request may answer when the database, or the task queue a request needs, is out
 #: for a moment (api/errors.py): the one error shape with code ``database_unavailable`` (or
 #: ``queue_unavailable``, ``service_unavailable``) and a ``Retry-After`` header
@@ -86,7 +90,8 @@ def document_errors(result, generator, request, public):
             for code, description in codes.items():
                 responses.setdefault(code, {"description": description})
             for code, response in responses.items():
-                if (code.startswith("4") or code == "503") and "content" not in response:
+                if (code.startswith("4") or code == "503") and "content" not in response and (
+                        code not in FRONT_SERVER):
                     response.update(ref)
             responses["503"].setdefault("headers", RETRY_AFTER)
     for name, fields in NULLABLE.items():

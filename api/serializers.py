@@ -42,9 +42,15 @@ class PlayerBriefSerializer(serializers.ModelSerializer):
         fields = ["id", "name", "number"]
 
 
+@extend_schema_field({"oneOf": [{"type": "string"}, {"type": "object"}]})
+class RulesField(serializers.JSONField):
+    """An event's rules: a preset's name or an object (never null, which the schema's untyped
+    JSON allowed)."""
+
+
 class EventSerializer(serializers.ModelSerializer):
-    rules = serializers.JSONField(required=False, help_text="A preset name (dagang, basic, "
-                                  "online) or {\"preset\": …, \"options\": {…}}")
+    rules = RulesField(required=False, help_text="A preset name (dagang, basic, "
+                       "online) or {\"preset\": …, \"options\": {…}}")
     tie_breaks = serializers.ListField(
         child=serializers.ChoiceField(choices=list(TIE_BREAK_CHOICES)), required=False)
 
@@ -400,6 +406,12 @@ class ParsedJSONField(serializers.JSONField):
         return super().to_internal_value(data)
 
 
+@extend_schema_field({"type": "object"})
+class JSONObjectField(ParsedJSONField):
+    """A sheet or a record: a JSON object (the engine checks what is in it). The schema says
+    object: untyped JSON let a client read ``null`` or a number as valid."""
+
+
 # A body that takes exactly one of the fields ``exactly_one_of`` names (a result sheet or a full
 # record). The schema says so with a ``oneOf`` (api/schema.py, ExactlyOneOfExtension). (A
 # comment, not a docstring: the schema would show a docstring as each body's description.)
@@ -415,8 +427,8 @@ class ExactlyOneOf:
 
 class ResultSubmitSerializer(FieldsOncePerThread, ExactlyOneOf, serializers.Serializer):
     number = serializers.IntegerField(min_value=1, max_value=99, help_text="game number (局)")
-    sheet = ParsedJSONField(required=False, help_text="a gouji-sheet/1 result sheet")
-    record = ParsedJSONField(required=False, help_text="a gouji-record/1 full record")
+    sheet = JSONObjectField(required=False, help_text="a gouji-sheet/1 result sheet")
+    record = JSONObjectField(required=False, help_text="a gouji-record/1 full record")
 
 
 class ResultStateSerializer(FieldsOncePerThread, serializers.Serializer):
@@ -473,8 +485,8 @@ class ResultConfirmSerializer(serializers.Serializer):
 
 class ResultCorrectSerializer(ExactlyOneOf, serializers.Serializer):
     reason = serializers.CharField(max_length=2000)
-    sheet = serializers.JSONField(required=False)
-    record = serializers.JSONField(required=False)
+    sheet = JSONObjectField(required=False)
+    record = JSONObjectField(required=False)
 
 
 class ResultDisputeSerializer(serializers.Serializer):
@@ -527,6 +539,6 @@ class StandingSerializer(serializers.ModelSerializer):
 
 
 class EngineValidateSerializer(ExactlyOneOf, serializers.Serializer):
-    record = serializers.JSONField(required=False, help_text="gouji-record/1 or gouji-match/1")
-    sheet = serializers.JSONField(required=False, help_text="gouji-sheet/1")
+    record = JSONObjectField(required=False, help_text="gouji-record/1 or gouji-match/1")
+    sheet = JSONObjectField(required=False, help_text="gouji-sheet/1")
     exactly_one_message = "send either a record or a sheet"

@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 import engine
 from api import serializers as s
 from api.csv_export import CsvApi, csv_response
-from api.filters import EventFilter
+from api.filters import EntryFilter, EventFilter
 from api.permissions import ReadOnlyOrAuthenticated, player_of
 from games import services as game_services
 from games.models import GameResult, ResultProposal
@@ -82,6 +82,7 @@ class EventListCreateApi(generics.ListCreateAPIView):
     permission_classes = [ReadOnlyOrAuthenticated]
     throttle_scope = "writes"
     filterset_class = EventFilter  # ?event_format=, ?status=
+    format_filter_values = tuple(Event.Format.values)  # an older ?format=team (api/negotiation)
     search_fields = ["name", "slug"]
 
     def get_queryset(self):
@@ -266,7 +267,7 @@ class EntryListCreateApi(generics.ListCreateAPIView):
     serializer_class = s.EntrySerializer
     permission_classes = [ReadOnlyOrAuthenticated]
     throttle_scope = "writes"
-    filterset_fields = ["status", "late"]
+    filterset_class = EntryFilter  # ?status=, ?late=
     search_fields = ["player__name", "=player__number", "team__name"]
 
     def get_queryset(self):

@@ -197,3 +197,18 @@ def test_the_schema_takes_json_bodies_only_but_for_the_import(schema):
                 expected = {"multipart/form-data"} if path.endswith("/entries/import/") else {
                     "application/json"}
                 assert types == expected, (method, path, types)
+
+
+# ----------------------------------------------------------------------------- found by the run
+@pytest.mark.django_db
+def test_a_late_filter_that_is_not_a_boolean_is_refused_not_ignored(anon, event, entries):
+    url = f"/api/v1/events/{event.slug}/entries/"
+    assert "late" in error_of(anon.get(f"{url}?late=maybe"), 400)["fields"]
+    assert anon.get(f"{url}?late=false").json()["count"] == len(entries)
+    assert anon.get(f"{url}?late=true").json()["count"] == 0
+
+
+@pytest.mark.django_db
+def test_a_format_no_renderer_has_is_still_a_404_but_on_the_events_list(anon, event):
+    assert error_of(anon.get(f"/api/v1/events/{event.slug}/standings.csv?format=AAA"), 404)
+    assert error_of(anon.get("/api/v1/events/?format=AAA"), 404)
