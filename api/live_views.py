@@ -304,7 +304,9 @@ class LiveActApi(APIView):
     throttle_scope = "live"
 
     @extend_schema(request=LiveActSerializer,
-                   parameters=[OpenApiParameter("actions_from", int, description=(
+                   parameters=[OpenApiParameter("actions_from", {
+                       "type": "integer", "minimum": 0, "maximum": streams.MAX_ACTS_FROM},
+                       description=(
                        "the number of acts you have: the answer's `actions` are then only "
                        "those from that index on, from index `actions_from` (every act if the "
                        "game has fewer), as a stream's views with `actions=new` have them; "
