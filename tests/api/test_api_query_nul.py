@@ -49,3 +49,24 @@ def test_a_query_without_a_nul_is_answered_as_before(anon, table):
     url = f"/api/v1/events/{table.round.event.slug}/rounds/1/tables/"
     assert anon.get(f"{url}?player=%2500").status_code == 200
     assert anon.get(f"{url}?player=Player").json()  # the "find my table" filter still works
+
+
+def test_a_nul_is_refused_on_the_asgi_server_too_without_leaving_the_event_loop(settings):
+    # given: the ASGI server's URLs (the long-poll and the stream are async views there)
+    from asgiref.sync import async_to_sync, iscoroutinefunction
+    from django.test import AsyncClient
+
+    from api.middleware import QueryNulMiddleware
+
+    settings.ROOT_URLCONF = "config.asgi_urls"
+
+    async def view(request):  # pragma: no cover - never reached
+        raise AssertionError
+
+    # the middleware stays a coroutine in an async chain (no thread for each request)
+    assert iscoroutinefunction(QueryNulMiddleware(view))
+    # when: the long-poll is asked with a NUL
+    response = async_to_sync(AsyncClient().get)("/api/v1/live/1/?since=%00")
+    # then: refused before the view, naming the parameter
+    assert response.status_code == 400
+    assert list(response.json()["error"]["fields"]) == ["since"]

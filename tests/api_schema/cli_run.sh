@@ -52,7 +52,8 @@ TOKEN=$(.venv/bin/python -c "import json; print(json.load(open('$OUT/world.json'
 EXCLUDE=()
 [ -n "${ST_EXCLUDE:-}" ] && EXCLUDE=(--exclude-checks "$ST_EXCLUDE")
 set +e
-.venv/bin/schemathesis --no-color --config-file "$OUT/schemathesis.toml" run \
+cd "$OUT"  # its cache of failures (.schemathesis/) goes there
+"$OLDPWD/.venv/bin/schemathesis" --no-color --config-file "$OUT/schemathesis.toml" run \
     "http://127.0.0.1:$PORT/api/v1/schema/" --wait-for-schema 30 \
     --phases examples,coverage,fuzzing,stateful --checks all "${EXCLUDE[@]}" \
     -H "Authorization: Token $TOKEN" --max-examples "${ST_MAX:-25}" --seed "${ST_SEED:-1}" \
