@@ -112,6 +112,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # first: it sees what the others added (web/caching.py: who may keep a copy of a page)
+    "web.caching.CacheRulesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "api.middleware.QueryNulMiddleware",  # a NUL in an API query string: a 400 before any view
     "django.contrib.sessions.middleware.SessionMiddleware",

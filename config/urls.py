@@ -2,11 +2,13 @@ from django.contrib import admin
 from django.urls import include, path
 
 from api import errors
+from web.caching import set_language
 
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/v1/", include("api.urls", namespace="api")),
-    path("i18n/", include("django.conf.urls.i18n")),  # set_language: the pages' switcher
+    # the pages' language switcher: Django's, without a CSRF token (web/caching.py)
+    path("i18n/setlang/", set_language, name="set_language"),
     path("", include("web.urls")),  # the pages (web/)
 ]
 

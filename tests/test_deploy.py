@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from web.caching import PERSONAL, PERSONAL_PAGES, PUBLIC, PUBLIC_PAGES
+
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 UNITS = ["gouji-gunicorn.service", "gouji-uvicorn@.service", "gouji-worker.service",
          "gouji-beat.service"]
@@ -86,6 +88,21 @@ def test_public_pages_may_be_micro_cached(path):
     "/e/cup/rounds/1/tables/2/games/1/replay/",
     "/e/cup/leaderboard/x", "/static/web/css/site.css"])
 def test_private_pages_the_api_and_anything_else_are_never_cached(path):
+    assert _matches(_locations()["cached"], path) is None
+
+
+def test_the_services_public_pages_are_nginxs_micro_cached_ones():
+    # the service marks public (web/caching.py) exactly what nginx may keep
+    (cached,) = _locations()["cached"]
+    assert cached.pattern == PUBLIC_PAGES.pattern
+
+
+@pytest.mark.parametrize("path", [
+    "/e/cup/console/", "/e/cup/desk/", "/e/cup/dashboard/", "/console/", "/p/token/", "/me/",
+    "/me/live/3/", "/admin/", "/accounts/login/", "/practice/tok/", "/slips/", "/qr/",
+    "/e/cup/qr/", "/e/cup/rounds/1/slips/", "/e/cup/console/report/"])
+def test_personal_pages_are_never_public_for_the_service_nor_cached_by_nginx(path):
+    assert PERSONAL_PAGES.match(path) and not PUBLIC_PAGES.match(path)
     assert _matches(_locations()["cached"], path) is None
 
 
@@ -181,7 +198,10 @@ def nginx_before_a_stub(tmp_path):
             self.send_header("Content-Length", str(len(body)))
             extra = {"/e/private/": ("Cache-Control", "private"),
                      "/e/cookie/": ("Set-Cookie", "csrftoken=abc; Path=/"),
-                     "/e/long/": ("Cache-Control", "public, max-age=600")}.get(self.path)
+                     "/e/long/": ("Cache-Control", "public, max-age=600"),
+                     # the service's own two rules (web/caching.py)
+                     "/e/public/": ("Cache-Control", PUBLIC),
+                     "/e/personal/": ("Cache-Control", PERSONAL)}.get(self.path)
             if extra:
                 self.send_header(*extra)
             self.end_headers()
@@ -242,6 +262,12 @@ def test_nginx_micro_caches_only_what_it_may_and_for_seconds(nginx_before_a_stub
     for path in ("/e/cookie/", "/e/private/"):
         a, b = get(path), get(path)
         assert a[0] == b[0] == "MISS" and a[1] != b[1], path
+    # the service's public pages are kept (their max-age=0 is for browsers only), its
+    # personal ones never
+    kept = get("/e/public/")
+    assert kept[0] == "MISS" and get("/e/public/") == ("HIT", kept[1])
+    a, b = get("/e/personal/"), get("/e/personal/")
+    assert a[0] == b[0] == "MISS" and a[1] != b[1]
     # a private page is not even looked up
     a, b = get("/e/plain/console/"), get("/e/plain/console/")
     assert a[0] is None and a[1] != b[1]

@@ -721,7 +721,16 @@ def public_standings(event: Event):
 
 
 def standings_etag(event: Event) -> str:
-    """The ETag of :func:`public_standings` (the standings version and the released round)."""
-    released = "" if event.standings_released_round is None else \
-        f"-r{event.standings_released_round}"
-    return f'"standings-{event.pk}-{event.standings_version}{released}"'
+    """The ETag of :func:`public_standings`: the standings version while the public sees the
+    live standings; while the event holds them back, the released round and its snapshot
+    only, so that the confirmations of a round (about one a second, each a new standings
+    version once recomputed) do not change what the public's polls and cached pages are keyed
+    by: a held-back board changes only when a round is released (again)."""
+    released = event.standings_released_round
+    if released is None:
+        return f'"standings-{event.pk}-{event.standings_version}"'
+    # a release replaces the round's snapshot with new rows: the first row's id names it
+    # (one row read through the unique index on event, round, entry)
+    snapshot = ReleasedStanding.objects.filter(event=event, through_round=released).order_by(
+        "entry").values_list("pk", flat=True).first()
+    return f'"standings-{event.pk}-r{released}-{snapshot or 0}"'

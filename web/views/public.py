@@ -40,6 +40,7 @@ from tournaments.selectors import (
 )
 from tournaments.services import draw_change_text
 from tournaments.standings import public_standings, standings_etag
+from web.caching import PAGE_SECONDS, cached_page
 from web.views.params import search_text
 
 LEADERBOARD_PAGE = 100
@@ -290,6 +291,22 @@ def _api(name: str, **kwargs) -> str:
     return reverse(f"api:{name}", kwargs=kwargs)
 
 
+#: Event fields that change with every result (the standings' bookkeeping): a cached page is not
+#: keyed by them; the standings it shows are named by their ETag instead.
+_VOLATILE = {"standings_version", "standings_digest", "results_version",
+             "standings_results_version", "standings_dirty_from"}
+
+
+def _event_shows(event: Event) -> list:
+    """What of ``event`` a cached page may show (its name, rules, settings, status)."""
+    return [getattr(event, f.attname) for f in Event._meta.concrete_fields
+            if f.attname not in _VOLATILE]
+
+
+def _page_number(request) -> str:
+    return (request.GET.get("page") or "1").strip()[:12]
+
+
 def _base_context(event: Event, section: str) -> dict:
     return {"event": event, "section": section, "js_text": JS_TEXT}
 
@@ -317,8 +334,21 @@ def event_detail(request, slug):
 
 
 def leaderboard(request, slug):
+    """The standings, a page of them (or a search's hits). Kept rendered, keyed by the
+    standings' ETag (which a held-back board changes only on release, and live standings at
+    most every few seconds: ``tournaments.standings.GATHER_SECONDS``), the event, its public
+    rounds, the page and the search."""
     event = _public_event(slug)
     query = search_text(request)
+    shows = [standings_etag(event), _event_shows(event),
+             list(_public_rounds(event).values_list("number", flat=True)),
+             _page_number(request), query]
+    return cached_page(request, name="leaderboard", shows=shows, seconds=PAGE_SECONDS,
+                       render=lambda: _leaderboard(request, event, query))
+
+
+def _leaderboard(request, event: Event, query: str):
+    slug = event.slug
     columns = _columns(event)
     page = Paginator(_standings(event, query), LEADERBOARD_PAGE).get_page(request.GET.get("page"))
     through = public_standings(event).aggregate(m=Max("through_round"))["m"]
@@ -364,8 +394,20 @@ def final_standings(request, slug):
 
 
 def seating(request, slug, number=None):
+    """Find my table: a round's tables, a page of them or a search's hits. Kept rendered for
+    :data:`POLL_SECONDS` (the tables' results and live games change every second during a
+    round; the page's own poll then shows them), keyed by the event, its public rounds
+    (a newly published round or draw shows at once), the page and the search."""
     event = _public_event(slug)
     rounds = list(_public_rounds(event))
+    shows = [_event_shows(event), [(r.pk, r.number, r.status) for r in rounds], number,
+             _page_number(request), search_text(request)]
+    return cached_page(request, name="seating", shows=shows, seconds=POLL_SECONDS,
+                       render=lambda: _seating(request, event, rounds, number))
+
+
+def _seating(request, event: Event, rounds: list, number):
+    slug = event.slug
     if number is None:
         rnd = rounds[-1] if rounds else None
     else:
