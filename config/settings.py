@@ -114,6 +114,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     # first: it sees what the others added (web/caching.py: who may keep a copy of a page)
     "web.caching.CacheRulesMiddleware",
+    # an ETag (the body's hash) on every answer that has none, and 304 for a poll that sends it
+    # back: the seating's and a table's polls download nothing when nothing changed
+    "django.middleware.http.ConditionalGetMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "api.middleware.QueryNulMiddleware",  # a NUL in an API query string: a 400 before any view
     "django.contrib.sessions.middleware.SessionMiddleware",

@@ -187,3 +187,18 @@ def test_a_newly_published_round_shows_at_once_on_find_my_table(event, referee_u
     response = client.get(seating)
     assert response["X-Page-Cache"] == "miss"
     assert response.context["round"].number == rnd.number == 2
+
+
+def test_polls_send_only_what_changed(event, referee_user):
+    client = Client()
+    table = event.rounds.get(number=1).tables.get(number=2)
+    for url in [reverse("api:round-tables", kwargs={"slug": event.slug, "number": 1}),
+                reverse("api:table-detail", kwargs={"pk": table.pk})]:
+        first = client.get(url)
+        assert first.status_code == 200 and first["ETag"], url
+        unchanged = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+        assert unchanged.status_code == 304 and unchanged.content == b"", url
+    # a result submitted at the table: the next poll gets it
+    play_table(table=table, referee=referee_user, confirm=False)
+    changed = client.get(url, HTTP_IF_NONE_MATCH=first["ETag"])
+    assert changed.status_code == 200 and changed["ETag"] != first["ETag"]
