@@ -15,6 +15,7 @@ import asyncio
 import random
 import ssl
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import aiohttp
@@ -65,7 +66,8 @@ class Plan:
     base: str  # https://localhost:<port>
     slug: str
     phones: list[Phone]
-    results: list[tuple[int, str, bytes]]  # (table id, seat token, body) to post in turn
+    # (table id, seat token, body), posted in turn across the runs (each table's once)
+    results: Iterator[tuple[int, str, bytes]]
     referee_token: str
     desk_cookie: str  # the referee's session cookie value
     results_per_second: float
@@ -121,9 +123,11 @@ async def results(session, plan: Plan, samples: Samples, until: float) -> int:
     next_at = time.monotonic()
     referee = {"Authorization": f"Token {plan.referee_token}",
                "Content-Type": "application/json"}
-    for table_id, token, body in plan.results:
-        if time.monotonic() >= until:
+    while time.monotonic() < until:
+        job = next(plan.results, None)
+        if job is None:
             break
+        table_id, token, body = job
         await asyncio.sleep(max(0.0, next_at - time.monotonic()))
         next_at += gap
         t0 = time.perf_counter()

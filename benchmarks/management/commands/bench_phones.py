@@ -178,7 +178,7 @@ class Command(BaseCommand):
             body = json.dumps({"number": 1, "record": game.record()},
                               separators=(",", ":")).encode()
             jobs.append((table_id, tokens[table_id], body))
-        return phones.Plan(base=base, slug=event.slug, phones=people, results=jobs,
+        return phones.Plan(base=base, slug=event.slug, phones=people, results=iter(jobs),
                            referee_token=token.key, desk_cookie=session,
                            results_per_second=rate, desk_every=3.0)
 
