@@ -910,3 +910,42 @@ def _proposal_check_who(*, proposal: ResultProposal, table: Table, by, as_refere
         raise Forbidden("same_side", _(
             "a player of the other 联邦 or a referee must accept or decline this proposed "
             "correction"))
+
+
+# ----------------------------------------------------------------------------- penalties
+def result_force_last(*, entry, player, table, game_number, reason: str, by) -> None:
+    """Place ``entry``'s player (``player``, or whoever of the entry sat there) 大落 in game
+    ``game_number`` of ``table``: the result a referee's 罚为大落 penalty implies, written as a
+    referee's correction with the penalty as its reason (``tournaments.services.penalty_add``
+    asks for it through :data:`tournaments.signals.forced_last`)."""
+    if table is None or game_number is None:
+        raise ServiceError("bad_penalty", _("a forced 大落 names the table and the game"))
+    seat = Seat.objects.filter(table=table, entry=entry, **(
+        {"player": player} if player is not None else {})).first()
+    if seat is None:
+        raise ServiceError("bad_penalty", _("%(e)s did not sit at table %(t)s") % {
+            "e": entry, "t": table.number})
+    result = GameResult.objects.filter(table=table, number=game_number).first()
+    if result is None:
+        raise ServiceError("bad_penalty", _("game %(n)s of table %(t)s has no result yet") % {
+            "n": game_number, "t": table.number})
+    res = result.engine_result
+    if res.get("void"):
+        raise ServiceError("bad_penalty", _("the game was void (流局)"))
+    if seat.seat in res.get("revolutions", []):
+        raise ServiceError("bad_penalty", _("a revolutionary's place is fixed by the rules"))
+    order = [s for s in res["order"] if s != seat.seat] + [seat.seat]
+    kaidian = res.get("kaidian")
+    sheet = {"format": "gouji-sheet/1", "order": order, "revolutions": res["revolutions"],
+             "kaidian": kaidian if kaidian and kaidian[0] is not None else None,
+             # the penalty decides the bottom place; earlier eliminations keep their order
+             "eliminated": [], "burns": res.get("burns", [])}
+    result_correct(result=result, sheet=sheet, by=by, as_referee=True,
+                   reason=_("penalty: forced 大落 — %(r)s") % {"r": reason})
+
+
+def forced_last_received(sender, *, entry, player, table, game_number, reason, by, **kwargs):
+    """The receiver of :data:`tournaments.signals.forced_last` (games/apps.py connects it)."""
+    result_force_last(entry=entry, player=player, table=table, game_number=game_number,
+                      reason=reason, by=by)
+

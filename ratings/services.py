@@ -8,7 +8,8 @@ from the first changed round on are re-rated: each player starts again from thei
 rated exactly as a recomputation from scratch would rate it. The same results always give the
 same ratings, whatever the order in which they were confirmed.
 
-``ratings_refresh_on_commit`` is the one hook ``games.services`` calls: it queues the work for a
+``ratings_refresh_on_commit`` is the one hook ``games.services`` calls (and
+:data:`tournaments.signals.rated_changed`'s receiver): it queues the work for a
 worker after the commit and does nothing else in the request.
 """
 
@@ -43,6 +44,12 @@ def ratings_refresh_on_commit(*, event_id: int) -> None:
     queues one task while one waits unstarted); whether the event counts is the task's
     question."""
     transaction.on_commit(lambda: ratings_queue_update(event_id))
+
+
+def rated_changed_received(sender, *, event_id: int, **kwargs) -> None:
+    """The receiver of :data:`tournaments.signals.rated_changed` (ratings/apps.py connects it):
+    an event's games enter or leave the ratings."""
+    ratings_refresh_on_commit(event_id=event_id)
 
 
 def ratings_queue_update(event_id: int) -> bool:

@@ -15,7 +15,7 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.exceptions import ValidationError
+from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.db import IntegrityError, transaction
 from django.db.models import Max, Model, Q
 from django.utils import timezone
@@ -40,7 +40,7 @@ from tournaments.models import (
 )
 from tournaments.names import person_name
 from tournaments.selectors import entry_link_players, round_seating
-from tournaments.signals import access_ended
+from tournaments.signals import access_ended, forced_last, rated_changed
 
 logger = logging.getLogger(__name__)
 
@@ -1173,9 +1173,10 @@ def penalty_add(*, event: Event, entry: Entry, kind: str, reason: str, points: i
         raise ServiceError("wrong_event", _("%(p)s does not play for %(e)s") % {
             "p": player, "e": entry}, detail={"field": "player_id"})
     with transaction.atomic():
-        if kind == Penalty.Kind.FORCED_LAST:
-            _force_last(event=event, entry=entry, player=player, table=table,
-                        game_number=game_number, reason=reason, by=by)
+        if kind == Penalty.Kind.FORCED_LAST and not forced_last.send(
+                Penalty, event=event, entry=entry, player=player, table=table,
+                game_number=game_number, reason=reason, by=by):
+            raise ImproperlyConfigured("nothing rewrites the result of a forced 大落")
         penalty = Penalty.objects.create(
             event=event, entry=entry, player=player, round=round or (table.round if table else None),
             table=table, game_number=game_number, kind=kind, points=points, reason=reason,
@@ -1186,36 +1187,6 @@ def penalty_add(*, event: Event, entry: Entry, kind: str, reason: str, points: i
 
         standings_refresh_on_commit(event_id=event.pk)
     return penalty
-
-
-def _force_last(*, event, entry, player, table, game_number, reason, by):
-    from games.models import GameResult
-    from games.services import result_correct
-
-    if table is None or game_number is None:
-        raise ServiceError("bad_penalty", _("a forced 大落 names the table and the game"))
-    seat = Seat.objects.filter(table=table, entry=entry, **(
-        {"player": player} if player is not None else {})).first()
-    if seat is None:
-        raise ServiceError("bad_penalty", _("%(e)s did not sit at table %(t)s") % {
-            "e": entry, "t": table.number})
-    result = GameResult.objects.filter(table=table, number=game_number).first()
-    if result is None:
-        raise ServiceError("bad_penalty", _("game %(n)s of table %(t)s has no result yet") % {
-            "n": game_number, "t": table.number})
-    res = result.engine_result
-    if res.get("void"):
-        raise ServiceError("bad_penalty", _("the game was void (流局)"))
-    if seat.seat in res.get("revolutions", []):
-        raise ServiceError("bad_penalty", _("a revolutionary's place is fixed by the rules"))
-    order = [s for s in res["order"] if s != seat.seat] + [seat.seat]
-    kaidian = res.get("kaidian")
-    sheet = {"format": "gouji-sheet/1", "order": order, "revolutions": res["revolutions"],
-             "kaidian": kaidian if kaidian and kaidian[0] is not None else None,
-             # the penalty decides the bottom place; earlier eliminations keep their order
-             "eliminated": [], "burns": res.get("burns", [])}
-    result_correct(result=result, sheet=sheet, by=by, as_referee=True,
-                   reason=_("penalty: forced 大落 — %(r)s") % {"r": reason})
 
 
 # ----------------------------------------------------------------------------- event settings
@@ -1290,9 +1261,7 @@ def event_update(*, event: Event, **fields) -> Event:
 
         standings_refresh_on_commit(event_id=event.pk)
     if "rated" in fields:  # counted or no longer: its games enter or leave the ratings
-        from ratings.services import ratings_refresh_on_commit
-
-        ratings_refresh_on_commit(event_id=event.pk)
+        rated_changed.send(Event, event_id=event.pk)
     return event
 
 
