@@ -1,42 +1,18 @@
-"""The engine knows nothing of Django (STYLE.md, rule 5)."""
+"""The house's layout: the engine knows nothing of Django (STYLE.md, rule 5), the rooms' arrows
+(import-linter's contracts in pyproject.toml), no import circles, and where locks and task
+queuing live."""
 
 import ast
+import importlib.util
+import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
+import grimp
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
-ENGINE_DIR = REPO_ROOT / "engine"
-
-
-def _django_imports(path: Path) -> list[str]:
-    """Return "file:line module" for every import of a django* module in one file."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            modules = [alias.name for alias in node.names]
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            modules = [node.module]
-        else:
-            continue
-        for module in modules:
-            if module.startswith("django"):
-                found.append(f"{path.relative_to(REPO_ROOT)}:{node.lineno} {module}")
-    return found
-
-
-def test_engine_source_does_not_import_django():
-    # given: the engine package (its absence is a failure, not a skip)
-    assert ENGINE_DIR.is_dir(), f"{ENGINE_DIR} does not exist"
-    sources = sorted(ENGINE_DIR.rglob("*.py"))
-    assert sources, "engine/ contains no .py files"
-
-    # when
-    offending = [hit for path in sources for hit in _django_imports(path)]
-
-    # then
-    assert offending == [], "engine/ imports Django:\n" + "\n".join(offending)
 
 
 def test_importing_engine_loads_no_django_module():
@@ -185,51 +161,156 @@ def test_only_services_enqueue_tasks():
 
 
 # ----------------------------------------------------------------------------- the arrows
-#: the rooms of ARCHITECTURE.md by layer: a room imports only rooms of a lower layer (and
-#: tournaments, games and ratings, one layer, each other); config/ names every app,
-#: benchmarks/ uses them all and is checked above
-LAYERS = {"engine": 0, "tournaments": 1, "games": 1, "ratings": 1, "live": 2, "api": 3, "web": 3}
+# The layers are import-linter's contracts in pyproject.toml ([tool.importlinter]): engine
+# imports no Django and nothing of the project; engine ← tournaments, games, ratings ← live ←
+# api, web (ARCHITECTURE.md, "The arrows"); nothing of the product imports benchmarks.
 
 
-def _upward_imports(root: Path = REPO_ROOT) -> list[str]:
-    """"file:line room -> module" for each import of a room of the same or a higher layer."""
-    found: dict[tuple[str, int], str] = {}  # the first module each statement names
-    for path in sorted(root.rglob("*.py")):
-        parts = path.relative_to(root).parts
-        if parts[0] not in LAYERS or SKIPPED_DIRS.intersection(parts):
-            continue
-        room = parts[0]
-        for line, module in _imported_modules(path, root):
-            target = module.split(".")[0]
-            if target in LAYERS and target != room and LAYERS[target] >= LAYERS[room] and not (
-                    LAYERS[target] == LAYERS[room] == 1):
-                found.setdefault((str(path.relative_to(root)), line), f"{room} -> {module}")
-    return [f"{name}:{line} {what}" for (name, line), what in sorted(found.items())]
+def _lint_imports(project: Path) -> subprocess.CompletedProcess:
+    """``lint-imports`` on the project at ``project``, with its pyproject.toml. The project
+    comes first on the path: the virtualenv's editable install may map the rooms to another
+    checkout."""
+    env = {**os.environ, "PYTHONPATH": str(project)}
+    code = "import sys; from importlinter.cli import lint_imports_command; lint_imports_command()"
+    return subprocess.run(
+        [sys.executable, "-c", code, "--no-cache", str(project / "pyproject.toml")],
+        cwd=project, env=env, capture_output=True, text=True, check=False, timeout=120)
 
 
-def test_imports_point_down_the_layers():
-    """engine ← tournaments/games ← live ← api, web (ARCHITECTURE.md, "The arrows")."""
-    # given: every room is there
-    assert all((REPO_ROOT / room / "__init__.py").is_file() for room in LAYERS)
+def _import_linter_config() -> dict:
+    with (REPO_ROOT / "pyproject.toml").open("rb") as config:
+        return tomllib.load(config)["tool"]["importlinter"]
 
+
+def test_imports_keep_the_contracts():
+    """engine ← tournaments/games/ratings ← live ← api, web; engine pure; benchmarks unused."""
     # when
-    offending = _upward_imports()
+    result = _lint_imports(REPO_ROOT)
 
     # then
-    assert offending == [], "imports against the arrows:\n" + "\n".join(offending)
+    assert result.returncode == 0, result.stdout + result.stderr
+    kept = [line for line in result.stdout.splitlines() if line.endswith(" KEPT")]
+    assert len(kept) == len(_import_linter_config()["contracts"]) == 3, result.stdout
 
 
-def test_the_arrows_check_sees_an_upward_import(tmp_path):
-    # given: a games module importing live, and an api module importing web
-    for room in LAYERS:
+def test_the_contracts_refuse_imports_against_the_arrows(tmp_path):
+    # given: the project's contracts over throwaway rooms, where games imports live (inside a
+    # function), api imports web, engine imports Django and config imports benchmarks
+    for room in _import_linter_config()["root_packages"]:
         (tmp_path / room).mkdir()
         (tmp_path / room / "__init__.py").write_text("")
-    (tmp_path / "games" / "services.py").write_text("from live.models import LiveGame\n")
+    (tmp_path / "games" / "services.py").write_text(
+        "def submit():\n    from live.models import LiveGame\n")
     (tmp_path / "api" / "views.py").write_text("import web.views\nfrom games import services\n")
+    (tmp_path / "web" / "views.py").write_text("")
+    (tmp_path / "live" / "models.py").write_text("")
+    (tmp_path / "engine" / "cards.py").write_text("from django.db import models\n")
+    (tmp_path / "config" / "urls.py").write_text("import benchmarks\n")
+    (tmp_path / "pyproject.toml").write_bytes((REPO_ROOT / "pyproject.toml").read_bytes())
 
     # when
-    offending = _upward_imports(tmp_path)
+    result = _lint_imports(tmp_path)
+
+    # then: each contract is broken, naming the import that breaks it
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Contracts: 0 kept, 3 broken." in result.stdout, result.stdout
+    for hit in ("games.services -> live.models", "api.views -> web.views",
+                "engine.cards -> django ", "config.urls -> benchmarks"):
+        assert hit in result.stdout, f"{hit} not reported:\n{result.stdout}"
+
+
+# ----------------------------------------------------------------------------- circles
+#: the import circles the project still has, each the set of modules it joins, with why it
+#: closes: no other is allowed, no module may join one, and one that is cut leaves this list
+KNOWN_CIRCLES = {
+    frozenset({"tournaments.locks", "tournaments.selectors", "tournaments.services",
+               "tournaments.standings", "tournaments.tasks"}):
+        "services and standings queue tasks that call them back; the selectors re-draw with "
+        "services.compute_draw and standings.scores_for_draw; locks read with the selectors",
+    frozenset({"ratings.services", "ratings.tasks"}):
+        "the services queue the re-rating tasks, which call the services",
+    frozenset({"live.services", "live.tasks"}):
+        "an act arms its 托管 timer task, which plays through the services",
+    frozenset({"web.views.public", "web.views.watch"}):
+        "watch builds on public's reads, and public's table page shows watch's table_results",
+    frozenset({"web.views.live_stream", "web.views.live_table"}):
+        "the stream uses the table page's checks, and the table page routes to the stream",
+}
+
+
+def _circles(graph: grimp.ImportGraph) -> set[frozenset[str]]:
+    """The graph's import circles: its strongly connected sets of more than one module."""
+    imports = {module: graph.find_modules_directly_imported_by(module) for module in graph.modules}
+    order: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    circles = set()
+    for root in sorted(imports):  # (Tarjan's algorithm, without recursion)
+        if root in order:
+            continue
+        work = [(root, iter(sorted(imports[root])))]
+        order[root] = low[root] = len(order)
+        stack.append(root)
+        while work:
+            module, targets = work[-1]
+            target = next(targets, None)
+            if target is not None:
+                if target not in order:
+                    order[target] = low[target] = len(order)
+                    stack.append(target)
+                    work.append((target, iter(sorted(imports.get(target, ())))))
+                elif target in stack:
+                    low[module] = min(low[module], order[target])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[module])
+            if low[module] == order[module]:
+                member, circle = None, set()
+                while member != module:
+                    member = stack.pop()
+                    circle.add(member)
+                if len(circle) > 1:
+                    circles.add(frozenset(circle))
+    return circles
+
+
+def _project_graph(root: Path = REPO_ROOT) -> grimp.ImportGraph:
+    """Every import among the project's modules, those inside functions too (an import only
+    for type checkers closes no circle at run time)."""
+    for package in _import_linter_config()["root_packages"]:
+        origin = Path(importlib.util.find_spec(package).origin)
+        assert origin.is_relative_to(root), f"{package} is read from {origin}, not {root}"
+    return grimp.build_graph(*_import_linter_config()["root_packages"], cache_dir=None,
+                             exclude_type_checking_imports=True)
+
+
+def test_no_new_import_circles():
+    # given
+    graph = _project_graph()
+    assert graph.find_modules_directly_imported_by("games.services"), "the graph is empty"
+
+    # when
+    circles = _circles(graph)
 
     # then
-    assert [hit.split(" ", 1)[1] for hit in offending] == [
-        "api -> web.views", "games -> live.models"]
+    new = [sorted(circle) for circle in circles - KNOWN_CIRCLES.keys()]
+    assert new == [], "new import circles (cut each: a small module both use, or a " \
+        "dependency turned around):\n" + "\n".join(" ↔ ".join(c) for c in new)
+    gone = [sorted(circle) for circle in KNOWN_CIRCLES.keys() - circles]
+    assert gone == [], "circles cut: take them off KNOWN_CIRCLES:\n" + "\n".join(map(str, gone))
+
+
+def test_the_circle_check_finds_a_circle_and_only_circles():
+    # given: a → b → c → a, c → d, d → e → d, f alone
+    graph = grimp.ImportGraph()
+    for module in "abcdef":
+        graph.add_module(module)
+    for importer, imported in ("ab", "bc", "ca", "cd", "de", "ed"):
+        graph.add_import(importer=importer, imported=imported)
+
+    # when
+    circles = _circles(graph)
+
+    # then
+    assert circles == {frozenset("abc"), frozenset("de")}
