@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
 
-.PHONY: venv test lint bench demo serve clean FORCE
+.PHONY: venv test test-fast lint bench demo serve clean FORCE
 
 venv: $(STAMP)
 
@@ -26,12 +26,20 @@ $(STAMP): pyproject.toml $(VENV)/.packages | $(PY)
 	$(PY) -m pip install -e '.[dev]'
 	touch $@
 
+# Everything (CI's and the README's command): the markers below only choose, never skip.
 test: venv
 	$(PY) -m pytest $(PYTEST_ARGS)
 	$(VENV)/bin/ruff check .
 
+# The developer's lane: no browser, fault or slow tests (markers: pyproject.toml,
+# tests/conftest.py). PostgreSQL and Redis tests run where those servers are.
+FAST_MARKERS ?= not browser and not fault and not slow
+test-fast: venv
+	$(PY) -m pytest -m "$(FAST_MARKERS)" $(PYTEST_ARGS)
+
 lint: venv
 	$(VENV)/bin/ruff check .
+	PYTHONPATH=. $(VENV)/bin/lint-imports --no-cache
 
 # Engine replay/simulation figures, then a 10,000-player event through the services (on the
 # database DATABASE_URL names; SQLite by default). Takes a few minutes.

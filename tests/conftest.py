@@ -25,6 +25,45 @@ settings.register_profile(
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 
+# ----------------------------------------------------------------------------- markers
+#: the markers of whole files, by their path under tests/ (fnmatch patterns; the markers are
+#: described in pyproject.toml): `make test-fast` deselects browser, fault and slow. A single
+#: test of a kind is marked in its module (``@pytest.mark.redis``).
+MARKS_BY_PATH = {
+    "faults/*": ("fault", "slow"),
+    "*browser*.py": ("browser", "slow"),
+    "faults/test_db_restart.py": ("postgres",),  # (a private cluster it creates)
+    "faults/test_worker_kill.py": ("postgres",),
+    "faults/test_redis_restart.py": ("postgres", "redis"),
+    "faults/test_worker_redis_restart.py": ("postgres", "redis"),
+    "api/test_fast_act_loop.py": ("postgres",),
+    "api/test_api_throttle_processes.py": ("redis", "slow"),  # (server processes)
+    "api_schema/*": ("slow",),  # (schemathesis: every operation, many examples)
+    "benchmarks/test_analyze.py": ("postgres",),
+    "benchmarks/test_checkpoint.py": ("postgres",),
+    "live/test_live_pool.py": ("postgres", "redis"),
+    "live/test_live_worker.py": ("redis", "slow"),  # (a real worker through a broker)
+    "test_celery_worker.py": ("redis", "slow"),
+    "test_loopredis.py": ("redis",),
+    "tournaments/test_standings_lock.py": ("postgres",),
+    "tournaments/test_standings_pages.py": ("postgres",),
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Give each test the markers of its file (:data:`MARKS_BY_PATH`)."""
+    from fnmatch import fnmatch
+    from pathlib import Path
+
+    tests = Path(__file__).resolve().parent
+    for item in items:
+        path = Path(item.path).resolve().relative_to(tests).as_posix()
+        for pattern, marks in MARKS_BY_PATH.items():
+            if fnmatch(path, pattern):
+                for mark in marks:
+                    item.add_marker(mark)
+
+
 @pytest.fixture
 def referee(db):
     from tests.factories import UserFactory

@@ -253,7 +253,7 @@ def test_another_answer_format_is_the_views(game, viewed):
     assert status == 200 and viewed == [live_id, live_id]
 
 
-@pytest.fixture(params=["memory", "redis"])
+@pytest.fixture(params=["memory", pytest.param("redis", marks=pytest.mark.redis)])
 def throttle_cache(request, settings):
     """The throttles' counters in each process's memory, or in Redis (``CACHE_URL``)."""
     if request.param == "redis":

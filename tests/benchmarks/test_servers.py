@@ -38,6 +38,7 @@ class _NotRun:
         return None
 
 
+@pytest.mark.redis
 @pytest.mark.django_db
 def test_a_worker_starts_on_a_broker_emptied_of_earlier_runs_messages_and_games():
     """Queued messages and those a stopped worker held unacknowledged (Redis hands them to

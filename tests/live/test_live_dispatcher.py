@@ -103,6 +103,7 @@ def test_without_pubsub_one_query_reads_the_versions_of_all_games_waited_on(sett
     assert reads["calls"][0] == sorted(games)
 
 
+@pytest.mark.redis
 @pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
 def test_thousands_of_waiters_share_one_subscription(settings, reads):
     import redis
@@ -156,6 +157,7 @@ def test_a_version_already_known_wakes_no_waiter(settings, reads, monkeypatch):
     assert notify.announced_act(7301, 5)["act"] == "pass"
 
 
+@pytest.mark.redis
 @pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
 def test_the_subscription_is_kept_alive_and_made_again_when_redis_drops_it(settings, reads,
                                                                           monkeypatch):

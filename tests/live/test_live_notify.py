@@ -76,6 +76,7 @@ def test_nothing_new_returns_false_after_the_timeout(no_pubsub):
     assert 0.4 < time.monotonic() - t0 < 2.0
 
 
+@pytest.mark.redis
 @pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
 def test_a_change_published_by_another_process_wakes_the_waiter_through_redis(settings):
     import redis
@@ -163,6 +164,7 @@ def test_the_publish_command_is_written_as_redis_py_packs_it():
             packer.pack_command("PUBLISH", channel, data))
 
 
+@pytest.mark.redis
 @pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
 def test_the_publisher_delivers_every_announcement_in_order_without_waiting_for_replies(settings):
     """live.notify.Publisher writes each PUBLISH and reads the replies later, UNREAD at a time:
@@ -207,6 +209,7 @@ def test_the_publisher_delivers_every_announcement_in_order_without_waiting_for_
         subscriber.close()
 
 
+@pytest.mark.redis
 @pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
 def test_on_an_event_loop_announcements_go_out_on_the_loops_own_connection(settings, monkeypatch):
     """A stream server's acts are announced on its event loop's Redis connection, the

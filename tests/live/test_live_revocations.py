@@ -386,6 +386,7 @@ def _read_stream(port: int, path: str, box: dict) -> None:
     box["ended"] = time.monotonic()
 
 
+@pytest.mark.redis
 @pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
 @pytest.mark.parametrize("server", ["uvicorn", "gunicorn"])
 @pytest.mark.parametrize("redis", ["up", "unreachable"])

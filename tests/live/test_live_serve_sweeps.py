@@ -66,6 +66,7 @@ def _to_act(view: dict) -> int | None:
     return (view.get("to_act") or {}).get("seat")
 
 
+@pytest.mark.slow  # (a runserver process, a seat's clock running out)
 def test_make_serve_lets_the_bot_play_a_seat_whose_clock_ran_out(tmp_path):
     # given a migrated database with a live game whose move time is 2 s
     env = _serve_env(tmp_path)

@@ -54,11 +54,13 @@ def _assert_json_compressed_with_lz4_where_offered():
                        ("live_practicegame", "json", "l" if lz4 else "")]
 
 
+@pytest.mark.postgres
 @on_postgresql
 def test_the_state_is_json_text_compressed_with_lz4_where_offered():
     _assert_json_compressed_with_lz4_where_offered()
 
 
+@pytest.mark.postgres
 @on_postgresql
 def test_migrating_to_jsonb_and_back_keeps_every_state():
     lt = make_live_table()
@@ -87,6 +89,7 @@ def _fillfactors() -> dict:
         return {name: options for name, options in cursor.fetchall()}
 
 
+@pytest.mark.postgres
 @on_postgresql
 def test_the_games_pages_are_filled_to_half_and_migrating_back_resets_it():
     half = {"games_livegame": ["fillfactor=50"], "live_practicegame": ["fillfactor=50"]}
@@ -107,6 +110,7 @@ def _pages() -> set[int]:
         return {row[0] for row in cursor.fetchall()}
 
 
+@pytest.mark.postgres
 @on_postgresql
 def test_a_full_tables_acts_update_their_rows_in_place():
     """Forty games, each moved on five acts at a time in turn as a round is played: their rows

@@ -486,6 +486,7 @@ def test_disqualification_leaves_later_draws_and_lists_the_entry_last(event, e, 
 
 
 # ----------------------------------------------------------------------------- concurrency
+@pytest.mark.postgres
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_recomputes_end_with_one_consistent_set_of_rows(event, e, round_1):
     """Two workers recomputing at once are serialised on the event row: one writes, the other
