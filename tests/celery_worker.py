@@ -131,13 +131,10 @@ def wait_until(predicate, what: str, timeout: float = WAIT_SECONDS, every: float
 
 def make_event(players: int, **kwargs):
     """An event (``EventFactory(**kwargs)``) with ``players`` checked-in entries."""
-    from tests.factories import EventFactory, PlayerFactory
-    from tournaments import services
+    from tests.factories import EventFactory, check_in
 
     event = EventFactory(**kwargs)
-    for _ in range(players):
-        entry = services.entry_register(event=event, player=PlayerFactory())
-        services.entry_check_in(entry=entry)
+    check_in(event, players)
     return event
 
 

@@ -74,13 +74,10 @@ def referee(db):
 @pytest.fixture
 def checked_in_event(db):
     """An individual event with 14 checked-in players (two tables and two byes)."""
-    from tests.factories import EventFactory, PlayerFactory
-    from tournaments import services
+    from tests.factories import EventFactory, check_in
 
     event = EventFactory()
-    for _ in range(14):
-        entry = services.entry_register(event=event, player=PlayerFactory())
-        services.entry_check_in(entry=entry)
+    check_in(event, 14)
     return event
 
 

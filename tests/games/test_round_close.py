@@ -18,6 +18,7 @@ from games.services import (
     result_proposal_decline,
     result_submit,
 )
+from tests.factories import RoundFactory
 from tests.games.test_services import login_for, sheet
 from tournaments import services
 from tournaments.errors import ServiceError
@@ -40,7 +41,7 @@ def event(checked_in_event):
 
 @pytest.fixture
 def round_1(event):
-    return services.round_draw(round_id=services.round_create(event=event).pk)
+    return RoundFactory(event=event)
 
 
 def logins(table) -> list:
@@ -78,7 +79,7 @@ def complete(round_1, table, players, table_2, referee):
 
 def draw_next(event) -> Round:
     """Open and draw the next round (here, not on a worker)."""
-    return services.round_draw(round_id=services.round_create(event=event).pk)
+    return RoundFactory(event=event)
 
 
 @pytest.fixture

@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from games import services as game_services
 from ratings.models import PlayerRating
-from tests.factories import EventFactory, PlayerFactory, UserFactory
+from tests.factories import (
+    EventFactory,
+    PlayerFactory,
+    ResultFactory,
+    RoundFactory,
+    TeamFactory,
+)
 from tournaments import draw, services, standings
 from tournaments.models import Round
 
@@ -83,7 +88,7 @@ def balanced_event():
 
 def test_the_round_publishes_the_ratings_its_draw_used_and_verifies(balanced_event):
     # when
-    rnd = services.round_draw(round_id=services.round_create(event=balanced_event).pk)
+    rnd = RoundFactory(event=balanced_event)
 
     # then: entry id -> the player's rating strength, as the round's public draw input
     ratings = rnd.draw_input["ratings"]
@@ -95,7 +100,7 @@ def test_verification_fails_when_the_published_ratings_are_not_the_ones_used(
         balanced_event, monkeypatch):
     # given: a drawn round (a fixed seed, so that the test is the same on every run)
     monkeypatch.setattr(draw, "new_seed", lambda: "f" * 64)
-    rnd = services.round_draw(round_id=services.round_create(event=balanced_event).pk)
+    rnd = RoundFactory(event=balanced_event)
     assert services.round_verify(round=rnd) == []
 
     # when: the published ratings are changed after the draw (a partner of table 1's seat 0
@@ -114,15 +119,9 @@ def test_knockout_bracket_seeded_by_rating():
     # and 4th of the Swiss rounds
     event = EventFactory(format="team", games_per_match=1, rounds_planned=1, knockout_teams=4,
                          bye_points=0, knockout_seeding="rating")
-    referee = UserFactory()
-    for t in range(4):
-        entry = services.team_register(event=event, name=f"Team {t}",
-                                       players=[PlayerFactory() for _ in range(3)])
-        services.entry_check_in(entry=entry)
-    rnd = services.round_draw(round_id=services.round_create(event=event).pk)
-    for table in rnd.tables.all():
-        res = game_services.result_submit(table=table, number=1, sheet=TEAM0_WINS, by=referee)
-        game_services.result_confirm(result=res, by=referee, as_referee=True)
+    TeamFactory.create_batch(4, event=event)
+    for table in RoundFactory(event=event).tables.all():
+        ResultFactory(table=table, sheet=TEAM0_WINS)
     ranked = [r.entry_id for r in standings.compute(event)]
     from tournaments.models import Entry
 
@@ -157,8 +156,7 @@ def test_anyone_re_runs_a_balanced_draw_from_the_published_round(balanced_event,
 
     # given: round 1 drawn with balance and published
     services.event_publish(event=balanced_event)
-    rnd = services.round_draw(round_id=services.round_create(event=balanced_event).pk)
-    services.round_publish(round=rnd)
+    rnd = RoundFactory(event=balanced_event, published=True)
     public = client.get(f"/api/v1/events/{balanced_event.slug}/rounds/1/").json()
     inputs = public["draw_input"]
     data = {"seed": public["seed"], "event": balanced_event.pk, "round": 1,
