@@ -387,6 +387,7 @@ def _read_stream(port: int, path: str, box: dict) -> None:
 
 
 @pytest.mark.redis
+@pytest.mark.slow  # (a uvicorn or gunicorn process for each case)
 @pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
 @pytest.mark.parametrize("server", ["uvicorn", "gunicorn"])
 @pytest.mark.parametrize("redis", ["up", "unreachable"])
