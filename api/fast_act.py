@@ -52,6 +52,7 @@ from django.middleware.locale import LocaleMiddleware
 from django.middleware.security import SecurityMiddleware
 from django.utils import translation
 from rest_framework.exceptions import APIException
+from rest_framework.permissions import IsAuthenticated
 
 from api.authentication import TokenAuthentication, token_holds_sql, token_users
 from api.live_views import FastJSONRenderer, LiveActApi, LiveActSerializer, plain_act
@@ -84,6 +85,26 @@ _renderer = FastJSONRenderer()
 #: the middleware that adds headers to the view's answer (each reads its settings when built)
 _HEADER_MIDDLEWARE = (LocaleMiddleware, XFrameOptionsMiddleware, SecurityMiddleware)
 
+#: the middleware stack whose part in a token-authenticated act the short path accounts for:
+#: it makes the security, language and framing headers (:data:`_HEADER_MIDDLEWARE`), checks
+#: the host and HTTPS as CommonMiddleware and SecurityMiddleware do; a token request has no
+#: session, cookie, CSRF check (DRF's token views are exempt), message, page to put a CSP on,
+#: or login for axes. Any other stack sends every act to the view (:func:`fits`).
+KNOWN_MIDDLEWARE = (
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.locale.LocaleMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
+    "axes.middleware.AxesMiddleware",
+)
+#: the view's permissions the short path's token check makes (a token's user is authenticated)
+KNOWN_PERMISSIONS = (IsAuthenticated,)
+
 Receive = Callable[[], Awaitable[dict]]
 Send = Callable[[dict], Awaitable[None]]
 
@@ -93,7 +114,7 @@ def handles(scope: dict) -> tuple[int, int, int | None] | None:
     ``None``: every act) if ``scope`` is a request this path may take: a POST of an act with no
     query string but ``actions_from`` (``?format`` asks for another renderer), JSON in and
     out, a token, and the body's length given."""
-    if scope["type"] != "http" or scope["method"] != "POST":
+    if scope["type"] != "http" or scope["method"] != "POST" or not fits():
         return None
     acts_from = None
     if query := scope.get("query_string"):
@@ -118,6 +139,16 @@ def handles(scope: dict) -> tuple[int, int, int | None] | None:
             not headers.get(b"content-length", b"").isdigit():
         return None  # (without a Content-Length, DRF reads no body: a chunked one is refused)
     return int(match.group(1)), int(headers[b"content-length"]), acts_from
+
+
+def fits() -> bool:
+    """Whether the short path makes every check the view's stack would: the settings'
+    middleware and the view's permissions are those it accounts for (:data:`KNOWN_MIDDLEWARE`,
+    :data:`KNOWN_PERMISSIONS`) and no user agent is refused. Otherwise every act goes to the
+    view, so that a check added there is never bypassed (the server's start says so)."""
+    return (tuple(settings.MIDDLEWARE) == KNOWN_MIDDLEWARE
+            and tuple(LiveActApi.permission_classes) == KNOWN_PERMISSIONS
+            and not settings.DISALLOWED_USER_AGENTS)
 
 
 async def serve(scope: dict, receive: Receive, send: Send,
@@ -160,6 +191,11 @@ async def warm() -> None:
     """As the server starts: open the event loop's database connections for the acts, their
     statement prepared (:meth:`live.loopdb.LoopDatabase.warm`). If the database cannot be
     reached, the server starts anyway and they open with the first acts, as before."""
+    if settings.LIVE_ACT_SHORT_PATH and not fits():
+        log.warning("the act's short path is off: the middleware, the act view's permissions "
+                    "or DISALLOWED_USER_AGENTS are not those it accounts for (api/fast_act.py "
+                    "KNOWN_MIDDLEWARE, KNOWN_PERMISSIONS); every act goes to the view")
+        return
     if not (settings.LIVE_ACT_SHORT_PATH and _on_loop()):
         return
     statement = _loop_context.run(_act_statement)

@@ -236,6 +236,69 @@ def test_every_other_act_is_answered_by_the_view_and_changes_nothing(game, viewe
     assert len(viewed) == len(cases)
 
 
+class _NobodyActs:
+    """A permission a deployment might add to the act's view: it refuses every act."""
+
+    message = "acts are closed"
+
+    def has_permission(self, request, view):
+        return False
+
+    def has_object_permission(self, request, view, obj):
+        return False
+
+
+class StampMiddleware:
+    """A middleware a deployment might add: it marks every answer it sees."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        response = self.get_response(request)
+        response["X-Stamped"] = "yes"
+        return response
+
+
+def test_a_permission_added_to_the_view_is_honoured_by_the_short_path(game, viewed,
+                                                                      monkeypatch):
+    """The short path serves the view's own checks: a permission class added to
+    ``LiveActApi`` refuses the act there too, and nothing is stored."""
+    lt, live_id, keys = game
+    monkeypatch.setattr(LiveActApi, "permission_classes",
+                        [*LiveActApi.permission_classes, _NobodyActs])
+    seat, payload = next_act(lt, live_id)
+    status, _headers, body = act(live_id, keys[seat], payload)
+    assert status == 403, body
+    assert server_game(live_id).version == payload["version"]  # nothing stored
+
+
+def test_a_middleware_added_to_the_settings_is_honoured_by_the_short_path(game, viewed,
+                                                                          settings):
+    """A middleware the short path does not know of sees every act: the act goes to the view
+    (through the whole stack), and the answer carries the middleware's mark."""
+    lt, live_id, keys = game
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, "tests.api.test_fast_act.StampMiddleware"]
+    seat, payload = next_act(lt, live_id)
+    status, headers, body = act(live_id, keys[seat], payload)
+    assert status == 200, body
+    assert headers.get("x-stamped") == "yes"
+    assert viewed == [live_id]
+
+
+def test_a_disallowed_user_agent_is_refused_on_the_short_path_too(game, viewed, settings):
+    """CommonMiddleware refuses the user agents of ``DISALLOWED_USER_AGENTS``: so does an
+    act sent to the ASGI server."""
+    import re
+
+    lt, live_id, keys = game
+    settings.DISALLOWED_USER_AGENTS = [re.compile(r"^BadBot")]
+    seat, payload = next_act(lt, live_id)
+    status, _headers, body = act(live_id, keys[seat], payload, **{"User-Agent": "BadBot/1"})
+    assert status == 403, body
+    assert server_game(live_id).version == payload["version"]
+
+
 def test_another_answer_format_is_the_views(game, viewed):
     """``?format`` or an Accept header that asks for more than compact JSON: the view's
     renderers answer (the short path renders compact JSON only)."""
