@@ -51,6 +51,7 @@ from django.middleware.clickjacking import XFrameOptionsMiddleware
 from django.middleware.locale import LocaleMiddleware
 from django.middleware.security import SecurityMiddleware
 from django.utils import translation
+from django.utils.module_loading import import_string
 from rest_framework.exceptions import APIException
 from rest_framework.permissions import IsAuthenticated
 
@@ -84,14 +85,22 @@ _view = LiveActApi()
 _renderer = FastJSONRenderer()
 #: the middleware that adds headers to the view's answer (each reads its settings when built)
 _HEADER_MIDDLEWARE = (LocaleMiddleware, XFrameOptionsMiddleware, SecurityMiddleware)
+#: and the one that sets ``Cache-Control`` last (first in the settings; named, not imported: the
+#: pages' room is not the API's)
+_CACHE_RULES = "web.caching.CacheRulesMiddleware"
 
 #: the middleware stack whose part in a token-authenticated act the short path accounts for:
 #: it makes the security, language and framing headers (:data:`_HEADER_MIDDLEWARE`), checks
 #: the host and HTTPS as CommonMiddleware and SecurityMiddleware do; a token request has no
 #: session, cookie, CSRF check (DRF's token views are exempt), message, page to put a CSP on,
-#: or login for axes. Any other stack sends every act to the view (:func:`fits`).
+#: or login for axes; the cache rules' ``Cache-Control`` it sets as they would; an act is a POST
+#: (no conditional answer) whose only query is ``actions_from`` (a NUL there: the view's 400).
+#: Any other stack sends every act to the view (:func:`fits`).
 KNOWN_MIDDLEWARE = (
+    _CACHE_RULES,
+    "django.middleware.http.ConditionalGetMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "api.middleware.QueryNulMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -445,11 +454,13 @@ def _headers(request, content: bytes, language: str) -> list[tuple[bytes, bytes]
 def _fixed_headers(language: str, secure: bool) -> tuple[tuple[bytes, bytes], ...]:
     request = HttpRequest()
     request.is_secure = lambda: secure
+    request.method, request.path_info = "POST", "/api/v1/live/0/act/"
+    request.META["HTTP_AUTHORIZATION"] = "Token -"  # (a token's: never a shared copy)
     with translation.override(language):
         response = HttpResponse(content_type=_renderer.media_type)
         for key, value in _view.default_response_headers.items():
             response[key] = value
-        for middleware in _HEADER_MIDDLEWARE:
+        for middleware in (*_HEADER_MIDDLEWARE, import_string(_CACHE_RULES)):
             response = middleware(lambda request: None).process_response(request, response)
     return tuple((key.lower().encode("latin-1"), value.encode("latin-1"))
                  for key, value in response.items() if key.lower() != "content-length")
