@@ -111,9 +111,9 @@ def test_make_serve_lets_the_bot_play_a_seat_whose_clock_ran_out(tmp_path):
         gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
         assert all(gap <= MOVE_SECONDS + settings.LIVE_SWEEP_SECONDS + SLACK for gap in gaps), (
             gaps)
+        # (each act a clock after the one before: none played twice for one turn; the same seat
+        # may act twice in a row, when the deal asks it two questions)
         assert all(gap >= MOVE_SECONDS - 0.5 for gap in gaps), f"played before the clock: {gaps}"
-        seats = [seat for _, _, seat in seen]
-        assert all(a != b for a, b in itertools.pairwise(seats)), f"a seat played twice: {seats}"
         assert "No broker: this process plays overdue live seats" in log_path.read_text()
     finally:
         os.killpg(proc.pid, signal.SIGINT)  # (Ctrl-C: the reloader and its child)
