@@ -65,6 +65,19 @@ def pytest_collection_modifyitems(config, items):
 
 
 @pytest.fixture
+def celery_eager(settings):
+    """Queued tasks run in-process, even with ``CELERY_BROKER_URL`` set (the live tests, the
+    draw sweep's and the submission faults' use it; a module may override it)."""
+    from config.celery import app
+
+    settings.CELERY_TASK_ALWAYS_EAGER = True
+    saved = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = saved
+
+
+@pytest.fixture
 def referee(db):
     from tests.factories import UserFactory
 

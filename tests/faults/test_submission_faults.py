@@ -36,7 +36,8 @@ from tests.api.helpers import client_for, error_of, seats_of, sheet
 from tests.pg import backends_waiting_on_locks
 from tournaments.models import Event, Standing, Table
 
-pytestmark = pytest.mark.django_db
+# (standings are recomputed by a Celery task queued on commit: run in-process)
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("celery_eager")]
 
 # the fixtures of tests/api/conftest.py: a published event (dagang, 2 games per match), twelve
 # checked-in players with logins, round 1 drawn and published, its table 1; the referee; an
@@ -56,18 +57,6 @@ FIRST = sheet([0, 1, 2, 3, 4, 5])  # 联邦 0 scores 2
 SECOND = sheet([1, 0, 3, 2, 5, 4])  # 联邦 1 scores 2
 THIRD = sheet([0, 2, 4, 1, 3, 5])  # 联邦 0 sweeps: 12
 RETRIES = 5
-
-
-@pytest.fixture(autouse=True)
-def _eager(settings):
-    """Standings are recomputed by a Celery task queued on commit: run it in-process."""
-    from config.celery import app
-
-    settings.CELERY_TASK_ALWAYS_EAGER = True
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = saved
 
 
 @pytest.fixture

@@ -21,14 +21,9 @@ def _fresh_cache():
 
 
 @pytest.fixture(autouse=True)
-def celery_eager(settings):
-    from config.celery import app
-
-    settings.CELERY_TASK_ALWAYS_EAGER = True
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
+def celery_eager(celery_eager):
+    """tests/conftest.py's, for every live test."""
     yield
-    app.conf.task_always_eager = saved
 
 
 @pytest.fixture

@@ -30,17 +30,7 @@ from tournaments import locks, services
 from tournaments.models import Bye, Round, Seat, Table
 from tournaments.tasks import round_draw_sweep_task, round_draw_task
 
-
-@pytest.fixture(autouse=True)
-def celery_eager(settings):
-    """Queued tasks run in-process, even with ``CELERY_BROKER_URL`` set."""
-    from config.celery import app
-
-    settings.CELERY_TASK_ALWAYS_EAGER = True
-    saved = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    yield
-    app.conf.task_always_eager = saved
+pytestmark = pytest.mark.usefixtures("celery_eager")  # (tests/conftest.py: tasks in-process)
 
 
 def stuck_round(event) -> Round:
