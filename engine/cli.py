@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine replay|simulate|bench|duel``.
+"""Command line: ``python -m engine replay|simulate|bench|duel|luck|deal``.
 
 * ``replay FILE|-`` prints the result JSON of a game or match record; exit 0 legal, 1 illegal
   record, 2 unreadable input (with a one-line reason on stderr).
@@ -6,7 +6,13 @@
   ``--per-table`` games (tributes carry over), prints outcome statistics, writes match records.
 * ``bench`` prints replay and simulation throughput, and replay against a JSON round-trip.
 * ``duel --games N --seed S --rules P --a NEW --b OLD`` plays a duplicate tournament of two
-  bots (:mod:`engine.duel`) and prints points per deal with a 95 % confidence interval.
+  bots (:mod:`engine.duel`) and prints points per deal with a 95 % confidence interval;
+  ``--no-duplicate`` plays each deal once instead, to show what the twin buys.
+* ``luck --deals N --seed S`` measures the share of a 联邦's score the cards decide, without and
+  with duplicate scoring (:mod:`engine.luck`).
+* ``deal --seed HEX --label LABEL [--commitment HEX] [--record FILE]`` re-derives a verifiable
+  deal (:mod:`engine.deals`), prints its six hands and checks the published commitment and a
+  game record's dealt hands; exit 1 naming what does not hold.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import time
 from collections import Counter
 
 from .bots import BOT_NAMES, play_match
+from .deals import commitment, derive_deal, verify
 from .duel import duel
 from .game import Game
 from .record import replay, replay_match
@@ -194,21 +201,27 @@ def cmd_duel(args) -> int:
     except RulesError as exc:
         return _fail(str(exc))
     if args.games < 2:
-        return _fail("--games must be at least 2 (deals, each played twice)")
+        return _fail("--games must be at least 2 deals")
     t0 = time.perf_counter()
-    stats = duel(rules, args.a, args.b, deals=args.games, seed=args.seed, jobs=args.jobs)
+    stats = duel(rules, args.a, args.b, deals=args.games, seed=args.seed, jobs=args.jobs,
+                 duplicate=not args.no_duplicate)
     elapsed = time.perf_counter() - t0
     s = stats.summary()
     if args.json:
-        json.dump({"rules": rules.spec(), "a": args.a, "b": args.b, "seed": args.seed, **s},
+        json.dump({"rules": rules.spec(), "a": args.a, "b": args.b, "seed": args.seed,
+                   "duplicate": not args.no_duplicate, **s},
                   sys.stdout, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     lo, hi = s["ci95"]
     print(f"rules: {json.dumps(rules.spec(), ensure_ascii=False)}  seed: {args.seed}  "
           f"a: {args.a}  b: {args.b}")
-    print(f"{s['deals']} deals, each played twice with the 联邦s' seats swapped "
-          f"({s['games']} games, {elapsed:.0f} s)")
+    if args.no_duplicate:
+        print(f"{s['deals']} deals, each played once, {args.a} on seats 0, 2, 4 in every other "
+              f"deal ({s['games']} games, {elapsed:.0f} s)")
+    else:
+        print(f"{s['deals']} deals, each played twice with the 联邦s' seats swapped "
+              f"({s['games']} games, {elapsed:.0f} s)")
     print(f"points per deal, {args.a} minus {args.b}: {s['points_per_deal']:+.3f} "
           f"(95% CI {lo:+.3f} to {hi:+.3f})")
     print(f"games won: {args.a} {s['wins'][0]}, {args.b} {s['wins'][1]}")
@@ -221,6 +234,77 @@ def cmd_duel(args) -> int:
     d = s["decision_ms"]
     print(f"{args.a}'s time per move: p50 {d['p50']:.3f} ms, p99 {d['p99']:.3f} ms, "
           f"max {d['max']:.1f} ms")
+    return 0
+
+
+def cmd_luck(args) -> int:
+    from .luck import luck
+
+    try:
+        rules = Rules.from_spec(args.rules)
+    except RulesError as exc:
+        return _fail(str(exc))
+    if args.deals < 3 or args.twins < 1 or not 0 <= args.noise <= 1:
+        return _fail("--deals must be at least 3, --twins at least 1, --noise within 0 … 1")
+    t0 = time.perf_counter()
+    out = luck(rules, deals=args.deals, seed=args.seed, twins=args.twins, noise=args.noise,
+               resamples=args.resamples, jobs=args.jobs)
+    elapsed = time.perf_counter() - t0
+    if args.json:
+        json.dump(out, sys.stdout, ensure_ascii=False)
+        sys.stdout.write("\n")
+        return 0
+    print(f"rules: {json.dumps(out['rules'], ensure_ascii=False)}  seed: {args.seed}  "
+          f"six careful bots trembling {args.noise:g}")
+    print(f"{out['deals']} deals, each at {args.twins} pair(s) of twin tables "
+          f"({out['games']} games, {elapsed:.0f} s, load {_load()})")
+    for key, what in (("plain", "net points (no duplicate)"),
+                      ("duplicate", "duplicate: net points less the twin's"),
+                      ("duplicate_imp", "duplicate: the same in IMPs")):
+        f = out[key]
+        lo, hi = f["ci95"]
+        print(f"the cards' share of a 联邦's score, {what}: {f['share']:.3f} "
+              f"(95% CI {lo:.3f} to {hi:.3f}; variance {f['variance']:.2f})")
+    return 0
+
+
+def _hands_of_record(path: str):
+    data = _read_json(path)
+    if not isinstance(data, dict) or data.get("format") != "gouji-record/1":
+        raise SystemExit(_fail(f"{path} is not a game record (gouji-record/1; give one game "
+                               "of a match)"))
+    hands = data.get("deal")
+    if (not isinstance(hands, list) or len(hands) != 6
+            or not all(isinstance(h, list) and all(isinstance(c, str) for c in h)
+                       for h in hands)):
+        raise SystemExit(_fail(f"{path}: its deal is not six lists of cards"))
+    return hands
+
+
+def cmd_deal(args) -> int:
+    try:
+        hands = derive_deal(args.seed, args.label)
+    except ValueError as exc:
+        return _fail(str(exc))
+    for seat, hand in enumerate(hands):
+        print(f"seat {seat}: {' '.join(hand)}")
+    print(f"label: {args.label}")
+    print(f"commitment: {commitment(args.seed, args.label)}")
+    problems = []
+    if args.commitment is not None:
+        problems += verify(args.seed, args.label, args.commitment)
+    if args.record is not None:
+        problems += [p.replace("the hands", f"the hands of {args.record}")
+                     for p in verify(args.seed, args.label, commitment(args.seed, args.label),
+                                     _hands_of_record(args.record))]
+    for problem in problems:
+        print(f"does not hold: {problem}", file=sys.stderr)
+    if problems:
+        return 1
+    checked = [what for what, given in (("the published commitment", args.commitment),
+                                        (f"the deal of {args.record}", args.record)) if given]
+    if checked:
+        print(f"ok: {' and '.join(checked)} match the seed and label")
     return 0
 
 
@@ -267,7 +351,29 @@ def main(argv=None) -> int:
     p.add_argument("--b", default="heuristic", choices=BOT_NAMES, help="the baseline")
     p.add_argument("--jobs", type=int, default=1, help="worker processes")
     p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    p.add_argument("--no-duplicate", action="store_true", help="play each deal once (no twin): "
+                   "the plain match duplicate play is measured against")
     p.set_defaults(func=cmd_duel)
+    p = sub.add_parser("luck", help="the share of a 联邦's score the cards decide, without and "
+                       "with duplicate scoring")
+    p.add_argument("--deals", type=int, default=2000)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--rules", default="dagang", help=f"preset: {', '.join(PRESETS)} "
+                   "(or a JSON rules object)")
+    p.add_argument("--twins", type=int, default=2, help="pairs of twin tables per deal")
+    p.add_argument("--noise", type=float, default=0.01,
+                   help="the share of the bots' turns played at random (their trembling)")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples")
+    p.add_argument("--jobs", type=int, default=1, help="worker processes")
+    p.add_argument("--json", action="store_true", help="print the figures as one JSON object")
+    p.set_defaults(func=cmd_luck)
+    p = sub.add_parser("deal", help="re-derive a verifiable deal from its revealed seed and "
+                       "check its commitment and a record")
+    p.add_argument("--seed", required=True, help="the revealed seed (64 hex digits)")
+    p.add_argument("--label", required=True, help="the game's label, as published")
+    p.add_argument("--commitment", help="the commitment published before the game")
+    p.add_argument("--record", help="a game record (gouji-record/1) whose deal to check")
+    p.set_defaults(func=cmd_deal)
     args = ap.parse_args(argv)
     if getattr(args, "rules", None) and isinstance(args.rules, str) and args.rules.startswith("{"):
         try:

@@ -6,6 +6,10 @@ second the same deal is played with ``b`` on 0, 2, 4 and ``a`` on 1, 3, 5. A dea
 ``a``'s team points minus ``b``'s, averaged over its two plays. Each deal is a table's first
 game (no tributes owed), dealt from its own seed, so any range of deals can be played alone or
 in parallel and gives the same figures.
+
+``duplicate=False`` plays each deal once, ``a`` on seats 0, 2, 4 in even deals and on 1, 3, 5
+in odd ones, its score ``a``'s points less ``b``'s: the plain match that duplicate play is
+measured against (the cards' luck stays in every score, and the interval is wider).
 """
 
 from __future__ import annotations
@@ -81,8 +85,10 @@ class _Timed:
         return self.bot.burn(game, seat)  # a question while a burn window is open, not a move
 
 
-def play_deals(rules, a: str, b: str, seed: int, start: int, stop: int) -> DuelStats:
-    """Play deals ``start … stop-1`` of the duel with seed ``seed``, each twice."""
+def play_deals(rules, a: str, b: str, seed: int, start: int, stop: int,
+               duplicate: bool = True) -> DuelStats:
+    """Play deals ``start … stop-1`` of the duel with seed ``seed``, each twice (once unless
+    ``duplicate``)."""
     rules = Rules.from_spec(rules)
     stats = DuelStats()
     for d in range(start, stop):
@@ -90,7 +96,8 @@ def play_deals(rules, a: str, b: str, seed: int, start: int, stop: int) -> DuelS
         hands = deal(rng)
         bot_seed = rng.random()
         score = 0.0
-        for swap in (False, True):
+        swaps = (False, True) if duplicate else (d % 2 == 1,)
+        for swap in swaps:
             a_team = 1 if swap else 0
             bots = []
             for s in range(6):
@@ -114,7 +121,7 @@ def play_deals(rules, a: str, b: str, seed: int, start: int, stop: int) -> DuelS
             for s, reason in ((e["seat"], e["reason"]) for e in res["eliminated"]):
                 if reason == "failed_burn":
                     stats.failed_burns[0 if s % 2 == a_team else 1] += 1
-        stats.scores.append(score / 2)
+        stats.scores.append(score / len(swaps))
         stats.deals += 1
     return stats
 
@@ -123,14 +130,16 @@ def _job(args):
     return play_deals(*args)
 
 
-def duel(rules, a: str, b: str, *, deals: int, seed: int = 0, jobs: int = 1) -> DuelStats:
-    """The duel of bot ``a`` against bot ``b`` over ``deals`` deals (each played twice)."""
+def duel(rules, a: str, b: str, *, deals: int, seed: int = 0, jobs: int = 1,
+         duplicate: bool = True) -> DuelStats:
+    """The duel of bot ``a`` against bot ``b`` over ``deals`` deals (each played twice; once
+    unless ``duplicate``)."""
     if jobs <= 1:
-        return play_deals(rules, a, b, seed, 0, deals)
+        return play_deals(rules, a, b, seed, 0, deals, duplicate)
     import multiprocessing
 
     step = max(1, deals // (jobs * 4))
-    chunks = [(Rules.from_spec(rules).spec(), a, b, seed, i, min(deals, i + step))
+    chunks = [(Rules.from_spec(rules).spec(), a, b, seed, i, min(deals, i + step), duplicate)
               for i in range(0, deals, step)]
     total = DuelStats()
     with multiprocessing.Pool(jobs) as pool:

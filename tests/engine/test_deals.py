@@ -3,6 +3,7 @@ docstring alone, gives the engine's deal; commitments bind seed and label."""
 
 import hashlib
 import hmac
+import json
 from collections import Counter
 
 import pytest
@@ -86,3 +87,31 @@ def test_no_place_favours_a_card():
     jokers = [sum(c in ("RJ", "BJ") for c in derive_deal(f"{i:064x}", LABEL)[0])
               for i in range(600)]
     assert 1.15 < sum(jokers) / len(jokers) < 1.52
+
+
+def _record_of(hands):
+    return {"format": "gouji-record/1", "rules": "dagang", "deal": hands, "pre": [],
+            "leader": 0, "actions": []}
+
+
+def test_the_deal_command_re_derives_and_checks(tmp_path, capsys):
+    from engine.cli import main
+
+    hands = derive_deal(SEED, LABEL)
+    good = tmp_path / "good.json"
+    good.write_text(json.dumps(_record_of(hands)))
+    assert main(["deal", "--seed", SEED, "--label", LABEL, "--commitment",
+                 commitment(SEED, LABEL), "--record", str(good)]) == 0
+    out = capsys.readouterr().out
+    assert f"seat 0: {' '.join(hands[0])}" in out and f"seat 5: {' '.join(hands[5])}" in out
+    assert "ok: the published commitment and the deal of" in out
+
+    swapped = tmp_path / "swapped.json"
+    swapped.write_text(json.dumps(_record_of([hands[1], hands[0], *hands[2:]])))
+    assert main(["deal", "--seed", SEED, "--label", LABEL, "--record", str(swapped)]) == 1
+    assert f"the hands of {swapped} are not the deal" in capsys.readouterr().err
+    assert main(["deal", "--seed", SEED, "--label", LABEL + "/x", "--commitment",
+                 commitment(SEED, LABEL)]) == 1
+    assert "do not give the published commitment" in capsys.readouterr().err
+    assert main(["deal", "--seed", "12", "--label", LABEL]) == 2
+    assert "64 hexadecimal digits" in capsys.readouterr().err

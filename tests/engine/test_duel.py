@@ -44,3 +44,16 @@ def test_the_bench_command_reports_replay_against_a_json_round_trip(capsys):
                  "dagang", "--bot", "careful"]) == 0
     out = capsys.readouterr().out
     assert "x JSON" in out and "careful-bot games" in out and "per CPU second" in out
+
+
+def test_without_duplicate_each_deal_is_played_once_on_alternate_sides(capsys):
+    """``--no-duplicate``: one game a deal, bot ``a`` on team 0 in even deals and team 1 in
+    odd ones; a bot against itself then scores the plain game's points, not 0."""
+    stats = duel("dagang", "heuristic", "heuristic", deals=6, seed=3, duplicate=False)
+    assert stats.deals == 6 and stats.games == 6
+    twice = duel("dagang", "heuristic", "heuristic", deals=6, seed=3)
+    assert twice.scores == [0.0] * 6
+    assert any(score != 0 for score in stats.scores)  # the cards' luck is back in the score
+    assert main(["duel", "--games", "4", "--seed", "1", "--no-duplicate", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["duplicate"] is False and out["deals"] == 4 and out["games"] == 4
