@@ -15,6 +15,7 @@ from games.selectors import (
     result_open_dispute,
     result_open_proposal,
 )
+from live.deals import result_deal
 from live.queries import live_game_number
 from tournaments.models import (
     TIE_BREAK_CHOICES,
@@ -324,6 +325,17 @@ class DisputeSerializer(serializers.ModelSerializer):
         fields = ["id", "version", "reason", "raised_by", "raised_at"]
 
 
+class DealSerializer(serializers.Serializer):
+    """A live game's verifiable deal (:mod:`live.deals`)."""
+
+    label = serializers.CharField(help_text="the game's identity, part of the derivation")
+    commitment = serializers.CharField(help_text="SHA-256 of the label and the seed, published "
+                                                 "before the deal")
+    seed = serializers.CharField(allow_null=True, help_text=(
+        "the secret seed, shown once the game is over and its record may be seen"))
+    command = serializers.CharField(help_text="the command that re-derives and checks the deal")
+
+
 class ResultSerializer(serializers.ModelSerializer):
     table = serializers.IntegerField(source="table_id")
     confirmed_by = serializers.CharField(source="confirmed_by.username", default=None)
@@ -336,12 +348,17 @@ class ResultSerializer(serializers.ModelSerializer):
         "the other 联邦's open dispute of this result, awaiting a referee; the result counts "
         "for nothing meanwhile"))
     history = serializers.SerializerMethodField(help_text="every step: who, when, why")
+    verifiable_deal = serializers.SerializerMethodField(help_text=(
+        "a game played live here: its verifiable deal (发牌可验证, docs/DEALS.md) — the label "
+        "and the commitment published before it was dealt, and the seed once its record may "
+        "be seen (null before), with the command that checks them; null for a game not dealt "
+        "here"))
 
     class Meta:
         model = GameResult
         fields = ["id", "table", "number", "status", "version", "points_a", "points_b", "places",
                   "void", "system_recorded", "confirmed_by", "confirmed_at", "engine_result",
-                  "versions", "proposal", "dispute", "history"]
+                  "versions", "proposal", "dispute", "history", "verifiable_deal"]
 
     def to_representation(self, result):
         """The result, its records left out where the viewer may not see them
@@ -374,6 +391,11 @@ class ResultSerializer(serializers.ModelSerializer):
     @extend_schema_field(HistoryStepSerializer(many=True))
     def get_history(self, obj) -> list[dict]:
         return HistoryStepSerializer(result_history(obj), many=True).data
+
+    @extend_schema_field(DealSerializer(allow_null=True))
+    def get_verifiable_deal(self, obj) -> dict | None:
+        access = self.context.get("record_access") or RecordAccess()
+        return result_deal(obj, access.allows(obj))
 
 
 class FieldsOncePerThread:

@@ -31,6 +31,13 @@ class LiveGame(models.Model):
     result = models.OneToOneField("games.GameResult", null=True, blank=True,
                                   on_delete=models.SET_NULL, related_name="live_game",
                                   verbose_name=_("result"))
+    #: the verifiable deal (live.deals): the game's label, the commitment published from the
+    #: start, and the secret seed, shown only once the game's record may be seen (empty for
+    #: games dealt before deals were verifiable)
+    deal_label = models.CharField(_("deal label"), max_length=200, blank=True, default="")
+    deal_commitment = models.CharField(_("deal commitment"), max_length=64, blank=True,
+                                       default="")
+    deal_seed = models.CharField(_("deal seed (secret)"), max_length=64, blank=True, default="")
     started_at = models.DateTimeField(_("started"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
@@ -96,6 +103,13 @@ class PracticeGame(models.Model):
                               default=Status.RUNNING)
     state = JSONTextField(_("engine state"))
     version = models.PositiveIntegerField(_("version"), default=0)
+    #: the verifiable deal (live.deals): the game's label, the commitment published from the
+    #: start, and the secret seed, shown only once the game's record may be seen (empty for
+    #: games dealt before deals were verifiable)
+    deal_label = models.CharField(_("deal label"), max_length=200, blank=True, default="")
+    deal_commitment = models.CharField(_("deal commitment"), max_length=64, blank=True,
+                                       default="")
+    deal_seed = models.CharField(_("deal seed (secret)"), max_length=64, blank=True, default="")
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True, db_index=True)
 

@@ -22,6 +22,7 @@ from django.utils.translation import gettext as _
 import engine
 from engine.bots import hosted_act
 from engine.rules import PRESETS
+from live import deals
 from live.locks import lock_practice
 from live.models import PracticeGame
 from tournaments.errors import Conflict, NotFound, ServiceError
@@ -53,14 +54,16 @@ def practice_start(*, preset: str) -> tuple[PracticeGame, str]:
                            % {"p": preset, "all": ", ".join(PRESETS)})
     rng = secrets.SystemRandom()
     seat = rng.randrange(6)
-    game = engine.Game(preset, engine.deal(rng), None, first_game=True)
+    hands, verifiable = deals.deal(deals.practice_label())  # verifiable (live.deals)
+    game = engine.Game(preset, hands, None, first_game=True)
+    game.published_deal = deals.public_deal(verifiable)
     _bots_play(game, seat)
     token = secrets.token_urlsafe(24)
     with transaction.atomic():
         PracticeGame.objects.filter(updated_at__lt=timezone.now() - PRACTICE_IDLE).delete()
         practice = PracticeGame.objects.create(
             token_hash=_hash(token), preset=preset, seat=seat, state=game.to_state(),
-            version=game.version, status=_status(game))
+            version=game.version, status=_status(game), **verifiable)
     return practice, token
 
 
@@ -100,9 +103,13 @@ def practice_act(*, token: str, action: dict, version: int) -> PracticeGame:
 
 def practice_view(practice: PracticeGame) -> dict:
     """What the player sees of their practice game: their seat's view (never a bot's cards
-    before the end)."""
+    before the end), with its deal's commitment (:mod:`live.deals`) and, once it is over, the
+    seed."""
     view = engine.Game.from_state(practice.state).view(practice.seat)
     view["outcome"] = view.get("result")  # as in live play's views
+    if practice.deal_commitment:  # the seed once the game is over: the record is the player's
+        view["verifiable_deal"] = deals.revealed_deal(
+            practice, practice.status == PracticeGame.Status.FINISHED)
     view.update({"status": practice.status, "version": practice.version, "auto_seats": [],
                  "hosted_seats": [], "turn_deadline": None})
     return view

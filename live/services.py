@@ -1,6 +1,6 @@
 """Live play: a table plays a game on the service, move by move (issue: live play).
 
-The server deals from ``secrets.SystemRandom``; the engine's :class:`engine.Game` state lives in
+The server deals verifiably (:mod:`live.deals`); the engine's :class:`engine.Game` state lives in
 :class:`live.models.LiveGame` and every act is stored only if the game is still at the state
 version the client saw (one conditional update, or under the row lock): a stale version is
 refused, so no act is lost or applied twice.
@@ -15,7 +15,6 @@ The finished game becomes the table's result (system-recorded, confirmed) with i
 from __future__ import annotations
 
 import logging
-import secrets
 from datetime import timedelta
 
 from django.conf import settings
@@ -28,7 +27,7 @@ from engine.bots import hosted_act
 from engine.game import RESULT_KEYS
 from games.models import GameResult
 from games.services import TABLE_OPENING_SEAT, _check_game_number, result_record_live
-from live import fastjson, queries
+from live import deals, fastjson, queries
 from live.cache import games, micros
 from live.locks import lock_live
 from live.models import LiveGame, SeatReady
@@ -138,14 +137,17 @@ def live_start(*, table: Table, number: int | None = None, leader: int | None = 
                     "n": number, "seats": ", ".join(str(s) for s in missing)},
                     detail={"number": number, "missing": missing})
         SeatReady.objects.filter(table=table).delete()
-        hands = engine.deal(secrets.SystemRandom())
+        # verifiable (live.deals): a fresh secret seed and the game's label; the commitment
+        # is public from now on, the seed once the record may be seen
+        hands, verifiable = deals.deal(deals.event_game_label(table, number))
         game = engine.Game(event.rules, hands, previous, TABLE_OPENING_SEAT,
                            first_game=(number == 1), leader=leader)
+        game.published_deal = deals.public_deal(verifiable)
         # seats in 托管 stay so for the match's next game, until their players take them back
         hosted = LiveGame.objects.filter(table=table, number=number - 1).values_list(
             "hosted", flat=True).first() or 0
         live = LiveGame(table=table, number=number, state=game.to_state(), version=game.version,
-                        move_seconds=event.move_seconds, hosted=hosted)
+                        move_seconds=event.move_seconds, hosted=hosted, **verifiable)
         hosted_turn = _hosted_turn(live, game)
         live.turn_deadline = _deadline(live, hosted_turn)
         live.save(force_insert=True)

@@ -20,6 +20,11 @@ def public_event(ev: dict) -> dict:
 class Views:
     """A seat's view, the record, the stored state."""
 
+    #: the public facts of a verifiable deal (:mod:`engine.deals`) the game was dealt by,
+    #: ``{"label", "commitment"}``, set by the service that dealt it: kept in the state and shown
+    #: in every view from the first act; never the seed, which stays with the service
+    published_deal: dict | None = None
+
     def view(self, seat: int | None) -> dict:
         """What ``seat`` may see (``None``: a spectator): its own cards, others' counts per
         ``show_counts`` (报牌), the table, whose turn, its legal acts. It is
@@ -60,6 +65,8 @@ class Views:
             "declared": list(self.declared),
             "public_pre": [public_event(e) for e in self.pre_events],
         }
+        if self.published_deal is not None:
+            v["verifiable_deal"] = dict(self.published_deal)
         if actions:
             v["actions"] = list(self.actions)
         if self.state == "over":
@@ -95,7 +102,7 @@ class Views:
         """A JSON-serialisable state; :meth:`from_state` rebuilds the same game exactly.
         ``actions=False``: the record's ``actions`` left out (``None``), for a caller that
         encodes them itself (the live service encodes each act once, not at every act)."""
-        return {
+        state = {
             "format": "gouji-state/1",
             "record": self.record(actions),
             "live": self.live,
@@ -106,6 +113,9 @@ class Views:
             "auto_tributes_paid": self.auto_tributes_paid,
             "version": self.version,
         }
+        if self.published_deal is not None:
+            state["published_deal"] = dict(self.published_deal)
+        return state
 
     @classmethod
     def from_state(cls, state: dict) -> Game:
@@ -130,5 +140,7 @@ class Views:
             g.pre_prompt()  # close the stages already answered, as the live game had
         g.auto_seats = set(state.get("auto_seats", []))
         g.version = state.get("version", g.version)
+        if state.get("published_deal") is not None:
+            g.published_deal = dict(state["published_deal"])
         return g
 

@@ -15,6 +15,7 @@ import random
 import pytest
 
 import engine
+from live import deals as live_deals
 from live import services as live
 from tests.live.helpers import (
     all_ready,
@@ -35,7 +36,9 @@ BURN_SEED = 4
 
 
 def seeded_deal(monkeypatch, seed):
-    monkeypatch.setattr(engine, "deal", lambda rng: REAL_DEAL(random.Random(seed)))
+    """The next live deal gives ``engine.deal(random.Random(seed))`` (not a verifiable one)."""
+    monkeypatch.setattr(live_deals, "derive_deal",
+                        lambda _seed, _label: REAL_DEAL(random.Random(seed)))
 
 
 @pytest.mark.slow

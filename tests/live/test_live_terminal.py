@@ -13,6 +13,7 @@ import engine
 from engine.bots import HeuristicBot
 from engine.cards import card_word
 from games.models import GameResult
+from live import deals as live_deals
 from live.models import LiveGame
 
 pytestmark = pytest.mark.django_db
@@ -48,8 +49,8 @@ def say(card_list):
 def test_typed_acts_are_played_and_refusals_print_the_engines_words(monkeypatch):
     # a fixed deal: with a random one, seat 0's six typed acts were now and then mostly the
     # deal's questions (tributes, declarations), too few plays for what is checked below
-    deal = engine.deal
-    monkeypatch.setattr(engine, "deal", lambda rng: deal(random.Random(3)))
+    monkeypatch.setattr(live_deals, "derive_deal",
+                        lambda _seed, _label: engine.deal(random.Random(3)))
     typed = []
     bot = HeuristicBot()
     script = iter(["?", "legal", "p"])  # help, list, then a pass that pre-play refuses

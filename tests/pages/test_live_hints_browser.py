@@ -18,6 +18,7 @@ import pytest
 
 import engine
 from engine.game import Game
+from live import deals as live_deals
 from live import services as live
 from live.models import LiveGame
 from tests.engine.test_preplay import build_deal
@@ -36,7 +37,7 @@ REAL_DEAL = engine.deal
 
 def dealt(monkeypatch, hands) -> None:
     """The next live deal gives ``hands``."""
-    monkeypatch.setattr(engine, "deal", lambda rng: [list(h) for h in hands])
+    monkeypatch.setattr(live_deals, "derive_deal", lambda _seed, _label: [list(h) for h in hands])
 
 
 @pytest.mark.parametrize("language, may, may_not", [

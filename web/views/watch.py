@@ -37,6 +37,7 @@ from games.selectors import (
 )
 from live import spectate, streams
 from live.cache import GameGone
+from live.deals import result_deal
 from live.models import LiveGame
 from live.queries import live_game_number, running_live_game, with_running_live_game
 from tournaments.models import Bye, Entry, Penalty, Player, Round, Seat, Table, Team
@@ -324,6 +325,8 @@ def render_replay(request, context: dict, *, rnd, tbl, result: GameResult,
         **context, "js_text": {**WATCH_TEXT}, "round": rnd,
         "table": tbl, "game": result, "stored": stored,
         "superseded": stored.version != result.version,
+        # (the caller checked that the record may be seen: the seed with it)
+        "verifiable_deal": result_deal(result, record_shown=True),
         "back_url": back_url, "back_label": back_label, "record_url": record_url,
         "seats": [seats[k] for k in sorted(seats)],
         "live": {"api": data_url, "names": {s: v["name"] for s, v in seats.items()},
