@@ -24,7 +24,6 @@ import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import pytest
 from django.core.cache import cache
@@ -34,6 +33,7 @@ from rest_framework.test import APIClient
 import engine
 from engine.game import RESULT_KEYS, Game
 from games.models import GameResult, GameResultVersion
+from live import deals as live_deals
 from live import services as live
 from live.models import LiveGame
 from tests.factories import UserFactory
@@ -77,10 +77,10 @@ def _eager_and_fresh_cache(settings):
 
 @pytest.fixture
 def seeded_deals(monkeypatch):
-    """Deal from a seeded generator instead of ``secrets.SystemRandom`` (live/services.py), so
+    """Deal from a seeded generator instead of ``secrets.SystemRandom`` (live/deals.py), so
     every run hammers the same full-length games (a random deal may be void, 流局)."""
     rng = random.Random(20240611)
-    monkeypatch.setattr(live, "secrets", SimpleNamespace(SystemRandom=lambda: rng))
+    monkeypatch.setattr(live_deals, "derive_deal", lambda _seed, _label: engine.deal(rng))
 
 
 class Hammer:

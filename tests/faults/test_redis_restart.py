@@ -36,14 +36,15 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 
 import pytest
 from django.db import connection, connections
 
+import engine
 from benchmarks.servers import CeleryWorker, Gunicorn, Shards, Uvicorn
 from config import outage as outage_settings
 from engine.game import Game
+from live import deals as live_deals
 from live import services as live
 from live.models import LiveGame
 from tests.factories import UserFactory
@@ -87,7 +88,7 @@ def private_redis():
 def seeded_deals(monkeypatch):
     """Deals from a seeded generator (not secrets.SystemRandom): full games, the same each run."""
     rng = random.Random(20240651)
-    monkeypatch.setattr(live, "secrets", SimpleNamespace(SystemRandom=lambda: rng))
+    monkeypatch.setattr(live_deals, "derive_deal", lambda _seed, _label: engine.deal(rng))
 
 
 def _database_url() -> str:

@@ -114,7 +114,7 @@ def test_the_revolution_question_is_not_shown_to_the_other_seats(live_table, mon
     lt = live_table
     # given a deal where seat 2 alone may revolt (dealt no 3, 2 or joker)
     hands = crafted_deal_with_a_revolutionary(2)
-    monkeypatch.setattr(engine, "deal", lambda rng: hands)
+    monkeypatch.setattr(live_deals, "derive_deal", lambda _seed, _label: hands)
     live_id = live.live_start(table=lt.table).pk
     _, game = play_on_server(lt, live_id, until=lambda g: "revolt" in {
         a["act"] for a in g.legal_actions(2)})
