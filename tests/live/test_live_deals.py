@@ -10,6 +10,7 @@ import logging
 import pytest
 from django.core.management import call_command
 
+from engine.cli import main as engine_cli
 from engine.deals import commitment, derive_deal
 from games.models import GameResult
 from games.selectors import RecordAccess
@@ -95,7 +96,8 @@ def test_no_response_of_a_running_game_shows_its_seed(live_table, client, caplog
     assert seed not in caplog.text
 
 
-def test_the_seed_is_shown_once_the_game_is_over_where_its_record_may_be_seen(live_table):
+def test_the_seed_is_shown_once_the_game_is_over_where_its_record_may_be_seen(live_table,
+                                                                              tmp_path):
     lt = live_table
     live_id = live.live_start(table=lt.table).pk
     lg, _game = play_on_server(lt, live_id)
@@ -118,6 +120,11 @@ def test_the_seed_is_shown_once_the_game_is_over_where_its_record_may_be_seen(li
     # and its record's hands are the derived deal
     record = next(v for v in result.versions.all() if v.kind == "record").payload
     assert record["deal"] == derive_deal(lg.deal_seed, lg.deal_label)
+    # which the documented command checks, as anyone would from the replay page's download
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(record))
+    assert engine_cli(["deal", "--seed", shown["seed"], "--label", shown["label"],
+                       "--commitment", shown["commitment"], "--record", str(path)]) == 0
 
 
 def test_verify_deal_checks_a_stored_game(live_table, capsys):
