@@ -205,7 +205,8 @@ def running_live_game(through: str = "") -> Prefetch:
     them all. ``through``: the lookup to the tables from what is read (``"table__"`` from
     seats)."""
     return Prefetch(f"{through}live_games", LiveGame.objects.filter(
-        status=LiveGame.Status.RUNNING).only("pk", "table_id", "number"), to_attr="running_live")
+        status=LiveGame.Status.RUNNING).only("pk", "table_id", "number", "deal_label",
+                                             "deal_commitment"), to_attr="running_live")
 
 
 def live_game_number(table: Table) -> int | None:

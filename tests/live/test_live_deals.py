@@ -85,6 +85,7 @@ def test_no_response_of_a_running_game_shows_its_seed(live_table, client, caplog
     base = f"/e/{event.slug}/rounds/{rnd.number}/tables/{lt.table.number}/"
     for url in (base, base + "watch/", base + "watch.json"):
         bodies.append(client.get(url).content)
+    assert public.encode() in bodies[-3]  # the public table page shows the commitment
     client.force_login(lt.users[0])
     page = client.get(f"/me/live/{live_id}/")
     assert page.status_code == 200 and public.encode() in page.content

@@ -37,7 +37,7 @@ from games.selectors import (
 )
 from live import spectate, streams
 from live.cache import GameGone
-from live.deals import result_deal
+from live.deals import public_deal, result_deal
 from live.models import LiveGame
 from live.queries import live_game_number, running_live_game, with_running_live_game
 from tournaments.models import Bye, Entry, Penalty, Player, Round, Seat, Table, Team
@@ -215,7 +215,8 @@ def _penalties(**filters):
 
 def table_results(request, event, rnd, tbl: Table, seats: dict) -> dict:
     """The table page's whole results (:func:`game_details` for each game), the table's
-    penalties, the game it plays live now (``live_game``) and where to watch it."""
+    penalties, the game it plays live now (``live_game``, its deal's commitment ``live_deal``)
+    and where to watch it."""
     results = list(GameResult.objects.filter(table=tbl).order_by("number")
                    .select_related("confirmed_by__player")
                    .prefetch_related(*RESULT_HISTORY_PREFETCH))
@@ -230,6 +231,7 @@ def table_results(request, event, rnd, tbl: Table, seats: dict) -> dict:
     return {"details": details, "penalties": penalties,
             "table_penalties": [p for p in penalties if p["game"] is None],
             "live_game": live_game_number(tbl),  # (live.queries.with_running_live_game)
+            "live_deal": public_deal(tbl.running_live[0]) if tbl.running_live else None,
             "watch_url": _watch_url(event, rnd, tbl)}
 
 
