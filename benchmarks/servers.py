@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from urllib.parse import urlsplit, urlunsplit
 
 from django.conf import settings
 from django.db import connections
@@ -136,6 +137,13 @@ def database_url() -> str:
     return f"sqlite:///{settings.DATABASES['default']['NAME']}"
 
 
+def minimal_database_url() -> str:
+    """The database of ``bench_api --baseline``'s minimal DRF project (benchmarks/minimal_drf):
+    the run's, with ``_minimal`` after its name, on the same server."""
+    parts = urlsplit(database_url())
+    return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "_minimal"))
+
+
 def loadavg() -> str:
     try:
         with open("/proc/loadavg") as fh:
@@ -153,10 +161,13 @@ class Server:
     :class:`Uvicorn`)."""
 
     name = "server"
+    #: the GET that tells the server is up, and the answer it gives then
+    ready: tuple[str, int] = ("/api/v1/events/", 200)
 
     def __init__(self, *, workers: int, env: dict | None = None, args: tuple[str, ...] = (),
-                 port: int | None = None):
+                 port: int | None = None, ready: tuple[str, int] | None = None):
         self.workers = workers
+        self.ready = ready or self.ready
         self.args = list(args)  # more server options (an access log, say)
         self.port = port or free_port()
         self.env = dict(os.environ)
@@ -189,7 +200,7 @@ class Server:
                 raise RuntimeError(f"{self.name} exited with {self.proc.returncode}; see "
                                    f"{log.name}")
             try:
-                if http_get(self.port, "/api/v1/events/") == 200:
+                if http_get(self.port, self.ready[0]) == self.ready[1]:
                     break
             except OSError:
                 pass
@@ -199,7 +210,7 @@ class Server:
                                    f"{log.name}")
             time.sleep(0.2)
         for _ in range(4 * self.workers):  # every worker loads the app and opens its connection
-            http_get(self.port, "/api/v1/events/")
+            http_get(self.port, self.ready[0])
         return self
 
     def pids(self) -> list[int]:
@@ -236,10 +247,12 @@ class Gunicorn(Server):
 
     def __init__(self, *, workers: int, threads: int = 1, env: dict | None = None,
                  args: tuple[str, ...] = (), app: str = "config.wsgi:application",
-                 port: int | None = None):
-        super().__init__(workers=workers, env=env, args=args, port=port)
+                 port: int | None = None, ready: tuple[str, int] | None = None):
+        super().__init__(workers=workers, env=env, args=args, port=port, ready=ready)
         self.threads = threads
-        self.app = app  # benchmarks.wsgi:application adds bench_api's baseline view
+        # benchmarks.wsgi:application adds bench_api's in-stack baseline view;
+        # benchmarks.minimal_drf.wsgi:application is the minimal project
+        self.app = app
 
     def command(self) -> list[str]:
         kind = ["--worker-class", "sync"] if self.threads <= 1 else [

@@ -22,10 +22,19 @@ What it does:
    added; after each pass it checks one result per table and game, each accepted by the engine;
 8. stops gunicorn.
 
-With ``--baseline`` the same gunicorn workers also serve a bare DRF view that authenticates the
-token, parses the body and inserts it as one row (:mod:`benchmarks.baseline`): pass 2's bodies
-are posted to it by the same clients just before and just after pass 2, and the command prints
-both rates and their ratio (the goal: at least 0.5), side by side in one run on one machine.
+With ``--baseline`` pass 2's bodies, with their tokens, are also posted by the same clients,
+just before and just after pass 2, to two ceilings, and the command prints each one's rate,
+p50 and p99 and the submission's ratio to each (the goal: at least 0.5 of the minimal
+project's rate, p99 under 50 ms):
+
+- the in-stack bare view (:mod:`benchmarks.baseline`), served by the product's own gunicorn
+  workers (:mod:`benchmarks.wsgi`): token, the product's parser, one insert, inside the
+  product's middleware, authentication and throttles, so the ratio shows what the submission's
+  own work costs;
+- a minimal Django + DRF project (:mod:`benchmarks.minimal_drf`: token, DRF's JSON parser, one
+  insert, no middleware) under the same gunicorn settings on the same PostgreSQL server, in its
+  own database (``<name>_minimal``), its users given the same token keys: the ratio shows what
+  the product's whole stack costs on top.
 
 The load targets 127.0.0.1 only and is bounded: each pass posts each table once and gives up
 after ``--timeout`` seconds. Data is left in the database (a new event per run).
@@ -36,8 +45,11 @@ from __future__ import annotations
 import json
 import os
 import random
+import subprocess
+import sys
 import time
 from collections import Counter
+from urllib.parse import urlsplit
 
 from django.core.management.base import BaseCommand, CommandError
 from django.db import connections
@@ -45,15 +57,15 @@ from django.db import connections
 from benchmarks.builders import published_round
 from benchmarks.figures import percentile
 from benchmarks.loadclient import Request, run_requests
-from benchmarks.servers import Gunicorn, ensure_database, loadavg
+from benchmarks.servers import Gunicorn, ensure_database, loadavg, minimal_database_url
 from engine.bots import play_match
 from games.models import GameResult, GameResultVersion
 from tournaments.models import Entry
 
 GOAL_SECONDS = 60
 GOAL_P99_MS = 100
-#: --baseline: result submission at least half as fast as a bare DRF insert of the same body,
-#: p99 under 50 ms with 8 clients
+#: --baseline: result submission at least half as fast as the minimal DRF project's insert of
+#: the same body, p99 under 50 ms with 8 clients
 GOAL_RATIO = 0.5
 GOAL_BASELINE_P99_MS = 50
 
@@ -79,9 +91,13 @@ class Command(BaseCommand):
         parser.add_argument("--port", type=int, default=None,
                             help="gunicorn's port on 127.0.0.1 (default: a free one)")
         parser.add_argument("--baseline", action="store_true",
-                            help="also post pass 2's bodies to a bare DRF insert view (same "
-                                 "workers, same database), before and after pass 2, and print "
-                                 "the ratio of the rates")
+                            help="also post pass 2's bodies, before and after pass 2, to a bare "
+                                 "DRF insert view inside the product's stack (same workers, same "
+                                 "database) and to a minimal Django + DRF project "
+                                 "(benchmarks/minimal_drf: same gunicorn settings, same "
+                                 "PostgreSQL server, its own database <name>_minimal); print "
+                                 "the rate, p50 and p99 of each and the submission's ratio to "
+                                 "each")
 
     # ------------------------------------------------------------------------- steps
     def handle(self, *args, tables, rate, senders, clients, workers, seed, timeout,
@@ -116,8 +132,11 @@ class Command(BaseCommand):
         server = Gunicorn(workers=workers, app=app, port=port).start()
         w(server.describe())
         port = server.port
+        minimal = None
         problems = []
         try:
+            if baseline:
+                minimal = self._minimal_project(seated, workers, game2, clients, timeout)
             first, wall1 = run_requests(game1, senders, port, timeout=timeout, rate=rate,
                                         seed=seed)
             self._report(f"pass 1: game 1 of every table, arriving at random (Poisson) at "
@@ -125,14 +144,15 @@ class Command(BaseCommand):
             p99 = percentile(sorted(r.seconds for r in first), 99) * 1000
             problems += self._verify(rnd, len(game1), 1, "after pass 1")
 
+            ceilings = {"in-stack": [], "minimal": []}
             if baseline:
-                before_rate = self._baseline(game2, clients, port, timeout, "before pass 2")
+                self._ceilings(ceilings, game2, clients, port, minimal, timeout, "before pass 2")
             second, wall2 = run_requests(game2, clients, port, timeout=timeout)
             self._report(f"pass 2: game 2 of every table, {clients} clients back to back "
                          f"(capacity)", game2, second, wall2, expect=201)
             if baseline:
-                after_rate = self._baseline(game2, clients, port, timeout, "after pass 2")
-                self._ratio(second, wall2, (before_rate + after_rate) / 2)
+                self._ceilings(ceilings, game2, clients, port, minimal, timeout, "after pass 2")
+                self._ratios(second, wall2, ceilings, clients)
             problems += self._verify(rnd, len(game1), 2, "after pass 2")
             met = wall2 <= GOAL_SECONDS and p99 < GOAL_P99_MS
             w(f"\ngoal: a round of {len(game1)} tables within {GOAL_SECONDS} s (pass 2: "
@@ -156,6 +176,10 @@ class Command(BaseCommand):
         finally:
             tail = server.stop()
             w("gunicorn stopped" + (f"; log tail:\n{tail}" if tail else ""))
+            if minimal is not None:
+                tail = minimal.stop()
+                w("the minimal project's gunicorn stopped"
+                  + (f"; log tail:\n{tail}" if tail else ""))
         if problems:
             raise CommandError("; ".join(problems))
         w(self.style.SUCCESS(f"OK: {2 * len(game1)} results stored once each, all accepted by "
@@ -177,29 +201,82 @@ class Command(BaseCommand):
         return games
 
     # ------------------------------------------------------------------------- baseline
-    def _baseline(self, jobs, clients: int, port: int, timeout: float, when: str) -> float:
-        """Post ``jobs``' bodies, with their tokens, to the bare insert view; its rate."""
+    def _minimal_project(self, tokens: dict, workers: int, jobs, clients: int,
+                         timeout: float) -> Gunicorn:
+        """The minimal DRF project (:mod:`benchmarks.minimal_drf`) on its own database, its
+        users holding the product's token keys, under gunicorn as the product is; warmed up
+        (every worker's connection open) by a few of ``jobs``."""
+        url = minimal_database_url()
+        env = {"DJANGO_SETTINGS_MODULE": "benchmarks.minimal_drf.settings",
+               "MINIMAL_DATABASE_URL": url}
+        users = {key: f"table-{table_id}" for table_id, key in tokens.items()}
+        done = subprocess.run([sys.executable, "-m", "benchmarks.minimal_drf.setup"],
+                              input=json.dumps(users), text=True, capture_output=True,
+                              env={**os.environ, **env}, check=False, timeout=300)
+        if done.returncode:
+            raise CommandError(f"the minimal project's set-up failed:\n{done.stderr[-2000:]}")
+        self.stdout.write(f"{done.stdout.strip()}, database {urlsplit(url).path[1:]}")
+        from benchmarks.minimal_drf.views import PATH
+
+        server = Gunicorn(workers=workers, app="benchmarks.minimal_drf.wsgi:application",
+                          env=env, ready=("/" + PATH, 401)).start()
+        self.stdout.write(server.describe())
+        warm = [self._to_minimal(job) for job in jobs[:4 * workers]]
+        run_requests(warm, clients, server.port, timeout=timeout)
+        return server
+
+    @staticmethod
+    def _to_minimal(job: Request) -> Request:
+        from benchmarks.minimal_drf.views import PATH
+
+        return Request("POST", "/" + PATH, job.headers, job.body, "POST minimal")
+
+    def _ceilings(self, ceilings: dict, jobs, clients: int, port: int, minimal: Gunicorn,
+                  timeout: float, when: str) -> None:
+        """Post ``jobs``' bodies, with their tokens, to the in-stack bare view and to the
+        minimal project; add each one's outcomes and wall time to ``ceilings``."""
         from benchmarks.baseline import PATH
         from benchmarks.models import BaselineRow
 
         bare = [Request("POST", "/" + PATH, job.headers, job.body, "POST baseline")
                 for job in jobs]
         results, wall = run_requests(bare, clients, port, timeout=timeout)
-        self._report(f"baseline {when}: the same bodies to a bare DRF insert view, {clients} "
-                     f"clients back to back", bare, results, wall, expect=201)
+        self._report(f"in-stack bare view {when}: the same bodies to a bare DRF insert inside "
+                     f"the product's stack, {clients} clients back to back", bare, results,
+                     wall, expect=201)
+        ceilings["in-stack"].append((results, wall))
         BaselineRow.objects.all().delete()
-        return len(results) / wall if wall else 0.0
+        outside = [self._to_minimal(job) for job in jobs]
+        results, wall = run_requests(outside, clients, minimal.port, timeout=timeout)
+        self._report(f"minimal DRF project {when}: the same bodies, {clients} clients back to "
+                     f"back", outside, results, wall, expect=201)
+        ceilings["minimal"].append((results, wall))
 
-    def _ratio(self, results, wall: float, baseline_rate: float) -> None:
-        rate = len(results) / wall if wall else 0.0
-        p99 = percentile(sorted(r.seconds for r in results), 99) * 1000
-        ratio = rate / baseline_rate if baseline_rate else float("nan")
-        met = ratio >= GOAL_RATIO and p99 < GOAL_BASELINE_P99_MS
-        self.stdout.write(
-            f"\nresult submission {rate:.0f}/s against the bare DRF insert's {baseline_rate:.0f}/s "
-            f"(mean of before and after): ratio {ratio:.2f}; p99 {p99:.1f} ms; goal ratio >= "
-            f"{GOAL_RATIO} and p99 < {GOAL_BASELINE_P99_MS} ms: "
-            + (self.style.SUCCESS("met") if met else self.style.WARNING("not met")))
+    def _ratios(self, results, wall: float, ceilings: dict, clients: int) -> None:
+        """The submission's rate, p50 and p99 beside each ceiling's (both its runs together),
+        and its ratio to each; whether the goal against the minimal project is met."""
+        def figures(runs) -> tuple[float, float, float]:
+            latencies = sorted(r.seconds * 1000 for done, _wall in runs for r in done)
+            total = sum(w for _done, w in runs)
+            return (len(latencies) / total if total else 0.0, percentile(latencies, 50),
+                    percentile(latencies, 99))
+
+        rate, p50, p99 = figures([(results, wall)])
+        w = self.stdout.write
+        w(f"\nat {clients} clients (ceilings: both runs, before and after pass 2, together); "
+          f"load average {loadavg()}")
+        w(f"  {'':<22} {'per second':>10} {'p50 ms':>8} {'p99 ms':>8} {'submission ÷':>13}")
+        w(f"  {'result submission':<22} {rate:>10.0f} {p50:>8.1f} {p99:>8.1f}")
+        ratios = {}
+        for name, title in (("in-stack", "in-stack bare view"), ("minimal", "minimal DRF")):
+            c_rate, c_p50, c_p99 = figures(ceilings[name])
+            ratios[name] = rate / c_rate if c_rate else float("nan")
+            w(f"  {title:<22} {c_rate:>10.0f} {c_p50:>8.1f} {c_p99:>8.1f} "
+              f"{ratios[name]:>13.2f}")
+        met = ratios["minimal"] >= GOAL_RATIO and p99 < GOAL_BASELINE_P99_MS
+        w(f"goal: submission >= {GOAL_RATIO} of the minimal project's rate ("
+          f"{ratios['minimal']:.2f}) and p99 < {GOAL_BASELINE_P99_MS} ms ({p99:.1f}): "
+          + (self.style.SUCCESS("met") if met else self.style.WARNING("not met")))
 
     # ------------------------------------------------------------------------- figures
     def _report(self, title: str, jobs, results, wall: float, expect: int) -> None:
@@ -238,3 +315,4 @@ class Command(BaseCommand):
         if ok != count:
             problems.append(f"{when}: {count - ok} result(s) without engine_result.ok")
         return problems
+
