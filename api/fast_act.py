@@ -108,7 +108,7 @@ KNOWN_MIDDLEWARE = (
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    "config.middleware.ContentSecurityPolicyMiddleware",
     "axes.middleware.AxesMiddleware",
 )
 #: the view's permissions the short path's token check makes (a token's user is authenticated)

@@ -126,7 +126,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
-    "csp.middleware.CSPMiddleware",
+    # django-csp's, building no policy for the API's answers (config/middleware.py)
+    "config.middleware.ContentSecurityPolicyMiddleware",
     "axes.middleware.AxesMiddleware",  # last, as django-axes requires
 ]
 
@@ -146,6 +147,10 @@ SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = SECURE_SSL_REDIRECT = HTTPS
 SECURE_HSTS_SECONDS = _whole("DJANGO_HSTS_SECONDS", 31_536_000) if HTTPS else 0
 SECURE_HSTS_INCLUDE_SUBDOMAINS = SECURE_HSTS_PRELOAD = SECURE_HSTS_SECONDS > 0
 SESSION_COOKIE_HTTPONLY = True
+
+# Messages: Django's cookie-then-session storage, built when a request first uses it (an API
+# request never does: config/middleware.py)
+MESSAGE_STORAGE = "config.middleware.LazyFallbackStorage"
 
 # Content-Security-Policy (django-csp) on every page: scripts, styles, images and requests from
 # this site only; no inline script or style, no plugin, no framing. The API under /api/ (JSON,
