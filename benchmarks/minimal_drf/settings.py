@@ -46,4 +46,6 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    # (not a line per 401 of the start-up checks, which ask without a token)
+    "loggers": {"django.request": {"level": os.environ.get("LOG_LEVEL", "WARNING")}},
 }
