@@ -29,7 +29,7 @@
   still not drawn (default 120).
 - ``CELERY_WORKER_NICE``: how far below the servers' CPU priority a ``celery worker`` runs.
 - ``THROTTLE_*``: request rates (anonymous, user, writes, results, engine, live, login, links,
-  link_misses, practice): ``20`` (a minute) or ``20/min``, ``/s``, ``/hour``, ``/day``.
+  link_misses, practice, daily): ``20`` (a minute) or ``20/min``, ``/s``, ``/hour``, ``/day``.
 
 A value that cannot be read stops the process at start with a message naming the variable.
 """
@@ -404,6 +404,8 @@ REST_FRAMEWORK = {
         "link_misses": _rate("THROTTLE_LINK_MISSES", "30/min"),
         # practice games against the bots started per client address (web/views/practice.py)
         "practice": _rate("THROTTLE_PRACTICE", "30/hour"),
+        # daily challenge entries (names) per client address (web/views/daily.py)
+        "daily": _rate("THROTTLE_DAILY", "10/hour"),
         # token logins, per client address and per username (api/auth_views.py)
         "login": _rate("THROTTLE_LOGIN", "20/min"),
     },

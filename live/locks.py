@@ -41,3 +41,11 @@ def lock_practice(practice_id: int):
     from live.models import PracticeGame
 
     return PracticeGame.objects.select_for_update().get(pk=practice_id)
+
+
+def lock_challenge_play(play_id: int):
+    """Lock a daily challenge play's row (:class:`live.models.ChallengePlay`): one act at a
+    time."""
+    from live.models import ChallengePlay
+
+    return ChallengePlay.objects.select_for_update().get(pk=play_id)

@@ -139,3 +139,101 @@ class Revocation(models.Model):
 
     def __str__(self):
         return self.keys
+
+
+class ChallengeDay(models.Model):
+    """The daily challenge of one date (每日挑战): a fixed set of deals made once, played by
+    anyone who gives a name, each deal by one person with five careful bots, and compared with
+    everyone else who played the same deal (复式). :mod:`live.daily` makes and plays it."""
+
+    date = models.DateField(_("date"), unique=True)
+    preset = models.CharField(_("rules preset"), max_length=20)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("daily challenge")
+        verbose_name_plural = _("daily challenges")
+
+    def __str__(self):
+        return f"{_('daily challenge')} {self.date.isoformat()}"
+
+
+class ChallengeDeal(models.Model):
+    """One deal of a :class:`ChallengeDay`: the cards come from ``seed`` and ``label``
+    (:func:`engine.deals.derive_deal`); ``commitment`` is published from the start, the seed
+    shown to a player once they have finished the deal (to everyone once the day is over);
+    ``seat`` is the person's seat, the same for everyone who plays it."""
+
+    day = models.ForeignKey(ChallengeDay, on_delete=models.CASCADE, related_name="deals",
+                            verbose_name=_("daily challenge"))
+    number = models.PositiveSmallIntegerField(_("deal"))
+    seed = models.CharField(_("seed"), max_length=64)
+    label = models.CharField(_("label"), max_length=100)
+    commitment = models.CharField(_("commitment"), max_length=64)
+    seat = models.PositiveSmallIntegerField(_("player's seat"))
+
+    class Meta:
+        verbose_name = _("daily challenge deal")
+        verbose_name_plural = _("daily challenge deals")
+        constraints = [models.UniqueConstraint(fields=["day", "number"],
+                                               name="challenge_deal_once")]
+        ordering = ["day", "number"]
+
+    def __str__(self):
+        return f"{self.day} #{self.number}"
+
+
+class ChallengeEntry(models.Model):
+    """A person's entry in a day's challenge: the name they gave and the browser session it is
+    bound to (only the SHA-256 of the session's challenge token is stored). One entry per
+    session and day, and a name once per day (compared case-folded)."""
+
+    day = models.ForeignKey(ChallengeDay, on_delete=models.CASCADE, related_name="entries",
+                            verbose_name=_("daily challenge"))
+    name = models.CharField(_("name"), max_length=24)
+    name_key = models.CharField(_("name as compared"), max_length=96)
+    token_hash = models.CharField(_("session token hash"), max_length=64)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+
+    class Meta:
+        verbose_name = _("daily challenge entry")
+        verbose_name_plural = _("daily challenge entries")
+        constraints = [
+            models.UniqueConstraint(fields=["day", "token_hash"], name="challenge_entry_session"),
+            models.UniqueConstraint(fields=["day", "name_key"], name="challenge_entry_name"),
+        ]
+
+    def __str__(self):
+        return self.name
+
+
+class ChallengePlay(models.Model):
+    """One entry's play of one :class:`ChallengeDeal` (one per entry and deal: a deal of the
+    day is played once): the engine's state as in a practice game, and once it is over the
+    player's 联邦 net game points (:func:`engine.duplicate.net_points`), the score the field
+    compares."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running", _("running")
+        FINISHED = "finished", _("finished")
+
+    entry = models.ForeignKey(ChallengeEntry, on_delete=models.CASCADE, related_name="plays",
+                              verbose_name=_("daily challenge entry"))
+    deal = models.ForeignKey(ChallengeDeal, on_delete=models.CASCADE, related_name="plays",
+                             verbose_name=_("daily challenge deal"))
+    status = models.CharField(_("status"), max_length=20, choices=Status.choices,
+                              default=Status.RUNNING)
+    state = JSONTextField(_("engine state"))
+    version = models.PositiveIntegerField(_("version"), default=0)
+    net_points = models.SmallIntegerField(_("net game points"), null=True, blank=True)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    finished_at = models.DateTimeField(_("finished"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("daily challenge play")
+        verbose_name_plural = _("daily challenge plays")
+        constraints = [models.UniqueConstraint(fields=["entry", "deal"],
+                                               name="challenge_play_once")]
+
+    def __str__(self):
+        return f"{self.entry} · {self.deal}"

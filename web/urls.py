@@ -5,7 +5,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from web.views import desk, live_table, practice, public, ratings, table, watch
+from web.views import daily, desk, live_table, practice, public, ratings, table, watch
 from web.views.console import entries as console_entries
 from web.views.console import event as console_event
 from web.views.console import home as console_home
@@ -85,6 +85,21 @@ urlpatterns = [
     path("practice/<str:token>/", practice.practice_page, name="practice-game"),
     path("practice/<str:token>/state/", practice.practice_state, name="practice-state"),
     path("practice/<str:token>/act/", practice.practice_act, name="practice-act"),
+    # the daily challenge (每日挑战, issue 55)
+    path("daily/", daily.daily_today, name="daily"),
+    path("daily/enter/", daily.daily_enter, name="daily-enter"),
+    path("daily/<str:date>/", daily.daily_day, name="daily-day"),
+    path("daily/<str:date>/leaderboard/", daily.daily_leaderboard, name="daily-leaderboard"),
+    path("daily/<str:date>/deals/<int:number>/", daily.daily_results, name="daily-results"),
+    path("daily/<str:date>/deals/<int:number>/start/", daily.daily_start, name="daily-start"),
+    path("daily/<str:date>/deals/<int:number>/play/", daily.daily_play, name="daily-play"),
+    path("daily/<str:date>/deals/<int:number>/play/state/", daily.daily_state,
+         name="daily-state"),
+    path("daily/<str:date>/deals/<int:number>/play/act/", daily.daily_act, name="daily-act"),
+    path("daily/<str:date>/deals/<int:number>/replays/<int:play>/", daily.daily_replay,
+         name="daily-replay"),
+    path("daily/<str:date>/deals/<int:number>/replays/<int:play>/replay.json",
+         daily.daily_replay_data, name="daily-replay-data"),
     path("accounts/login/", table.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(next_page="pages:login"),
          name="logout"),
