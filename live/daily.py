@@ -8,7 +8,7 @@ cards come from a fresh secret seed and the deal's label (:func:`engine.deals.de
 its commitment published from the start. Every person sits at the deal's fixed seat, the
 bots (:class:`engine.bots.CarefulBot`, seeded by the game's version, so the same acts meet the
 same answers) at the other five; no tribute (each deal is a match's first game) and the first
-lead fixed by the cards (大纲 rules: 亮3). A deal is played once per entry; a finished deal's
+lead the same at every table (大纲 rules' first game: the opening seat, 1号位, leads). A deal is played once per entry; a finished deal's
 score is the player's 联邦 net game points (:func:`engine.duplicate.net_points`), turned into
 matchpoints against everyone else's on the same deal when read, so they follow the field as it
 grows.
@@ -44,15 +44,15 @@ from tournaments.errors import Conflict, Forbidden, NotFound, ServiceError
 #: are an evening's sitting that most finish, and enough for one lucky or unlucky deal not to
 #: decide the day (two seats of each 联邦 parity among them)
 DEALS_PER_DAY = 4
-#: the rules every deal is played under: the events' default (大纲), whose first lead is the
-#: deal's own (亮3), so the same cards start the same way at every table
+#: the rules every deal is played under: the events' default (大纲); a table's first game is
+#: led by its opening seat (1号位, seat 0 here), so the same cards start the same way everywhere
 PRESET = "dagang"
 #: the longest name (characters, after normalizing)
 NAME_MAX = 24
 #: the bots' acts in a row at most: a bug, not a rule (as in practice games)
 MAX_BOT_ACTS = 5000
-#: the player's seat of each deal (0-based): both 联邦 (even and odd seats), and different
-#: seats relative to the 亮3 leader
+#: the player's seat of each deal (0-based): both 联邦 (even and odd seats), leading the first
+#: round or not
 SEATS = (0, 3, 4, 1)
 
 
