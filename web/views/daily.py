@@ -60,8 +60,8 @@ def _deal(day: ChallengeDay, number: int) -> ChallengeDeal:
 
 def _urls(day: ChallengeDay, number: int) -> dict:
     kw = {"date": day.date.isoformat(), "number": number}
-    return {"play": reverse("pages:daily-play", kwargs=kw),
-            "results": reverse("pages:daily-results", kwargs=kw)}
+    return {"play_url": reverse("pages:daily-play", kwargs=kw),
+            "results_url": reverse("pages:daily-results", kwargs=kw)}
 
 
 def _refused(request, exc: ServiceError, template="web/daily/refused.html"):
@@ -149,7 +149,7 @@ def daily_start(request, date: str, number: int):
         _my_play(request, date, number, start=True)
     except ServiceError as exc:
         return _refused(request, exc)
-    return redirect(_urls(_day(date), number)["play"])
+    return redirect(_urls(_day(date), number)["play_url"])
 
 
 @never_cache
@@ -157,7 +157,7 @@ def daily_start(request, date: str, number: int):
 def daily_play(request, date: str, number: int):
     """The live table's page for the visitor's play of a deal."""
     play = _my_play(request, date, number)
-    base = _urls(play.deal.day, number)["play"]
+    base = _urls(play.deal.day, number)["play_url"]
     seat = play.deal.seat
     data = {"mode": "practice", "view": daily.play_view(play), "seat": seat,
             "seats": [{"label": seat_label(s), "name": _("You") if s == seat else _("Bot")}
