@@ -9,7 +9,7 @@ import tournaments.fields
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('live', '0007_seat_ready'),
+        ('live', '0008_verifiable_deals'),
     ]
 
     operations = [
