@@ -31,7 +31,7 @@ from games.selectors import (
     round_tables_with_results,
 )
 from live.queries import with_running_live_game
-from tournaments import imports, services
+from tournaments import imports
 from tournaments.errors import ServiceError
 from tournaments.locks import lock_table_with_viewer
 from tournaments.models import (
@@ -54,6 +54,17 @@ from tournaments.selectors import (
     is_referee,
     knockout_matches,
     public_seat_of,
+)
+from tournaments.services.entries import entry_check_in, entry_register, entry_withdraw
+from tournaments.services.events import event_create, event_publish, event_staff_add, event_update
+from tournaments.services.imports import entries_import
+from tournaments.services.penalties import penalty_add
+from tournaments.services.players import player_create
+from tournaments.services.rounds import round_open, round_publish
+from tournaments.services.teams import (
+    team_invitation_accept,
+    team_invitation_decline,
+    team_register,
 )
 from tournaments.standings import public_standings, standings_etag, standings_heal
 
@@ -98,7 +109,7 @@ class EventListCreateApi(generics.ListCreateAPIView):
         user = self.request.user
         _require(can_create_event(user), "only organizers may create events")
         data = serializer.validated_data
-        serializer.instance = services.event_create(organizer=user, **data)
+        serializer.instance = event_create(organizer=user, **data)
 
 
 class EventDetailApi(generics.RetrieveUpdateAPIView):
@@ -114,7 +125,7 @@ class EventDetailApi(generics.RetrieveUpdateAPIView):
     def perform_update(self, serializer):
         event = serializer.instance
         _require(is_organizer(self.request.user, event), "only the event's organizers may")
-        serializer.instance = services.event_update(event=event, **serializer.validated_data)
+        serializer.instance = event_update(event=event, **serializer.validated_data)
 
 
 class EventPublishApi(APIView):
@@ -128,7 +139,7 @@ class EventPublishApi(APIView):
         _require(is_organizer(request.user, event), "only the event's organizers may publish")
         ser = s.PublishSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        services.event_publish(event=event, published=ser.validated_data["published"])
+        event_publish(event=event, published=ser.validated_data["published"])
         return Response(s.EventSerializer(event).data)
 
 
@@ -146,7 +157,7 @@ class EventStaffApi(APIView):
         user = get_user_model().objects.filter(username=ser.validated_data["username"]).first()
         if user is None:
             raise ServiceError("no_such_user", "no user with that name", status=404)
-        services.event_staff_add(event=event, user=user, role=ser.validated_data["role"])
+        event_staff_add(event=event, user=user, role=ser.validated_data["role"])
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -179,7 +190,7 @@ class PlayerListCreateApi(generics.ListCreateAPIView):
 
     def perform_create(self, serializer):
         _require(self._staff(), "only organizers create players for others; use /players/me/")
-        serializer.instance = services.player_create(**serializer.validated_data)
+        serializer.instance = player_create(**serializer.validated_data)
 
 
 class PlayerMeApi(APIView):
@@ -202,7 +213,7 @@ class PlayerMeApi(APIView):
                                status=409)
         ser = s.PlayerSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        player = services.player_create(user=request.user, **ser.validated_data)
+        player = player_create(user=request.user, **ser.validated_data)
         return Response(s.PlayerSerializer(player).data, status=status.HTTP_201_CREATED)
 
 
@@ -238,7 +249,7 @@ class InvitationAcceptApi(APIView):
     def post(self, request, pk):
         """Accept an invitation: you play for that team (its entry); your other invitations
         in the event are declined (their teams are dissolved)."""
-        membership = services.team_invitation_accept(membership_id=pk,
+        membership = team_invitation_accept(membership_id=pk,
                                                      player=_my_player(request))
         return Response(s.EntrySerializer(_entries(membership.event).get(
             team_id=membership.team_id)).data)
@@ -251,7 +262,7 @@ class InvitationDeclineApi(APIView):
     @extend_schema(request=None, responses={204: None, **ERRORS})
     def post(self, request, pk):
         """Decline an invitation: the team that sent it is dissolved."""
-        services.team_invitation_decline(membership_id=pk, player=_my_player(request))
+        team_invitation_decline(membership_id=pk, player=_my_player(request))
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -290,7 +301,7 @@ class EntryListCreateApi(generics.ListCreateAPIView):
         else:
             _require(is_organizer(request.user, event), "only organizers register others")
             player = get_object_or_404(Player, pk=pid)
-        entry = services.entry_register(event=event, player=player)
+        entry = entry_register(event=event, player=player)
         return Response(s.EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
 
 
@@ -313,7 +324,7 @@ class TeamCreateApi(APIView):
         _require(staff or (me is not None and me.pk in players),
                  "only the event's staff or one of the three players registers a team")
         # a missing or repeated player leaves fewer than three: the service refuses the team
-        entry = services.team_register(event=event, name=ser.validated_data["name"],
+        entry = team_register(event=event, name=ser.validated_data["name"],
                                        players=[players[i] for i in ids if i in players],
                                        registrant=None if staff else me)
         return Response(s.EntrySerializer(entry).data, status=status.HTTP_201_CREATED)
@@ -342,7 +353,7 @@ class EntryImportApi(APIView):
         rows, encoding = imports.read_file(
             ser.validated_data["file"].read(imports.MAX_BYTES + 1),
             team=event.format == Event.Format.TEAM)
-        counts = services.entries_import(event=event, rows=rows, organizer=request.user)
+        counts = entries_import(event=event, rows=rows, organizer=request.user)
         counts["encoding"] = encoding
         return Response(counts, status=status.HTTP_201_CREATED)
 
@@ -363,9 +374,9 @@ class EntryActionApi(APIView):
         _require(is_referee(request.user, event) or own,
                  "only the event's staff or the entry's own player may")
         if self.action == "check_in":
-            entry = services.entry_check_in(entry=entry)
+            entry = entry_check_in(entry=entry)
         else:
-            entry = services.entry_withdraw(entry=entry)
+            entry = entry_withdraw(entry=entry)
         return Response(s.EntrySerializer(entry).data)
 
 
@@ -423,7 +434,7 @@ class RoundListCreateApi(generics.ListAPIView):
         _require(is_organizer(request.user, event), "only the event's organizers draw rounds")
         ser = s.RoundCreateSerializer(data=request.data)
         ser.is_valid(raise_exception=True)
-        rnd = services.round_open(event=event, knockout=ser.validated_data["knockout"])
+        rnd = round_open(event=event, knockout=ser.validated_data["knockout"])
         rnd.refresh_from_db()
         url = reverse("api:round-detail", kwargs={"slug": slug, "number": rnd.number})
         return Response({"round": s.RoundSerializer(rnd, context={"request": request}).data,
@@ -448,7 +459,7 @@ class RoundPublishApi(APIView):
         """Publish a drawn round's seating."""
         rnd = _round(request, slug, number)
         _require(is_organizer(request.user, rnd.event), "only the event's organizers publish")
-        return Response(s.RoundSerializer(services.round_publish(round=rnd),
+        return Response(s.RoundSerializer(round_publish(round=rnd),
                                           context={"request": request}).data)
 
 
@@ -843,7 +854,7 @@ class PenaltyListCreateApi(generics.ListCreateAPIView):
         table = get_object_or_404(Table, pk=d["table_id"], round__event=event) if d.get(
             "table_id") else None
         player = get_object_or_404(Player, pk=d["player_id"]) if d.get("player_id") else None
-        serializer.instance = services.penalty_add(
+        serializer.instance = penalty_add(
             event=event, entry=entry, kind=d["kind"], reason=d["reason"],
             points=d.get("points", 0), player=player, table=table,
             game_number=d.get("game_number"), by=self.request.user)

@@ -13,8 +13,11 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from benchmarks.servers import BENCH_EVENTS
-from tournaments import services
 from tournaments.models import MOVE_SECONDS_MAX, Entry, Player, Round, Seat
+from tournaments.services.draws import round_draw
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.events import event_create, event_publish
+from tournaments.services.rounds import round_create, round_publish
 
 
 def published_round(tables: int) -> tuple[Round, dict[int, str]]:
@@ -22,20 +25,20 @@ def published_round(tables: int) -> tuple[Round, dict[int, str]]:
     per table gets a login. Returns the round and ``{table_id: that player's API token}``."""
     stamp = f"{int(time.time())}-{random.randrange(10**6)}"
     slug = f"bench-{stamp}"
-    event = services.event_create(name=f"bench {stamp}", slug=slug, rounds_planned=7,
+    event = event_create(name=f"bench {stamp}", slug=slug, rounds_planned=7,
                                   games_per_match=4)
-    services.event_publish(event=event, published=True)  # players see published events
+    event_publish(event=event, published=True)  # players see published events
     # Set-up data, not what is measured: players in bulk, entries through the services.
     players = Player.objects.bulk_create(
         [Player(name=f"Bench {i + 1:05d}") for i in range(6 * tables)], batch_size=2000)
     with transaction.atomic():
         for player in players:
-            services.entry_check_in(entry=services.entry_register(event=event,
+            entry_check_in(entry=entry_register(event=event,
                                                                   player=player))
     with transaction.atomic():
-        rnd = services.round_create(event=event)
-    rnd = services.round_draw(round_id=rnd.pk)  # what round_draw_task runs on a worker
-    rnd = services.round_publish(round=rnd)
+        rnd = round_create(event=event)
+    rnd = round_draw(round_id=rnd.pk)  # what round_draw_task runs on a worker
+    rnd = round_publish(round=rnd)
     seats = list(Seat.objects.filter(round=rnd, seat=0).select_related("player")
                  .order_by("table__number"))
     User = get_user_model()
@@ -63,9 +66,9 @@ def live_round(tables: int) -> tuple[Round, list[tuple[int, list[str]]]]:
     began, and their clients, out of step, met 409s and read their games again."""
     stamp = f"{int(time.time())}-{random.randrange(10**6)}"
     slug = f"{BENCH_EVENTS}{stamp}"
-    event = services.event_create(name=f"Live bench {stamp}", slug=slug, rounds_planned=1,
+    event = event_create(name=f"Live bench {stamp}", slug=slug, rounds_planned=1,
                                   games_per_match=1, move_seconds=MOVE_SECONDS_MAX)
-    services.event_publish(event=event, published=True)
+    event_publish(event=event, published=True)
     User = get_user_model()
     password = make_password(None)
     users = User.objects.bulk_create(
@@ -84,9 +87,9 @@ def live_round(tables: int) -> tuple[Round, list[tuple[int, list[str]]]]:
                status=Entry.Status.CHECKED_IN, checked_in_at=now) for p in players],
         batch_size=2000)
     with transaction.atomic():
-        rnd = services.round_create(event=event)
-    rnd = services.round_draw(round_id=rnd.pk)
-    rnd = services.round_publish(round=rnd)
+        rnd = round_create(event=event)
+    rnd = round_draw(round_id=rnd.pk)
+    rnd = round_publish(round=rnd)
     by_table: dict[int, list[str]] = {}
     for table_id, user_id in (Seat.objects.filter(round=rnd)
                               .order_by("table__number", "seat")

@@ -30,8 +30,10 @@ import engine
 from games.models import GameResult, GameResultVersion
 from games.services import result_confirm
 from tournaments import draw as draw_module
-from tournaments import services, standings
+from tournaments import standings
 from tournaments.models import Bye, Entry, Event, Player, Round, Seat, Standing, Table
+from tournaments.services.draws import round_draw, round_verify
+from tournaments.services.rounds import round_create
 
 BATCH = 2000
 
@@ -86,9 +88,9 @@ class EventBench:
         sheet_rules = engine.Rules.from_spec(event.rules)
         for number in range(1, rounds + 1):
             with self.timed("create"):
-                rnd = services.round_create(event=event)
+                rnd = round_create(event=event)
             with self.timed("draw"):
-                rnd = services.round_draw(round_id=rnd.pk)
+                rnd = round_draw(round_id=rnd.pk)
             tables = list(Table.objects.filter(round=rnd).order_by("number").values_list(
                 "pk", flat=True))
             byes = Bye.objects.filter(round=rnd).count()
@@ -167,7 +169,7 @@ class EventBench:
         t = self.timings
         last = Round.objects.get(event=event, number=rounds)
         with self.timed("verify"):
-            problems = services.round_verify(round=last)
+            problems = round_verify(round=last)
         w(f"round {rounds} re-drawn from its public data in {t['verify'][0]:.2f} s: "
           f"{'verified' if not problems else 'NOT verified: ' + '; '.join(problems)}")
         players_drawn = len(last.draw_entries)

@@ -346,7 +346,7 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 1, "interval_start": 0,
 # (tournaments/standings.py, standings_sweep); an event with fresh standings costs one query.
 CELERY_BEAT_SCHEDULE = {
     "standings-sweep": {"task": "tournaments.tasks.standings_sweep_task", "schedule": 60.0},
-    # and draw the rounds whose draw was lost (tournaments/services.py, round_draw_sweep): a
+    # and draw the rounds whose draw was lost (tournaments/services/rounds.py, round_draw_sweep): a
     # round waits at most CELERY_DRAW_REQUEUE_SECONDS and a half minute (one query when none)
     "draw-sweep": {"task": "tournaments.tasks.round_draw_sweep_task", "schedule": 30.0,
                    "options": {"expires": 30.0}},

@@ -99,25 +99,29 @@ def make_event():
     from django.db import transaction
     from rest_framework.authtoken.models import Token
 
-    from tournaments import services
     from tournaments.models import Seat
+    from tournaments.services.draws import round_draw
+    from tournaments.services.entries import entry_check_in, entry_register
+    from tournaments.services.events import event_create, event_publish, event_staff_add
+    from tournaments.services.players import player_create
+    from tournaments.services.rounds import round_create, round_publish
 
     tag = f"{int(time.time())}-{os.getpid()}"
     User = get_user_model()
-    event = services.event_create(name=f"Layout check {tag}", slug=f"layout-check-{tag}",
+    event = event_create(name=f"Layout check {tag}", slug=f"layout-check-{tag}",
                                   games_per_match=1, rounds_planned=1, move_seconds=600)
-    services.event_publish(event=event)
+    event_publish(event=event)
     referee = User.objects.create(username=f"layout-referee-{tag}")
-    services.event_staff_add(event=event, user=referee, role="referee")
+    event_staff_add(event=event, user=referee, role="referee")
     with transaction.atomic():
         for i in range(6 * (TABLES_LIVE + 1)):
             user = User.objects.create(username=f"layout-{tag}-{i}")
             Token.objects.create(user=user)
-            player = services.player_create(name=f"Layout {tag} {i}", user=user)
-            services.entry_check_in(entry=services.entry_register(event=event, player=player))
-    rnd = services.round_create(event=event)
-    rnd = services.round_draw(round_id=rnd.pk)
-    rnd = services.round_publish(round=rnd)
+            player = player_create(name=f"Layout {tag} {i}", user=user)
+            entry_check_in(entry=entry_register(event=event, player=player))
+    rnd = round_create(event=event)
+    rnd = round_draw(round_id=rnd.pk)
+    rnd = round_publish(round=rnd)
     tokens = dict(Token.objects.filter(user__username__startswith=f"layout-{tag}-")
                   .values_list("user_id", "key"))
     tables = []

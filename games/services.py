@@ -232,7 +232,7 @@ def _checked_against_stored_previous(checked: tuple, *, event: Event, table: Tab
 def _check_game_number(event: Event, table: Table, number: int) -> None:
     """Games 1..games_per_match; in a knockout round a tied match goes on with deciding extra
     games (加赛), one at a time."""
-    from tournaments.services import match_score, most_games
+    from tournaments.services.matches import match_score, most_games
 
     gpm = event.games_per_match
     if 1 <= number <= gpm:

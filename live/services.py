@@ -37,7 +37,7 @@ from tournaments.errors import Conflict, ServiceError
 from tournaments.locks import lock_table
 from tournaments.models import Round, Table
 from tournaments.selectors import is_referee, public_seat_of
-from tournaments.services import most_games
+from tournaments.services.matches import most_games
 from tournaments.sqlrows import prepared_cursor
 
 log = logging.getLogger(__name__)

@@ -68,23 +68,23 @@ class TeamFactory(factory.django.DjangoModelFactory):
 
     @classmethod
     def _create(cls, model_class, *, event, name, checked_in):
-        from tournaments import services
+        from tournaments.services.entries import entry_check_in
+        from tournaments.services.teams import team_register
 
-        entry = services.team_register(event=event, name=name,
-                                       players=PlayerFactory.create_batch(3))
+        entry = team_register(event=event, name=name, players=PlayerFactory.create_batch(3))
         if checked_in:
-            services.entry_check_in(entry=entry)
+            entry_check_in(entry=entry)
         return model_class.objects.select_related("entry").get(pk=entry.team_id)
 
 
 def check_in(event: Event, players: int) -> list[Entry]:
     """Register and check in ``players`` new players of an individual event (``players`` / 3
     new teams of a team event): its entries."""
-    from tournaments import services
+    from tournaments.services.entries import entry_check_in, entry_register
 
     if event.format == Event.Format.TEAM:
         return [team.entry for team in TeamFactory.create_batch(players // 3, event=event)]
-    return [services.entry_check_in(entry=services.entry_register(event=event, player=player))
+    return [entry_check_in(entry=entry_register(event=event, player=player))
             for player in PlayerFactory.create_batch(players)]
 
 
@@ -104,15 +104,16 @@ class RoundFactory(factory.django.DjangoModelFactory):
 
     @classmethod
     def _create(cls, model_class, *, event, players, drawn, published):
-        from tournaments import services
+        from tournaments.services.draws import round_draw
+        from tournaments.services.rounds import round_create, round_publish
 
         if not event.entries.filter(status=Entry.Status.CHECKED_IN).exists():
             check_in(event, players)
-        rnd = services.round_create(event=event)
+        rnd = round_create(event=event)
         if drawn or published:
-            rnd = services.round_draw(round_id=rnd.pk)
+            rnd = round_draw(round_id=rnd.pk)
         if published:
-            rnd = services.round_publish(round=rnd)
+            rnd = round_publish(round=rnd)
         return rnd
 
 

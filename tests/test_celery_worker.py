@@ -59,11 +59,12 @@ def played_round(worker, referee):
     """A drawn round of 12 players (two tables, no byes) whose results are submitted through
     the service but not yet confirmed: the standings are still to compute."""
     from games import services as game_services
-    from tournaments import services
+    from tournaments.services.draws import round_draw
+    from tournaments.services.rounds import round_create
 
     event = make_event(12, games_per_match=2)
-    rnd = services.round_create(event=event)
-    rnd = services.round_draw(round_id=rnd.pk)
+    rnd = round_create(event=event)
+    rnd = round_draw(round_id=rnd.pk)
     rng = random.Random(7)
     for table in rnd.tables.order_by("number"):
         for number in (1, 2):
@@ -136,17 +137,18 @@ def database_snapshot() -> dict:
 
 # ----------------------------------------------------------------------------- draws
 def test_round_draw_task_through_the_broker_draws_the_committed_round(worker):
-    from tournaments import services
     from tournaments.models import Round
+    from tournaments.services.draws import round_verify
+    from tournaments.services.rounds import round_create, round_request_draw
 
     # given a committed round of 14 players (two tables, two byes)
     event = make_event(14)
-    rnd = services.round_create(event=event)
+    rnd = round_create(event=event)
     assert rnd.status == Round.Status.COMMITTED
 
     # when the draw is requested: queued on commit, delivered by Redis to the worker
     with transaction.atomic():
-        services.round_request_draw(round=rnd)
+        round_request_draw(round=rnd)
     wait_until(lambda: Round.objects.get(pk=rnd.pk).status != Round.Status.COMMITTED,
                "the worker to draw the round")
 
@@ -155,7 +157,7 @@ def test_round_draw_task_through_the_broker_draws_the_committed_round(worker):
     assert rnd.status == Round.Status.DRAWN
     drawn = seating(rnd)
     assert len(drawn["tables"]) == 2 and len(drawn["seats"]) == 12 and len(drawn["byes"]) == 2
-    assert services.round_verify(round=rnd) == []
+    assert round_verify(round=rnd) == []
     # and the byes' points reach the standings through the task the draw queued on commit
     worker.wait_idle()
     bye_entries = {entry_id for entry_id, _points in drawn["byes"]}
@@ -166,12 +168,12 @@ def test_round_draw_task_through_the_broker_draws_the_committed_round(worker):
 
 
 def test_round_draw_task_run_twice_keeps_the_first_draw(worker):
-    from tournaments import services
+    from tournaments.services.rounds import round_create
     from tournaments.tasks import round_draw_task
 
     # given a round drawn by the worker
     event = make_event(14)
-    rnd = services.round_create(event=event)
+    rnd = round_create(event=event)
     first = worker.wait(round_draw_task.delay(rnd.pk).id)
     worker.wait_idle()
     once = seating(rnd)
@@ -187,14 +189,15 @@ def test_round_draw_task_run_twice_keeps_the_first_draw(worker):
 
 
 def test_two_concurrent_round_draw_deliveries_draw_once(worker):
-    from tournaments import services
     from tournaments.models import Round
+    from tournaments.services.draws import round_verify
+    from tournaments.services.rounds import round_create
     from tournaments.tasks import round_draw_task
 
     needs_row_locks()
     # given a committed round
     event = make_event(14)
-    rnd = services.round_create(event=event)
+    rnd = round_create(event=event)
 
     # when two deliveries of its draw run at the same time (held on the round's row lock
     # until both are waiting, then released together)
@@ -210,7 +213,7 @@ def test_two_concurrent_round_draw_deliveries_draw_once(worker):
     assert outcomes == [("success", {"round": rnd.pk, "status": "drawn"})] * 2
     drawn = seating(rnd)
     assert len(drawn["tables"]) == 2 and len(drawn["seats"]) == 12 and len(drawn["byes"]) == 2
-    assert services.round_verify(round=Round.objects.get(pk=rnd.pk)) == []
+    assert round_verify(round=Round.objects.get(pk=rnd.pk)) == []
 
 
 # ----------------------------------------------------------------------------- standings
@@ -302,14 +305,15 @@ def test_two_concurrent_standings_deliveries_write_once(worker, played_round):
 # ----------------------------------------------------------------------------- bad ids
 @pytest.mark.parametrize("task_name", ["round_draw_task", "standings_recompute_task"])
 def test_task_for_a_missing_id_fails_and_changes_nothing(worker, played_round, task_name):
-    from tournaments import services, tasks
+    from tournaments import tasks
     from tournaments.models import Event, Round
+    from tournaments.services.rounds import round_create
 
     # given an event with a drawn round, results and standings
     confirm_quietly(played_round)
     worker.wait(tasks.standings_recompute_task.delay(played_round.event_id).id)
     # and a committed round 2 that a stray draw must not touch
-    assert services.round_create(event=played_round.event).status == Round.Status.COMMITTED
+    assert round_create(event=played_round.event).status == Round.Status.COMMITTED
     before = database_snapshot()
     model = Round if task_name == "round_draw_task" else Event
     missing = (model.objects.order_by("-pk").values_list("pk", flat=True).first() or 0) + 10**6

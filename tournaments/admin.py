@@ -16,7 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext
 
 from games.models import GameResult
-from tournaments import services, standings
+from tournaments import standings
 from tournaments.errors import ServiceError
 from tournaments.forms import (
     TIE_BREAK_SLOTS,
@@ -41,6 +41,11 @@ from tournaments.models import (
     TeamMember,
 )
 from tournaments.rule_texts import RULE_OPTIONS
+from tournaments.services.draws import round_verify
+from tournaments.services.entries import entries_check_in, entry_withdraw
+from tournaments.services.imports import entries_import
+from tournaments.services.links import entry_link_issue, entry_link_revoke
+from tournaments.services.rounds import round_open, round_publish, round_request_draw
 
 
 def _run(modeladmin, request, fn, done_message):
@@ -58,7 +63,7 @@ IMPORT_SALT, IMPORT_MAX_AGE = "tournaments.admin.import", 3600
 
 class SelfRegisteredFilter(admin.SimpleListFilter):
     """Players whose number was chosen by whoever holds their login (a CSV import never links
-    such a player: ``services.number_claimed_by``; each refused line is in the player's
+    such a player: ``number_claimed_by``; each refused line is in the player's
     history)."""
 
     title = _("self-registered")
@@ -193,7 +198,7 @@ class EventAdmin(ServiceAdmin):
         def go():
             n = 0
             for event in queryset:
-                services.round_open(event=event)
+                round_open(event=event)
                 n += 1
             return n
         _run(self, request, go, lambda n: ngettext(
@@ -220,7 +225,7 @@ class EventAdmin(ServiceAdmin):
     def import_view(self, request, object_id):
         """Bulk registration in two steps: the upload (a CSV or XLSX file, or pasted names)
         is checked line by line and shown — nothing stored — with its rows signed into the
-        page; confirming imports exactly those rows (:func:`services.entries_import`)."""
+        page; confirming imports exactly those rows (:func:`entries_import`)."""
         event = self.get_object(request, unquote(object_id))
         if event is None or not self.has_change_permission(request, event):
             raise PermissionDenied
@@ -236,7 +241,7 @@ class EventAdmin(ServiceAdmin):
             if form.is_valid():
                 try:
                     rows, source = form.rows(team=team)
-                    preview = services.entries_import(event=event, rows=rows,
+                    preview = entries_import(event=event, rows=rows,
                                                       organizer=request.user, dry_run=True)
                 except ServiceError as exc:
                     form.add_error(None, exc.message)
@@ -260,7 +265,7 @@ class EventAdmin(ServiceAdmin):
         if signed["event"] != event.pk:
             raise PermissionDenied
         try:
-            done = services.entries_import(event=event, rows=signed["rows"],
+            done = entries_import(event=event, rows=signed["rows"],
                                            organizer=request.user)
         except ServiceError as exc:
             self.message_user(request, exc.message, messages.ERROR)
@@ -313,14 +318,14 @@ class EntryAdmin(ServiceAdmin):
 
     @admin.action(description=_("Check in (报到)"))
     def check_in(self, request, queryset):
-        _run(self, request, lambda: services.entries_check_in(entries=queryset),
+        _run(self, request, lambda: entries_check_in(entries=queryset),
              lambda n: ngettext("%d entry checked in.", "%d entries checked in.", n) % n)
 
     @admin.action(description=_("Withdraw from the next round"))
     def withdraw(self, request, queryset):
         def go():
             for e in queryset:
-                services.entry_withdraw(entry=e)
+                entry_withdraw(entry=e)
             return queryset.count()
         _run(self, request, go, lambda n: ngettext("%d entry withdrawn.",
                                                    "%d entries withdrawn.", n) % n)
@@ -334,13 +339,13 @@ class EntryAdmin(ServiceAdmin):
 
     @admin.action(description=_("Re-issue private links (the old ones stop working)"))
     def reissue_links(self, request, queryset):
-        _run(self, request, lambda: sum(len(services.entry_link_issue(entry=e, by=request.user))
+        _run(self, request, lambda: sum(len(entry_link_issue(entry=e, by=request.user))
                                         for e in queryset),
              lambda n: ngettext("%d private link issued.", "%d private links issued.", n) % n)
 
     @admin.action(description=_("Revoke private links"))
     def revoke_links(self, request, queryset):
-        _run(self, request, lambda: sum(services.entry_link_revoke(entry=e) for e in queryset),
+        _run(self, request, lambda: sum(entry_link_revoke(entry=e) for e in queryset),
              lambda n: ngettext("%d private link revoked.", "%d private links revoked.", n) % n)
 
 
@@ -377,7 +382,7 @@ class RoundAdmin(ShownOnly, admin.ModelAdmin):
     def draw(self, request, queryset):
         def go():
             for rnd in queryset:
-                services.round_request_draw(round=rnd)
+                round_request_draw(round=rnd)
             return queryset.count()
         _run(self, request, go, lambda n: _("Draw queued."))
 
@@ -385,14 +390,14 @@ class RoundAdmin(ShownOnly, admin.ModelAdmin):
     def publish(self, request, queryset):
         def go():
             for rnd in queryset:
-                services.round_publish(round=rnd)
+                round_publish(round=rnd)
             return queryset.count()
         _run(self, request, go, lambda n: _("Seating published."))
 
     @admin.action(description=_("Verify the draw from its public data"))
     def verify(self, request, queryset):
         for rnd in queryset:
-            problems = services.round_verify(round=rnd)
+            problems = round_verify(round=rnd)
             if problems:
                 self.message_user(request, f"{rnd}: " + "; ".join(map(str, problems)),
                                   messages.ERROR)

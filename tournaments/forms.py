@@ -13,10 +13,22 @@ from django.utils.translation import gettext_lazy as _
 
 import engine
 from engine import rules as engine_rules
-from tournaments import imports, services
+from tournaments import imports
 from tournaments.errors import ServiceError
 from tournaments.models import TIE_BREAK_CHOICES, Entry, Event, Penalty, Team
 from tournaments.rule_texts import PRESET_CHOICES, RULE_OPTIONS, VALUE_LABELS
+from tournaments.services.checks import rules_check
+from tournaments.services.entries import entry_register
+from tournaments.services.events import (
+    EDITABLE_ALWAYS,
+    EDITABLE_BEFORE_ROUND_1,
+    event_create,
+    event_publish,
+    event_slug,
+    event_update,
+)
+from tournaments.services.penalties import penalty_add
+from tournaments.services.teams import team_register
 
 
 def _value_key(value) -> str:
@@ -78,7 +90,7 @@ def rules_from(data: dict):
         return spec, gettext("会3 cannot be used with 憋3: turn 憋3 off or leave 会3 as "
                              "the preset.")
     try:
-        return services.rules_check(rules=spec), None
+        return rules_check(rules=spec), None
     except ServiceError as exc:
         return spec, exc.message
 
@@ -156,19 +168,19 @@ class EventAdminForm(ServiceForm):
         if refused:
             self.add_error("tie_break_0", refused)
         if not data.get("slug") and data.get("name") and not self.instance.pk:
-            data["slug"] = services.event_slug(data["name"])
+            data["slug"] = event_slug(data["name"])
         return data
 
     def save_through_services(self, data: dict) -> Event:
-        settings = services.EDITABLE_ALWAYS | services.EDITABLE_BEFORE_ROUND_1
+        settings = EDITABLE_ALWAYS | EDITABLE_BEFORE_ROUND_1
         if self.instance._state.adding:
-            event = services.event_create(**{k: data[k] for k in settings | {"slug"}})
+            event = event_create(**{k: data[k] for k in settings | {"slug"}})
         else:
             stored = Event.objects.get(pk=self.instance.pk)
-            event = services.event_update(event=stored, **{
+            event = event_update(event=stored, **{
                 k: data[k] for k in settings if data[k] != getattr(stored, k)})
         if data["published"] != event.published:
-            event = services.event_publish(event=event, published=data["published"])
+            event = event_publish(event=event, published=data["published"])
         return event
 
     def validate_unique(self):
@@ -196,7 +208,7 @@ class EntryAdminForm(ServiceForm):
             self.fields["player"].required = True
 
     def save_through_services(self, data: dict) -> Entry:
-        return services.entry_register(event=data["event"], player=data["player"])
+        return entry_register(event=data["event"], player=data["player"])
 
 
 def _tie_break_text(n: int) -> str:
@@ -253,7 +265,7 @@ class TeamMemberFormSet(forms.BaseInlineFormSet):
             return
         players = [f.cleaned_data["player"] for f in self.forms if f.cleaned_data.get("player")]
         try:
-            entry = services.team_register(event=team.event, name=team.name, players=players)
+            entry = team_register(event=team.event, name=team.name, players=players)
         except ServiceError as exc:
             raise ValidationError(exc.message) from None
         team.pk, team._state.adding = entry.team_id, False
@@ -277,7 +289,7 @@ class PenaltyAdminForm(ServiceForm):
             self.fields["points"].required = False
 
     def save_through_services(self, data: dict) -> Penalty:
-        return services.penalty_add(
+        return penalty_add(
             event=data["event"], entry=data["entry"], kind=data["kind"], reason=data["reason"],
             points=data.get("points") or 0, player=data.get("player"), round=data.get("round"),
             table=data.get("table"), game_number=data.get("game_number"), by=self.by)

@@ -237,7 +237,7 @@ def later_draws(rnd: Round) -> list[LaterDraw]:
     input) with the scores of the standings through the round before it, now, and the
     penalties given before it was opened (``tournaments.standings.scores_for_draw``); the
     seating is compared with the stored one table by table. Nothing is written."""
-    from tournaments.services import compute_draw
+    from tournaments.services.draws import compute_draw
     from tournaments.standings import scores_for_draw
 
     out = []
@@ -350,7 +350,7 @@ def knockout_matches(user, event: Event) -> list[dict]:
     """The knockout finals as ``user`` may see them (rounds whose seating is public, or all for
     the event's staff): every match in round and table order, its score from confirmed games
     and its winner's name once decided. The bracket API and the bracket page read this."""
-    from tournaments.services import match_score
+    from tournaments.services.matches import match_score
 
     out = []
     for rnd in event.rounds.filter(stage=Round.Stage.KNOCKOUT).order_by("number"):

@@ -5,14 +5,16 @@ from __future__ import annotations
 from celery import shared_task
 from django.db import OperationalError
 
-from tournaments import services, standings
+from tournaments import standings
+from tournaments.services.draws import round_draw
+from tournaments.services.rounds import round_draw_sweep
 
 
 @shared_task(bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True,
              max_retries=5)
 def round_draw_task(self, round_id: int) -> dict:
     """Draw a committed round; a redelivered or repeated task finds it drawn and does nothing."""
-    rnd = services.round_draw(round_id=round_id)
+    rnd = round_draw(round_id=round_id)
     return {"round": rnd.pk, "status": rnd.status}
 
 
@@ -21,7 +23,7 @@ def round_draw_task(self, round_id: int) -> dict:
 def round_draw_sweep_task(self) -> dict:
     """Queue the draw again of every round left committed past ``CELERY_DRAW_REQUEUE_SECONDS``
     (a worker died with its draw). Meant for Celery beat."""
-    return services.round_draw_sweep()
+    return round_draw_sweep()
 
 
 @shared_task(bind=True, acks_late=True, autoretry_for=(OperationalError,), retry_backoff=True,

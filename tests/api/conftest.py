@@ -17,8 +17,12 @@ from django.core.cache import cache
 
 from tests.api.helpers import client_for
 from tests.factories import UserFactory
-from tournaments import services
 from tournaments.models import Event, Round, Table
+from tournaments.services.draws import round_draw
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.events import event_create, event_publish
+from tournaments.services.players import player_create
+from tournaments.services.rounds import round_create, round_publish
 
 PLAYERS = 12  # two full tables, no bye
 
@@ -50,7 +54,7 @@ def referee_user(db):
 def other_referee(db):
     """The referee of another event: no rights in ``event``."""
     user = UserFactory(username="other-referee")
-    other = services.event_create(name="Other cup", slug="other-cup", games_per_match=2,
+    other = event_create(name="Other cup", slug="other-cup", games_per_match=2,
                                   rounds_planned=3)
     other.referees.add(user)
     other.published = True
@@ -67,17 +71,17 @@ def stranger(db):
 @pytest.fixture
 def event(organizer, referee_user) -> Event:
     """A published individual event (dagang, 2 games per match, 3 rounds, bye score 2)."""
-    ev = services.event_create(name="Qingdao cup", slug="qingdao-cup", games_per_match=2,
+    ev = event_create(name="Qingdao cup", slug="qingdao-cup", games_per_match=2,
                                rounds_planned=3, bye_points=2, organizer=organizer)
     ev.referees.add(referee_user)
-    services.event_publish(event=ev)
+    event_publish(event=ev)
     return ev
 
 
 @pytest.fixture
 def hidden_event(organizer, referee_user) -> Event:
     """An unpublished event of the same organizer and referee."""
-    ev = services.event_create(name="Secret cup", slug="secret-cup", games_per_match=2,
+    ev = event_create(name="Secret cup", slug="secret-cup", games_per_match=2,
                                rounds_planned=3, organizer=organizer)
     ev.referees.add(referee_user)
     return ev
@@ -89,23 +93,23 @@ def entries(event):
     out = []
     for i in range(PLAYERS):
         user = UserFactory(username=f"player{i:02d}")
-        player = services.player_create(name=f"Player {i:02d}", number=100 + i, user=user)
-        entry = services.entry_register(event=event, player=player)
-        out.append(services.entry_check_in(entry=entry))
+        player = player_create(name=f"Player {i:02d}", number=100 + i, user=user)
+        entry = entry_register(event=event, player=player)
+        out.append(entry_check_in(entry=entry))
     return out
 
 
 @pytest.fixture
 def drawn_round(event, entries) -> Round:
     """Round 1 drawn (two tables) but its seating not yet published."""
-    rnd = services.round_create(event=event)
-    return services.round_draw(round_id=rnd.pk)
+    rnd = round_create(event=event)
+    return round_draw(round_id=rnd.pk)
 
 
 @pytest.fixture
 def published_round(drawn_round) -> Round:
     """Round 1 drawn and its seating published."""
-    return services.round_publish(round=drawn_round)
+    return round_publish(round=drawn_round)
 
 
 @pytest.fixture

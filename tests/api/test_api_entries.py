@@ -11,8 +11,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from tests.api.helpers import client_for, error_of
 from tests.factories import UserFactory
-from tournaments import services
 from tournaments.models import Entry, Event, Player
+from tournaments.services.entries import entry_register, entry_withdraw
+from tournaments.services.events import event_create, event_publish
+from tournaments.services.players import player_create
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +25,7 @@ def entries_url(event, rest=""):
 
 def player_with_login(name="Self Service", number=None):
     user = UserFactory()
-    return services.player_create(name=name, number=number, user=user)
+    return player_create(name=name, number=number, user=user)
 
 
 # ----------------------------------------------------------------------------- list & filters
@@ -38,8 +40,8 @@ def test_public_lists_entries_of_a_published_event(anon, event, entries):
 
 
 def test_entries_filter_by_status(anon, event, entries):
-    services.entry_withdraw(entry=entries[3])
-    late = services.entry_register(event=event, player=player_with_login())
+    entry_withdraw(entry=entries[3])
+    late = entry_register(event=event, player=player_with_login())
     checked = anon.get(entries_url(event), {"status": "checked_in"}).json()
     assert checked["count"] == 11
     assert {e["status"] for e in checked["results"]} == {"checked_in"}
@@ -117,7 +119,7 @@ def test_only_organizers_register_others(request, who, event):
 
 
 def test_organizer_registers_any_player(organizer, event):
-    player = services.player_create(name="No Login")
+    player = player_create(name="No Login")
     r = client_for(organizer).post(entries_url(event), {"player_id": player.pk}, format="json")
     assert r.status_code == 201 and r.json()["player"]["id"] == player.pk
     missing = client_for(organizer).post(entries_url(event), {"player_id": 99999}, format="json")
@@ -145,7 +147,7 @@ def test_after_round_1_a_registration_is_a_late_entry(drawn_round):
 @pytest.fixture
 def registered(event):
     """A registered (not checked-in) entry whose player has a login."""
-    return services.entry_register(event=event, player=player_with_login("Registered"))
+    return entry_register(event=event, player=player_with_login("Registered"))
 
 
 def test_player_checks_themselves_in(event, registered):
@@ -177,7 +179,7 @@ def test_anonymous_cannot_check_in(anon, event, registered):
 
 
 def test_check_in_of_an_entry_of_another_event_is_404(organizer, event, registered):
-    other = services.event_create(name="Mine too", slug="mine-too", organizer=organizer)
+    other = event_create(name="Mine too", slug="mine-too", organizer=organizer)
     error_of(client_for(organizer).post(
         f"/api/v1/events/{other.slug}/entries/{registered.pk}/check-in/"), 404)
 
@@ -206,9 +208,9 @@ def test_referee_withdraws_an_entry(referee_user, event, registered):
 # ----------------------------------------------------------------------------- teams
 @pytest.fixture
 def team_event(organizer):
-    ev = services.event_create(name="联邦 cup", slug="team-cup", format=Event.Format.TEAM,
+    ev = event_create(name="联邦 cup", slug="team-cup", format=Event.Format.TEAM,
                                games_per_match=2, organizer=organizer)
-    services.event_publish(event=ev)
+    event_publish(event=ev)
     return ev
 
 
@@ -223,7 +225,7 @@ def test_a_player_registers_a_team_they_play_in(team_event):
 
 
 def test_organizer_registers_a_team(organizer, team_event):
-    trio = [services.player_create(name=f"T{i}") for i in range(3)]
+    trio = [player_create(name=f"T{i}") for i in range(3)]
     r = client_for(organizer).post(f"/api/v1/events/{team_event.slug}/teams/",
                                    {"name": "山海", "player_ids": [p.pk for p in trio]},
                                    format="json")
@@ -231,7 +233,7 @@ def test_organizer_registers_a_team(organizer, team_event):
 
 
 def test_an_outsider_cannot_register_a_team_of_others(stranger, team_event):
-    trio = [services.player_create(name=f"T{i}") for i in range(3)]
+    trio = [player_create(name=f"T{i}") for i in range(3)]
     r = client_for(stranger).post(f"/api/v1/events/{team_event.slug}/teams/",
                                   {"name": "X", "player_ids": [p.pk for p in trio]},
                                   format="json")
@@ -240,7 +242,7 @@ def test_an_outsider_cannot_register_a_team_of_others(stranger, team_event):
 
 
 def test_bad_teams_are_refused(organizer, team_event, event):
-    trio = [services.player_create(name=f"T{i}") for i in range(3)]
+    trio = [player_create(name=f"T{i}") for i in range(3)]
     client = client_for(organizer)
     two = client.post(f"/api/v1/events/{team_event.slug}/teams/",
                       {"name": "X", "player_ids": [trio[0].pk, trio[1].pk]}, format="json")
@@ -262,7 +264,7 @@ def test_bad_teams_are_refused(organizer, team_event, event):
 
 
 def test_team_with_an_out_of_range_player_id_is_refused(organizer, team_event):
-    trio = [services.player_create(name=f"T{i}") for i in range(2)]
+    trio = [player_create(name=f"T{i}") for i in range(2)]
     r = client_for(organizer).post(f"/api/v1/events/{team_event.slug}/teams/",
                                    {"name": "X", "player_ids": [10**30] + [p.pk for p in trio]},
                                    format="json")
@@ -278,7 +280,7 @@ def upload(text: str | bytes, name="entries.csv"):
 
 
 def test_import_creates_players_and_entries(organizer, event):
-    services.player_create(name="Known", number=55)
+    player_create(name="Known", number=55)
     text = "name,club,number,checked_in\n张三,市南,51,yes\n李四,,52,\nKnown again,,55,1\n"
     r = client_for(organizer).post(entries_url(event, "import/"), upload(text),
                                    format="multipart")
@@ -396,7 +398,7 @@ def read_csv(response) -> list[list[str]]:
 
 
 def test_entries_csv_has_a_header_and_one_line_per_entry(anon, event, entries):
-    services.entry_withdraw(entry=entries[0])
+    entry_withdraw(entry=entries[0])
     rows = read_csv(anon.get(f"/api/v1/events/{event.slug}/entries.csv"))
     assert rows[0] == ["entry", "name", "number", "status", "late", "first_round"]
     assert len(rows) == 1 + 12

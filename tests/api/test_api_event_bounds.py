@@ -8,9 +8,10 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from tests.api.helpers import client_for, error_of
-from tournaments import models, services
+from tournaments import models
 from tournaments.errors import ServiceError
 from tournaments.models import Event
+from tournaments.services.events import event_create, event_update
 
 pytestmark = pytest.mark.django_db
 
@@ -45,9 +46,9 @@ def test_patching_an_impossible_setting_is_a_field_error(organizer, event, field
 @pytest.mark.parametrize(("field", "value"), BAD)
 def test_the_service_refuses_an_impossible_setting(event, field, value):
     with pytest.raises(ServiceError) as create:
-        services.event_create(name="Cup", slug="cup", **{field: value})
+        event_create(name="Cup", slug="cup", **{field: value})
     with pytest.raises(ServiceError) as update:
-        services.event_update(event=event, **{field: value})
+        event_update(event=event, **{field: value})
     for exc in (create.value, update.value):
         assert exc.status == 400 and exc.detail == {"field": field}
         assert exc.message.startswith(f"{field}: ")

@@ -11,8 +11,8 @@ import pytest
 
 from tests.api.helpers import client_for, error_of
 from tests.factories import UserFactory
-from tournaments import services
 from tournaments.models import Event, Player
+from tournaments.services.events import event_create, event_publish
 
 pytestmark = pytest.mark.django_db
 
@@ -43,8 +43,8 @@ def test_other_referee_and_stranger_do_not_list_an_unpublished_event(
 
 def test_event_list_filters_and_searches(anon, event):
     # given a second published event that is running
-    other = services.event_create(name="Laoshan ladder", slug="laoshan-ladder")
-    services.event_publish(event=other)
+    other = event_create(name="Laoshan ladder", slug="laoshan-ladder")
+    event_publish(event=other)
     Event.objects.filter(pk=other.pk).update(status=Event.Status.RUNNING)
     # then
     assert slugs(anon.get(EVENTS, {"status": "running"})) == {other.slug}

@@ -147,7 +147,7 @@ def test_a_full_event_through_the_api():
     assert round2["number"] == 2 and round2["tables"] == 2
     assert not set(round2["byes"]) & set(round1["byes"])
     assert round2["draw_entries"] == round1["draw_entries"]
-    from tournaments.services import round_verify
+    from tournaments.services.draws import round_verify
 
     assert round_verify(round=Round.objects.get(event=event, number=2)) == []
     ok(organizer.post(f"{API}/events/qd-open/rounds/2/publish/"))

@@ -11,8 +11,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from tests.api.helpers import client_for, error_of
 from tests.factories import UserFactory
-from tournaments import services
 from tournaments.models import Entry, Player
+from tournaments.services.players import player_create
 
 pytestmark = pytest.mark.django_db
 
@@ -52,14 +52,14 @@ def test_an_import_never_registers_a_self_registered_players_number(organizer, e
 
 
 def test_every_colliding_line_is_listed(organizer, event, attacker):
-    services.player_create(name="Other claim", number=53, user=UserFactory())
+    player_create(name="Other claim", number=53, user=UserFactory())
     err = error_of(import_csv(organizer, event, "name,number\n张三,51\nX,52\nY,53\n"), 409)
     assert [(c["line"], c["number"]) for c in err["detail"]["collisions"]] == [(2, 51), (4, 53)]
 
 
 def test_players_the_organizers_created_are_still_matched_by_number(organizer, event):
-    known = services.player_create(name="Known", number=55)
-    mine = services.player_create(name="Organizer plays", number=56, user=organizer)
+    known = player_create(name="Known", number=55)
+    mine = player_create(name="Organizer plays", number=56, user=organizer)
     r = import_csv(organizer, event, "name,number\nKnown again,55\nMe,56\n")
     assert r.status_code == 201, r.content
     assert set(Entry.objects.filter(event=event).values_list("player", flat=True)) == {
@@ -98,7 +98,7 @@ def test_self_registration_with_an_out_of_range_number_is_a_field_error(stranger
 
 
 def test_the_admin_lists_self_registered_players_apart(client, attacker):
-    services.player_create(name="Desk made", number=57)
+    player_create(name="Desk made", number=57)
     client.force_login(get_user_model().objects.create_superuser(username="root", password="pw"))
     for value, names in (("yes", ["Not Zhang"]), ("no", ["Desk made"])):
         r = client.get("/admin/tournaments/player/", {"self_registered": value})

@@ -12,7 +12,6 @@ import pytest
 from games.models import GameResult, GameResultVersion, ResultProposal
 from tests.api import test_api_result_proposals as proposals
 from tests.api.helpers import client_for, error_of, seats_of, sheet
-from tournaments import services
 from tournaments.models import Round
 
 pytestmark = pytest.mark.django_db
@@ -104,7 +103,8 @@ def closed_early(organizer, event, table, other_table, monkeypatch):
     r = client_for(players[0]).post(f"/api/v1/tables/{table.pk}/results/",
                                     {"number": 1, "sheet": FIRST}, format="json")
     assert r.status_code == 201, r.content
-    monkeypatch.setattr(services, "round_missing_results", lambda *, round: 0)
+    monkeypatch.setattr("tournaments.services.rounds.round_missing_results",
+                        lambda *, round: 0)
     next_round_drawn_and_published(organizer, event)
     return GameResult.objects.get(pk=r.json()["id"])
 

@@ -7,9 +7,10 @@ from __future__ import annotations
 import pytest
 
 from tests.api.helpers import client_for
-from tournaments import services
 from tournaments.models import Round, Seat
-from tournaments.services import SeatRef
+from tournaments.services.draw_changes import SeatRef, round_redraw, round_seats_swap
+from tournaments.services.draws import round_draw
+from tournaments.services.rounds import round_publish
 
 pytestmark = pytest.mark.django_db
 
@@ -17,10 +18,10 @@ pytestmark = pytest.mark.django_db
 def _swapped_and_redrawn(rnd: Round, organizer) -> Round:
     """Round 1 re-drawn once, then two seats of the new draw swapped."""
     first = rnd.commitment
-    services.round_redraw(round=rnd, by=organizer, reason="again", commitment=first)
-    rnd = services.round_draw(round_id=rnd.pk)
+    round_redraw(round=rnd, by=organizer, reason="again", commitment=first)
+    rnd = round_draw(round_id=rnd.pk)
     a, b = (Seat.objects.get(round=rnd, table__number=t, seat=s) for t, s in ((1, 0), (2, 3)))
-    services.round_seats_swap(round=rnd, seat_a=SeatRef(1, 0, a.player_id),
+    round_seats_swap(round=rnd, seat_a=SeatRef(1, 0, a.player_id),
                               seat_b=SeatRef(2, 3, b.player_id), by=organizer, reason="asked")
     return Round.objects.get(pk=rnd.pk)
 
@@ -31,7 +32,7 @@ def test_the_record_shows_with_the_seed(anon, organizer, drawn_round):
 
     hidden = anon.get(url).json()
     staff = client_for(organizer).get(url).json()
-    services.round_publish(round=rnd)
+    round_publish(round=rnd)
     public = anon.get(url).json()
 
     (earlier,) = rnd.draw_history

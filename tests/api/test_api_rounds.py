@@ -11,8 +11,11 @@ import pytest
 
 from tests.api.helpers import client_for, error_of, seats_of
 from tournaments import draw as draw_module
-from tournaments import services
 from tournaments.models import Round, Table
+from tournaments.services.draws import round_draw, round_verify
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.players import player_create
+from tournaments.services.rounds import round_create, round_publish
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +27,7 @@ def rounds_url(event, rest=""):
 # ----------------------------------------------------------------------------- commitment & seed
 def test_seed_is_hidden_before_the_draw_and_revealed_after(anon, organizer, event, entries):
     # given a round whose commitment is published but which is not drawn yet
-    rnd = services.round_create(event=event)
+    rnd = round_create(event=event)
     # when the public looks at it
     before = anon.get(rounds_url(event, "1/")).json()
     # then it sees the commitment and the entries in the draw, not the seed
@@ -34,10 +37,10 @@ def test_seed_is_hidden_before_the_draw_and_revealed_after(anon, organizer, even
     assert anon.get(rounds_url(event)).json()[0]["seed"] is None
     # when it is drawn, the organizers see the seed; the public only once the seating is
     # published (the seed would give the seating away)
-    services.round_draw(round_id=rnd.pk)
+    round_draw(round_id=rnd.pk)
     assert anon.get(rounds_url(event, "1/")).json()["seed"] is None
     assert client_for(organizer).get(rounds_url(event, "1/")).json()["seed"] == rnd.seed
-    services.round_publish(round=rnd)
+    round_publish(round=rnd)
     after = anon.get(rounds_url(event, "1/")).json()
     # then the seed is public and matches the commitment published before
     assert after["status"] == "published" and after["seed"] == rnd.seed
@@ -73,7 +76,7 @@ def test_organizer_draws_a_round_on_a_worker_and_polls_until_drawn(organizer, ev
     assert status == "drawn"
     assert polled["seed"] and polled["tables"] == 2
     assert polled["commitment"] == body["round"]["commitment"]
-    assert services.round_verify(round=Round.objects.get(event=event, number=1)) == []
+    assert round_verify(round=Round.objects.get(event=event, number=1)) == []
 
 
 @pytest.mark.parametrize("who", ["referee_user", "other_referee", "stranger", "player"])
@@ -117,7 +120,7 @@ def test_only_organizers_publish_the_seating(user_of, who, drawn_round):
 
 
 def test_an_undrawn_round_cannot_be_published(organizer, event, entries):
-    services.round_create(event=event)
+    round_create(event=event)
     err = error_of(client_for(organizer).post(rounds_url(event, "1/publish/")), 400)
     assert err["code"] == "not_drawn"
 
@@ -166,11 +169,11 @@ def test_unknown_table_is_404(anon, published_round):
 
 def test_tables_of_an_unpublished_event_are_404(anon, organizer, hidden_event):
     for i in range(6):
-        entry = services.entry_register(
-            event=hidden_event, player=services.player_create(name=f"H{i}"))
-        services.entry_check_in(entry=entry)
-    rnd = services.round_draw(round_id=services.round_create(event=hidden_event).pk)
-    services.round_publish(round=rnd)
+        entry = entry_register(
+            event=hidden_event, player=player_create(name=f"H{i}"))
+        entry_check_in(entry=entry)
+    rnd = round_draw(round_id=round_create(event=hidden_event).pk)
+    round_publish(round=rnd)
     table = rnd.tables.get()
     error_of(anon.get(f"/api/v1/tables/{table.pk}/"), 404)
     error_of(anon.get(rounds_url(hidden_event, "1/tables/")), 404)

@@ -24,8 +24,10 @@ from schemathesis.checks import (
 from config.wsgi import application
 from tests.api.helpers import client_for, error_of
 from tests.factories import UserFactory
-from tournaments import services
 from tournaments.models import Entry, Event
+from tournaments.services.events import event_create, event_publish
+from tournaments.services.players import player_create
+from tournaments.services.teams import team_register
 
 CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance,
           content_type_conformance]
@@ -42,12 +44,12 @@ def schema(same_connection_across_requests):
 @pytest.fixture
 def team_entry(organizer):
     """A team event (published) with one complete 联邦 team registered by its organizer."""
-    event = services.event_create(name="联邦 cup", slug="team-cup", format=Event.Format.TEAM,
+    event = event_create(name="联邦 cup", slug="team-cup", format=Event.Format.TEAM,
                                   games_per_match=2, organizer=organizer)
-    services.event_publish(event=event)
-    players = [services.player_create(name=f"T{i}", user=UserFactory(username=f"t{i}"))
+    event_publish(event=event)
+    players = [player_create(name=f"T{i}", user=UserFactory(username=f"t{i}"))
                for i in range(3)]
-    return services.team_register(event=event, name="东风", players=players)
+    return team_register(event=event, name="东风", players=players)
 
 
 # ----------------------------------------------------------------------------- team entries

@@ -8,9 +8,13 @@ from django.contrib.auth.models import Permission
 
 from tests.api.helpers import client_for, error_of
 from tests.factories import UserFactory
-from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Event, Penalty
+from tournaments.services.entries import entry_register
+from tournaments.services.events import event_create
+from tournaments.services.penalties import penalty_add
+from tournaments.services.players import player_create
+from tournaments.services.teams import team_register
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +27,7 @@ def penalise(user, event, **body):
 
 def test_a_penalty_cannot_name_a_player_outside_the_event(referee_user, event, entries):
     # given: someone who plays in no entry of the event
-    outsider = services.player_create(name="Outsider", number=999)
+    outsider = player_create(name="Outsider", number=999)
 
     # when: the referee penalises an entry of the event but names the outsider
     r = penalise(referee_user, event, entry_id=entries[0].pk, player_id=outsider.pk)
@@ -46,23 +50,23 @@ def test_a_penalty_names_the_entrys_own_player(referee_user, event, entries):
 
 
 def test_a_penalty_names_a_player_of_the_penalised_team(organizer):
-    event = services.event_create(name="联邦 cup", slug="team-cup", format=Event.Format.TEAM,
+    event = event_create(name="联邦 cup", slug="team-cup", format=Event.Format.TEAM,
                                   organizer=organizer)
-    trio = [services.player_create(name=f"T{i}") for i in range(3)]
-    entry = services.team_register(event=event, name="海风", players=trio)
-    outsider = services.player_create(name="Outsider")
-    services.penalty_add(event=event, entry=entry, kind="warning", reason="x", player=trio[2])
+    trio = [player_create(name=f"T{i}") for i in range(3)]
+    entry = team_register(event=event, name="海风", players=trio)
+    outsider = player_create(name="Outsider")
+    penalty_add(event=event, entry=entry, kind="warning", reason="x", player=trio[2])
     with pytest.raises(ServiceError):
-        services.penalty_add(event=event, entry=entry, kind="warning", reason="x",
+        penalty_add(event=event, entry=entry, kind="warning", reason="x",
                              player=outsider)
     assert Penalty.objects.count() == 1
 
 
 def test_a_referee_lists_only_their_events_players(referee_user, event, entries):
     # given: players of another event and a player in no event
-    other = services.event_create(name="Other", slug="elsewhere")
-    services.entry_register(event=other, player=services.player_create(name="Elsewhere"))
-    services.player_create(name="Nowhere")
+    other = event_create(name="Other", slug="elsewhere")
+    entry_register(event=other, player=player_create(name="Elsewhere"))
+    player_create(name="Nowhere")
 
     # when
     listed = client_for(referee_user).get("/api/v1/players/", {"page_size": 100}).json()
@@ -78,23 +82,23 @@ def test_another_events_referee_sees_none_of_this_events_players(other_referee, 
 
 
 def test_an_organizer_lists_only_their_events_players(organizer, event, entries):
-    services.player_create(name="Nowhere")
+    player_create(name="Nowhere")
     assert client_for(organizer).get("/api/v1/players/").json()["count"] == 12
 
 
 def test_a_user_the_admin_shows_every_player_lists_all(event, entries):
-    services.player_create(name="Nowhere")
+    player_create(name="Nowhere")
     staff = UserFactory(username="desk", is_staff=True)
     staff.user_permissions.add(Permission.objects.get(codename="view_player"))
     assert client_for(staff).get("/api/v1/players/").json()["count"] == 13
 
 
 def test_a_team_waiting_for_its_invitees_cannot_be_penalised(organizer):
-    event = services.event_create(name="联邦 cup", slug="team-cup", format=Event.Format.TEAM,
+    event = event_create(name="联邦 cup", slug="team-cup", format=Event.Format.TEAM,
                                   organizer=organizer)
-    trio = [services.player_create(name=f"T{i}") for i in range(3)]
-    entry = services.team_register(event=event, name="Pending", players=trio,
+    trio = [player_create(name=f"T{i}") for i in range(3)]
+    entry = team_register(event=event, name="Pending", players=trio,
                                    registrant=trio[0])
     with pytest.raises(ServiceError) as refused:
-        services.penalty_add(event=event, entry=entry, kind="warning", reason="x")
+        penalty_add(event=event, entry=entry, kind="warning", reason="x")
     assert refused.value.code == "team_pending" and not Penalty.objects.exists()

@@ -8,25 +8,26 @@ import pytest
 
 from tests.api.helpers import client_for, error_of
 from tests.factories import UserFactory
-from tournaments import services
 from tournaments.models import Entry, Event, Team, TeamMember
+from tournaments.services.events import event_create, event_publish
+from tournaments.services.players import player_create
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def team_event(organizer, referee_user):
-    ev = services.event_create(name="联邦 cup", slug="team-cup", format=Event.Format.TEAM,
+    ev = event_create(name="联邦 cup", slug="team-cup", format=Event.Format.TEAM,
                                games_per_match=2, organizer=organizer)
     ev.referees.add(referee_user)
-    services.event_publish(event=ev)
+    event_publish(event=ev)
     return ev
 
 
 @pytest.fixture
 def people():
     """Six players, each with a login."""
-    return [services.player_create(name=f"P{i}", user=UserFactory(username=f"p{i}"))
+    return [player_create(name=f"P{i}", user=UserFactory(username=f"p{i}"))
             for i in range(6)]
 
 

@@ -20,26 +20,29 @@ def build_world() -> dict:
     from games import services as game_services
     from live import services as live
     from tests.factories import EventFactory, PlayerFactory, UserFactory
-    from tournaments import services
     from tournaments.models import Round
+    from tournaments.services.entries import entry_check_in, entry_register
+    from tournaments.services.events import event_publish
+    from tournaments.services.penalties import penalty_add
+    from tournaments.services.rounds import round_create, round_publish, round_request_draw
 
     organizer = UserFactory(username="organizer", is_staff=True)
     token = Token.objects.create(user=organizer)
     event = EventFactory(slug="schema-cup", games_per_match=2)
     event.organizers.add(organizer)
-    services.event_publish(event=event, published=True)
+    event_publish(event=event, published=True)
     entries = []
     for _ in range(13):
-        entry = services.entry_register(event=event, player=PlayerFactory())
-        services.entry_check_in(entry=entry)
+        entry = entry_register(event=event, player=PlayerFactory())
+        entry_check_in(entry=entry)
         entries.append(entry)
-    late = services.entry_register(event=event, player=PlayerFactory())  # not checked in
+    late = entry_register(event=event, player=PlayerFactory())  # not checked in
     with transaction.atomic():
-        rnd = services.round_create(event=event)
-        services.round_request_draw(round=rnd)
+        rnd = round_create(event=event)
+        round_request_draw(round=rnd)
     rnd = Round.objects.get(pk=rnd.pk)
     assert rnd.status == Round.Status.DRAWN, rnd.status
-    services.round_publish(round=rnd)
+    round_publish(round=rnd)
     tables = list(rnd.tables.order_by("number"))
     seated = tables[1].seats.select_related("player").get(seat=1).player
     seated.user = organizer
@@ -53,7 +56,7 @@ def build_world() -> dict:
                                             sheet=sheet_of(result, record["leader"]),
                                             by=organizer)
     game_services.result_confirm(result=confirmed, by=organizer, as_referee=True)
-    services.penalty_add(event=event, entry=entries[0], kind="warning", reason="slow play",
+    penalty_add(event=event, entry=entries[0], kind="warning", reason="slow play",
                          by=organizer)
     return {"token": token.key, "slug": event.slug, "number": rnd.number, "entry": late.pk,
             "table": tables[0].pk, "result": submitted.pk,

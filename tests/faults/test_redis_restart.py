@@ -51,8 +51,10 @@ from tests.factories import UserFactory
 from tests.live.helpers import bot_pick, make_live_table
 from tests.live.test_live_api import check_result
 from tests.redisserver import HOST, PrivateRedis
-from tournaments import services
 from tournaments.models import Event, Round
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.events import event_create, event_publish
+from tournaments.services.players import player_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -246,12 +248,12 @@ def _round_to_open() -> tuple[Event, str]:
     from rest_framework.authtoken.models import Token
 
     organizer = UserFactory(username="redis-fault-organizer")
-    event = services.event_create(name="Redis fault cup", slug="redis-fault-cup",
+    event = event_create(name="Redis fault cup", slug="redis-fault-cup",
                                   games_per_match=2, rounds_planned=1, organizer=organizer)
-    services.event_publish(event=event)
+    event_publish(event=event)
     for i in range(6):
-        player = services.player_create(name=f"Redis fault {i}")
-        services.entry_check_in(entry=services.entry_register(event=event, player=player))
+        player = player_create(name=f"Redis fault {i}")
+        entry_check_in(entry=entry_register(event=event, player=player))
     return event, Token.objects.get_or_create(user=organizer)[0].key
 
 

@@ -298,16 +298,17 @@ KILLS = ["pool_child", "whole_worker"]
 # ----------------------------------------------------------------------------- the draw
 @pytest.mark.parametrize("kill", KILLS)
 def test_worker_killed_mid_draw_redelivers_and_draws_once(workers, kill):
-    from tournaments import services
     from tournaments.models import Event, Round
+    from tournaments.services.draws import compute_draw, round_verify
+    from tournaments.services.rounds import round_create
     from tournaments.tasks import round_draw_task
 
     # given a committed round of 14 players (two tables, two byes worth points), and the draw
     # its committed seed and input give, run from the same public data as round_verify does
     event = make_event(14)
-    rnd = services.round_create(event=event)
+    rnd = round_create(event=event)
     assert rnd.status == Round.Status.COMMITTED and event.bye_points > 0
-    expected = services.compute_draw(round=Round.objects.get(pk=rnd.pk))
+    expected = compute_draw(round=Round.objects.get(pk=rnd.pk))
     assert len(expected["tables"]) == 2 and len(expected["byes"]) == 2
     worker = workers.start()
 
@@ -335,7 +336,7 @@ def test_worker_killed_mid_draw_redelivers_and_draws_once(workers, kill):
     assert (drawn["table_rows"], drawn["seat_rows"], drawn["bye_rows"]) == (2, 12, 2), drawn
     assert drawn["tables"] == expected["tables"], "the seating differs from the fault-free draw"
     assert drawn["byes"] == sorted(expected["byes"])
-    assert services.round_verify(round=Round.objects.get(pk=rnd.pk)) == []
+    assert round_verify(round=Round.objects.get(pk=rnd.pk)) == []
     # and the byes reached the standings once
     e = Event.objects.get(pk=event.pk)
     assert e.standings_version == 1 and e.standings_results_version == e.results_version == 1
@@ -348,16 +349,17 @@ def test_worker_killed_mid_draw_redelivers_and_draws_once(workers, kill):
 
 
 def test_worker_killed_mid_draw_is_drawn_by_the_sweep_not_after_the_visibility_timeout(workers):
-    from tournaments import services
     from tournaments.models import Event, Round
+    from tournaments.services.draws import compute_draw, round_verify
+    from tournaments.services.rounds import round_create
     from tournaments.tasks import round_draw_sweep_task, round_draw_task
 
     # given a committed round of 14 players and the draw its public data give, and workers that
     # give back a dead worker's message only after an hour (production's visibility timeout),
     # their draw sweep queueing again the draw of a round committed DRAW_REQUEUE seconds ago
     event = make_event(14)
-    rnd = services.round_create(event=event)
-    expected = services.compute_draw(round=Round.objects.get(pk=rnd.pk))
+    rnd = round_create(event=event)
+    expected = compute_draw(round=Round.objects.get(pk=rnd.pk))
     patient = {"visibility_timeout": 3600,
                "env": {"CELERY_DRAW_REQUEUE_SECONDS": str(DRAW_REQUEUE)}}
     worker = workers.start(**patient)
@@ -407,7 +409,7 @@ def test_worker_killed_mid_draw_is_drawn_by_the_sweep_not_after_the_visibility_t
                detail=outcome_detail(workers, lambda: stored_draw(rnd)))
     assert stored_draw(rnd) == drawn
     assert standings_state(event) == standings
-    assert services.round_verify(round=Round.objects.get(pk=rnd.pk)) == []
+    assert round_verify(round=Round.objects.get(pk=rnd.pk)) == []
 
 
 # ----------------------------------------------------------------------------- standings
@@ -415,13 +417,15 @@ def test_worker_killed_mid_draw_is_drawn_by_the_sweep_not_after_the_visibility_t
 def test_worker_killed_mid_standings_run_redelivers_and_writes_once(workers, referee, kill):
     from games import services as game_services
     from games.models import GameResult
-    from tournaments import services, standings
+    from tournaments import standings
     from tournaments.models import Event, Round
+    from tournaments.services.draws import round_draw
+    from tournaments.services.rounds import round_create
     from tournaments.tasks import standings_recompute_task
 
     # given a drawn round of 12 players (two tables, no byes) with two games per table,
     event = make_event(12, games_per_match=2)
-    rnd = services.round_draw(round_id=services.round_create(event=event).pk)
+    rnd = round_draw(round_id=round_create(event=event).pk)
     assert rnd.status == Round.Status.DRAWN
     rng = random.Random(11)
     for table in rnd.tables.order_by("number"):

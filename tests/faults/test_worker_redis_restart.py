@@ -148,12 +148,13 @@ def test_worker_survives_redis_restarts_and_runs_what_is_queued_after(
     from live import services as live
     from live.models import LiveGame
     from tests.live.helpers import make_live_table
-    from tournaments import services
     from tournaments.models import Event
+    from tournaments.services.draws import round_draw
+    from tournaments.services.rounds import round_create
 
     # given an event of one table with two games played, whose standings are computed
     event = make_event(6, games_per_match=2)
-    table = services.round_draw(round_id=services.round_create(event=event).pk).tables.get()
+    table = round_draw(round_id=round_create(event=event).pk).tables.get()
     rng = random.Random(4)
     for number in (1, 2):
         game_services.result_submit(table=table, number=number, sheet=random_sheet(rng),

@@ -6,9 +6,9 @@ import pytest
 from games.models import GameResult
 from games.services import forced_last_received
 from tests.factories import ResultFactory, SeatFactory, TableFactory, UserFactory
-from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Penalty
+from tournaments.services.penalties import penalty_add
 from tournaments.signals import forced_last
 
 pytestmark = pytest.mark.django_db
@@ -29,7 +29,7 @@ def test_a_forced_last_is_placed_sixth_by_games(played):
     seat = SeatFactory(table=table, seat=next(s for s in result.engine_result["order"][:3]))
 
     # when
-    services.penalty_add(event=table.round.event, entry=seat.entry, kind=Penalty.Kind.FORCED_LAST,
+    penalty_add(event=table.round.event, entry=seat.entry, kind=Penalty.Kind.FORCED_LAST,
                          table=table, game_number=1, reason="showed cards", by=referee)
 
     # then
@@ -45,7 +45,7 @@ def test_a_forced_last_games_refuses_stores_no_penalty(played):
 
     # when
     with pytest.raises(ServiceError) as refused:
-        services.penalty_add(event=table.round.event, entry=seat.entry,
+        penalty_add(event=table.round.event, entry=seat.entry,
                              kind=Penalty.Kind.FORCED_LAST, table=table, game_number=2,
                              reason="showed cards", by=referee)
 
@@ -62,7 +62,7 @@ def test_without_the_receiver_a_forced_last_is_refused_not_stored_half(played):
     try:
         # when
         with pytest.raises(Exception, match="nothing rewrites the result of a forced 大落"):
-            services.penalty_add(event=table.round.event, entry=seat.entry,
+            penalty_add(event=table.round.event, entry=seat.entry,
                                  kind=Penalty.Kind.FORCED_LAST, table=table, game_number=1,
                                  reason="showed cards", by=referee)
     finally:

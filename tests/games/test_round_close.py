@@ -20,10 +20,12 @@ from games.services import (
 )
 from tests.factories import RoundFactory
 from tests.games.test_services import login_for, sheet
-from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Penalty, Round, Seat
 from tournaments.selectors import round_closed_by
+from tournaments.services.draws import round_draw
+from tournaments.services.penalties import penalty_add
+from tournaments.services.rounds import round_create
 
 pytestmark = pytest.mark.django_db
 
@@ -116,9 +118,9 @@ def steps(result) -> list[tuple]:
 def test_a_round_closes_when_the_next_round_is_drawn_not_when_it_is_opened(event, complete):
     round_1 = complete.table.round
     assert round_closed_by(round_1) is None
-    rnd = services.round_create(event=event)  # opened: its commitment published
+    rnd = round_create(event=event)  # opened: its commitment published
     assert round_closed_by(round_1) is None
-    services.round_draw(round_id=rnd.pk)
+    round_draw(round_id=rnd.pk)
     assert round_closed_by(round_1) == 2
     assert round_closed_by(rnd) is None
     # the same answer from the rounds read already (the desk's list)
@@ -176,7 +178,7 @@ def test_a_referees_correction_after_the_close_is_marked(event, complete, refere
 
 def test_a_forced_last_penalty_after_the_close_is_marked(event, closed, table, referee):
     seat = Seat.objects.get(table=table, seat=0)  # 头科 of game 1
-    services.penalty_add(event=event, entry=seat.entry, player=seat.player,
+    penalty_add(event=event, entry=seat.entry, player=seat.player,
                          kind=Penalty.Kind.FORCED_LAST, reason="looked at a hand", table=table,
                          game_number=1, by=referee)
     closed.refresh_from_db()
@@ -197,7 +199,8 @@ def closed_early(event, round_1, table, players, table_2, referee, monkeypatch):
     result_dispute(result=disputed, by=players[1], reason="seat 5 went out first")
     result_confirm(result=result_submit(table=table_2, number=1, sheet=FIRST, by=referee),
                    by=referee, as_referee=True)
-    monkeypatch.setattr(services, "round_missing_results", lambda *, round: 0)
+    monkeypatch.setattr("tournaments.services.rounds.round_missing_results",
+                        lambda *, round: 0)
     draw_next(event)
     assert round_closed_by(round_1) == 2 and submitted.status == GameResult.Status.SUBMITTED
     return logins(table_2)

@@ -17,9 +17,10 @@ from engine.game import RESULT_KEYS
 from games.models import GameResult, GameResultVersion
 from games.services import result_confirm, result_correct, result_submit
 from tests.factories import UserFactory
-from tournaments import services
 from tournaments.errors import Conflict, Forbidden, ServiceError
 from tournaments.models import Seat, Table
+from tournaments.services.draws import round_draw
+from tournaments.services.rounds import round_create
 
 pytestmark = pytest.mark.django_db
 
@@ -53,8 +54,8 @@ def login_for(seat: Seat):
 @pytest.fixture
 def drawn_round(checked_in_event):
     """Round 1 of the 14-player event, drawn: two tables of six and two byes (轮空)."""
-    rnd = services.round_create(event=checked_in_event)
-    return services.round_draw(round_id=rnd.pk)
+    rnd = round_create(event=checked_in_event)
+    return round_draw(round_id=rnd.pk)
 
 
 @pytest.fixture
@@ -205,7 +206,7 @@ def test_game_number_out_of_range_is_refused(table, referee, number):
 
 def test_result_for_a_round_not_drawn_is_refused(checked_in_event, referee):
     """Before the draw the round only has its commitment; no result can be taken."""
-    rnd = services.round_create(event=checked_in_event)
+    rnd = round_create(event=checked_in_event)
     table = Table.objects.create(round=rnd, number=1)
 
     assert_refused_unchanged(

@@ -26,8 +26,12 @@ from engine.game import Game
 from live import services as live
 from live.models import LiveGame
 from tests.factories import UserFactory
-from tournaments import services
 from tournaments.models import Event, Seat, Table
+from tournaments.services.draws import round_draw
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.events import event_create, event_publish
+from tournaments.services.players import player_create
+from tournaments.services.rounds import round_create, round_publish
 
 _serial = itertools.count(1)
 
@@ -76,20 +80,20 @@ def make_live_table(*, move_seconds: int = 60, rules="dagang", games_per_match: 
     """A published event with one drawn, published table of six players, each with a login."""
     n = next(_serial)
     tag = f"{random.randrange(10**9)}-{n}"
-    event = services.event_create(name=f"Live cup {tag}", slug=f"live-cup-{tag}", rules=rules,
+    event = event_create(name=f"Live cup {tag}", slug=f"live-cup-{tag}", rules=rules,
                                   games_per_match=games_per_match, rounds_planned=1)
     Event.objects.filter(pk=event.pk).update(move_seconds=move_seconds)
     event.refresh_from_db()
     referee_user = UserFactory(username=f"live-referee-{tag}")
     event.referees.add(referee_user)
-    services.event_publish(event=event)
+    event_publish(event=event)
     for i in range(6):
         user = UserFactory(username=f"live-{tag}-p{i}")
-        player = services.player_create(name=f"Live {tag} {i}", user=user)
-        services.entry_check_in(entry=services.entry_register(event=event, player=player))
-    rnd = services.round_create(event=event)
-    rnd = services.round_draw(round_id=rnd.pk)
-    rnd = services.round_publish(round=rnd)
+        player = player_create(name=f"Live {tag} {i}", user=user)
+        entry_check_in(entry=entry_register(event=event, player=player))
+    rnd = round_create(event=event)
+    rnd = round_draw(round_id=rnd.pk)
+    rnd = round_publish(round=rnd)
     table = rnd.tables.get()
     seats = list(Seat.objects.filter(table=table).select_related("player__user").order_by("seat"))
     users = [s.player.user for s in seats]

@@ -20,8 +20,8 @@ def main(command: str, *args: str) -> None:
     from live import services as live
     from tests.live.helpers import make_live_table
     from tests.pages.test_live_table_views import links_of
-    from tournaments import services
     from tournaments.models import Entry, Player, Seat
+    from tournaments.services.links import entry_link_revoke
 
     if command == "build":
         lt = make_live_table(client_cls=APIClient)
@@ -31,7 +31,7 @@ def main(command: str, *args: str) -> None:
                           "entry": seat.entry_id, "player": seat.player_id}))
     elif command == "revoke":
         at = time.monotonic()
-        services.entry_link_revoke(entry=Entry.objects.get(pk=int(args[0])),
+        entry_link_revoke(entry=Entry.objects.get(pk=int(args[0])),
                                    player=Player.objects.get(pk=int(args[1])))
         print(at)
 

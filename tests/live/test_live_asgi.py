@@ -588,14 +588,14 @@ def test_a_seat_given_to_another_player_ends_its_stream(started, quiet_reads, re
 
 def test_a_revoked_private_link_ends_the_pages_stream(started, quiet_reads, rechecks):
     from tests.pages.test_live_table_views import links_of
-    from tournaments import services as tournaments
     from tournaments.models import Seat
+    from tournaments.services.links import entry_link_revoke
 
     lt, live_id = started
     link = links_of(lt.table)[5]
     seat = Seat.objects.select_related("entry", "player").get(table=lt.table, seat=5)
     took = _stream_ends(AsyncClient(), f"{link}live/{live_id}/events/?seconds=30",
-                        lambda: tournaments.entry_link_revoke(entry=seat.entry,
+                        lambda: entry_link_revoke(entry=seat.entry,
                                                               player=seat.player))
     assert took < 2 and rechecks[-1] is None
     assert async_to_sync(AsyncClient().get)(f"{link}live/{live_id}/events/").status_code == 404

@@ -203,13 +203,13 @@ def _refused_unchanged(live_table, lg, seat, act, version, exc_type, code):
 
 
 def test_a_known_seat_no_longer_the_users_is_refused_by_the_update(live_table):
-    from tournaments import services
     from tournaments.models import Seat
+    from tournaments.services.players import player_create
 
     lg, game = warm_game(live_table)
     seat, act = bot_pick(game, live_table.bots)
     # given the seat's player replaced by a substitute after this process learnt the seat
-    substitute = services.player_create(name="Substitute")
+    substitute = player_create(name="Substitute")
     Seat.objects.filter(table=live_table.table, seat=seat).update(player=substitute)
     # then the replaced player's act is refused (they sit nowhere now), and nothing changed
     _refused_unchanged(live_table, lg, seat, act, lg.version, live.NotSeated, "not_seated")

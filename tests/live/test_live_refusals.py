@@ -223,10 +223,10 @@ def test_malformed_acts_are_refused_in_the_api_error_shape(started, body, status
 
 
 def test_a_hidden_events_live_game_is_not_found_for_the_public(started):
-    from tournaments import services
+    from tournaments.services.events import event_publish
 
     lt, live_id = started
-    services.event_publish(event=lt.event, published=False)
+    event_publish(event=lt.event, published=False)
     error(lt.anon.get(live_url(live_id)), 404)
     error(token_client(None).get(live_url(live_id + 10**6)), 404)
 

@@ -44,8 +44,9 @@ from tests.live.test_live_events import parse as parse_chunks
 from tests.live.test_live_events import read_in_thread
 from tests.live.test_live_notify import redis_up
 from tests.pages.test_live_table_views import links_of
-from tournaments import services as tournaments
 from tournaments.models import Player, Seat
+from tournaments.services.events import event_publish
+from tournaments.services.links import entry_link_issue, entry_link_revoke
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -123,7 +124,7 @@ def test_revoking_a_private_link_ends_its_pages_stream_at_once(started, asgi):
     seat = _seat(lt, 5)
     url = f"{link}live/{live_id}/events/?seconds=60"
     # when: the link is revoked; then: the stream ends, with seat 5's hand sent only before
-    views = _ends_at_once(lt, live_id, AsyncClient(), url, lambda: tournaments.entry_link_revoke(
+    views = _ends_at_once(lt, live_id, AsyncClient(), url, lambda: entry_link_revoke(
         entry=seat.entry, player=seat.player))
     assert views and "hand" in views[-1]["data"] and views[-1]["data"]["seat"] == 5
     # and the reconnect is refused
@@ -135,7 +136,7 @@ def test_reissuing_a_private_link_ends_the_old_links_stream_at_once(started, asg
     link = links_of(lt.table)[2]
     seat = _seat(lt, 2)
     _ends_at_once(lt, live_id, AsyncClient(), f"{link}live/{live_id}/events/?seconds=60",
-                  lambda: tournaments.entry_link_issue(entry=seat.entry, player=seat.player))
+                  lambda: entry_link_issue(entry=seat.entry, player=seat.player))
     assert async_to_sync(AsyncClient().get)(f"{link}live/{live_id}/events/").status_code == 404
 
 
@@ -187,7 +188,7 @@ def test_unpublishing_the_event_ends_its_seat_streams_at_once(started, asgi):
     lt, live_id = started
     client = async_client(lt.users[4])
     _ends_at_once(lt, live_id, client, f"/api/v1/live/{live_id}/events/?seconds=60",
-                  lambda: tournaments.event_publish(event=lt.event, published=False))
+                  lambda: event_publish(event=lt.event, published=False))
     assert async_to_sync(client.get)(f"/api/v1/live/{live_id}/events/").status_code == 404
 
 
@@ -272,7 +273,7 @@ def test_under_wsgi_revoking_a_private_link_ends_its_pages_stream_at_once(starte
     thread, box = read_in_thread(Client(), f"{link}live/{live_id}/events/?seconds=60",
                                  want=1000)
     assert waiting.acquire(timeout=10), "the stream never waited for the next move"
-    _thread_ends(thread, box, lambda: tournaments.entry_link_revoke(entry=seat.entry,
+    _thread_ends(thread, box, lambda: entry_link_revoke(entry=seat.entry,
                                                                      player=seat.player))
     assert box["views"] == 1 and "hand" in parse_chunks(box["chunks"])[0]["data"]
     assert Client().get(f"{link}live/{live_id}/events/").status_code == 404

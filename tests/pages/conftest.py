@@ -6,8 +6,10 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from tests.pages.helpers import NAMES, draw_round, play_table
-from tournaments import services
 from tournaments.models import Event
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.events import event_create, event_publish
+from tournaments.services.players import player_create
 from tournaments.standings import standings_recompute
 
 
@@ -26,15 +28,15 @@ def make_event(db, referee_user):
         fields.setdefault("games_per_match", 2)
         fields.setdefault("rounds_planned", 3)
         fields.setdefault("bye_points", 2)
-        event = services.event_create(name=name, slug=slug, **fields)
+        event = event_create(name=name, slug=slug, **fields)
         event.referees.add(referee_user)
         base = 101 + 1000 * (Event.objects.count() - 1)  # player numbers are unique
         for i in range(players):
-            player = services.player_create(name=NAMES[i % len(NAMES)] + (
+            player = player_create(name=NAMES[i % len(NAMES)] + (
                 "" if i < len(NAMES) else str(i)), number=base + i)
-            services.entry_check_in(entry=services.entry_register(event=event, player=player))
+            entry_check_in(entry=entry_register(event=event, player=player))
         if published:
-            services.event_publish(event=event)
+            event_publish(event=event)
         return event
 
     return make

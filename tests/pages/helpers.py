@@ -11,8 +11,9 @@ from engine.bots import play_match
 from engine.sheet import sheet_of
 from games import services as game_services
 from games.models import GameResult
-from tournaments import services
 from tournaments.models import Event, Round, Table
+from tournaments.services.draws import round_draw
+from tournaments.services.rounds import round_create, round_publish
 
 # distinct names: no one's name is part of another's, so a search finds one player
 NAMES = ["张伟", "王芳", "李娜", "刘洋", "陈静", "杨磊", "赵敏", "黄勇", "周杰", "吴霞",
@@ -36,9 +37,9 @@ def play_table(*, table: Table, referee, seed: int = 1, confirm: bool = True) ->
 def draw_round(event: Event, *, publish: bool = True) -> Round:
     """Open, draw (here, not on a worker) and optionally publish the next round."""
     with transaction.atomic():
-        rnd = services.round_create(event=event)
-    rnd = services.round_draw(round_id=rnd.pk)
-    return services.round_publish(round=rnd) if publish else rnd
+        rnd = round_create(event=event)
+    rnd = round_draw(round_id=rnd.pk)
+    return round_publish(round=rnd) if publish else rnd
 
 
 def bot_act(game, seat: int) -> dict:

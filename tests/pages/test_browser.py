@@ -29,8 +29,10 @@ from engine.bots import play_match
 from engine.sheet import sheet_of
 from games import services as game_services
 from games.models import GameResult
-from tournaments import services
 from tournaments.models import Event, Round, Seat, Standing
+from tournaments.services.draws import round_draw
+from tournaments.services.events import event_publish
+from tournaments.services.rounds import round_create, round_publish
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parents[2]
@@ -95,10 +97,10 @@ def demo(db):
     event.status = Event.Status.RUNNING
     event.rounds_planned = 3
     event.save(update_fields=["status", "rounds_planned"])
-    services.event_publish(event=event)
+    event_publish(event=event)
     with transaction.atomic():
-        rnd = services.round_create(event=event)
-    services.round_publish(round=services.round_draw(round_id=rnd.pk))
+        rnd = round_create(event=event)
+    round_publish(round=round_draw(round_id=rnd.pk))
     return event
 
 

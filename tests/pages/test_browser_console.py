@@ -21,8 +21,9 @@ from django.urls import reverse
 
 from tests.pages.helpers import play_table
 from tests.pages.test_browser import CHROMIUM, REPO, WAIT_MS, browser, fits_a_phone  # noqa: F401
-from tournaments import services
 from tournaments.models import Entry, Event, Round
+from tournaments.services.draws import round_verify
+from tournaments.services.links import entry_link_issue
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed"),
@@ -127,7 +128,7 @@ def _swap_two_seats(tab, rnd):
     seats = {s.seat: s.player_id for s in rnd.tables.get(number=1).seats.all()}
     assert (seats[0], seats[1]) == (second.player_id, first.player_id)
     rnd.refresh_from_db()
-    assert len(rnd.draw_changes) == 1 and services.round_verify(round=rnd) == []
+    assert len(rnd.draw_changes) == 1 and round_verify(round=rnd) == []
     _go(tab, "pages:console-round", slug=rnd.event.slug, number=rnd.number)
 
 
@@ -200,7 +201,7 @@ def test_an_organizer_runs_two_rounds_from_an_empty_database(phone):
 
     # … and a slip's QR code: the scanner's handler gets what the camera decoded
     zhao = event.entries.get(player__name="赵敏")
-    token = services.entry_link_issue(entry=zhao)[0].token()
+    token = entry_link_issue(entry=zhao)[0].token()
     tab.evaluate("code => document.getElementById('scanner').dispatchEvent(new CustomEvent("
                  "'scan:decoded', {detail: {code}}))", f"{tab.base}/p/{token}/")
     tab.locator("#scan-result.ok").filter(has_text="赵敏").wait_for(timeout=WAIT_MS)

@@ -14,8 +14,10 @@ from django.test import Client
 
 from tests.pages.helpers import draw_round, play_table
 from tests.pages.test_browser import CHROMIUM, WAIT_MS, browser, fits_a_phone, url  # noqa: F401
-from tournaments import services, standings
+from tournaments import standings
 from tournaments.models import Round
+from tournaments.services.draws import round_draw
+from tournaments.services.rounds import round_create
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM), reason="Debian's chromium is not installed"),
@@ -92,10 +94,10 @@ def test_console_opens_draws_and_publishes_rounds(live_server, organizer_tab, ma
     play_table(table=Round.objects.get(event=event, number=2).tables.get(number=2),
                referee=referee_user)
     with transaction.atomic():
-        rnd = services.round_create(event=event)  # committed; its draw not run yet
+        rnd = round_create(event=event)  # committed; its draw not run yet
     tab.goto(dashboard)
     assert tab.locator("#draw-progress").is_visible()
-    services.round_draw(round_id=rnd.pk)  # the worker
+    round_draw(round_id=rnd.pk)  # the worker
     tab.locator('form[action$="/console/do/publish/"] button').wait_for(timeout=WAIT_MS)
     assert tab.locator("#round-status").get_attribute("data-status") == "drawn"
 

@@ -14,7 +14,7 @@ from django.test import Client
 
 from tests.pages.helpers import draw_round, play_table
 from tests.pages.test_browser import CHROMIUM, REPO, browser, fits_a_phone, url  # noqa: F401
-from tournaments import services
+from tournaments.services.events import event_finish, event_prizes_set
 from tournaments.standings import standings_recompute
 
 pytestmark = [
@@ -79,9 +79,9 @@ def ended(make_event, referee_user):
         for table in draw_round(event).tables.all():
             play_table(table=table, referee=referee_user)
     standings_recompute(event_id=event.pk, force=True)
-    services.event_prizes_set(event=event, prizes=[(1, 1, "冠军 · 奖杯"), (2, 3, "一等奖"),
+    event_prizes_set(event=event, prizes=[(1, 1, "冠军 · 奖杯"), (2, 3, "一等奖"),
                                                    (4, 6, "二等奖")])
-    return services.event_finish(event=event)
+    return event_finish(event=event)
 
 
 def _signed_in(browser, live_server, user, lang, **kwargs):  # noqa: F811

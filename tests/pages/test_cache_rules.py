@@ -10,8 +10,9 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.pages.helpers import play_table
-from tournaments import services
 from tournaments.models import Seat
+from tournaments.services.links import entry_link_issue
+from tournaments.services.releases import standings_release
 from tournaments.standings import standings_recompute
 from web.caching import PUBLIC, PUBLIC_PAGES
 
@@ -68,7 +69,7 @@ def test_the_language_switcher_works_without_a_csrf_token(event):
 def links(event):
     out = []
     for seat in Seat.objects.filter(table__round__event=event, table__number=2).order_by("seat"):
-        (link,) = services.entry_link_issue(entry=seat.entry)
+        (link,) = entry_link_issue(entry=seat.entry)
         out.append(f"/p/{link.token()}/")
     return out
 
@@ -110,7 +111,7 @@ def test_the_api_keeps_its_own_revalidation(client, event):
 
 
 def _release(event, number):
-    services.standings_release(event=event, round_number=number, anyway=True)
+    standings_release(event=event, round_number=number, anyway=True)
     event.refresh_from_db()
 
 

@@ -11,8 +11,9 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.pages.helpers import play_table
-from tournaments import services
 from tournaments.models import Entry, Event, Player, Round
+from tournaments.services.events import event_create, event_publish
+from tournaments.services.links import entry_link_issue, entry_link_revoke
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
@@ -134,7 +135,7 @@ def _settings(event, **changes) -> dict:
 ])
 def test_bad_settings_are_errors_on_their_field_in_the_pages_language(db, changes, field, text):
     creator = User.objects.create_superuser("root", "r@example.org", "pw")
-    event = services.event_create(name="杯", slug="cup", organizer=creator)
+    event = event_create(name="杯", slug="cup", organizer=creator)
     response = _client(creator, "zh-hans").post(_url("console-settings", event),
                                                 _settings(event, **changes))
 
@@ -148,13 +149,13 @@ def test_bad_settings_are_errors_on_their_field_in_the_pages_language(db, change
 
 def test_the_slug_is_edited_until_the_event_is_public(db):
     creator = User.objects.create_superuser("root", "r@example.org", "pw")
-    event = services.event_create(name="杯", slug="cup", organizer=creator)
+    event = event_create(name="杯", slug="cup", organizer=creator)
     client = _client(creator)
 
     response = client.post(_url("console-settings", event), _settings(event, slug="new-cup"))
     assert response["Location"] == reverse("pages:console-settings", kwargs={"slug": "new-cup"})
     event.refresh_from_db()
-    services.event_publish(event=event)
+    event_publish(event=event)
 
     page = client.get(_url("console-settings", event))
     assert page.context["form"].fields["slug"].disabled
@@ -326,7 +327,7 @@ def test_a_withdrawal_leaves_from_the_next_round(event, organizer):
 
 
 def _token(entry) -> str:
-    return services.entry_link_issue(entry=entry)[0].token()
+    return entry_link_issue(entry=entry)[0].token()
 
 
 def test_scanning_a_slip_checks_its_player_in(door):
@@ -350,7 +351,7 @@ def test_a_slip_of_another_event_or_a_revoked_one_checks_no_one_in(door, make_ev
     foreign = _token(other.entries.get())
     own = event.entries.order_by("pk").first()
     revoked = _token(own)
-    services.entry_link_revoke(entry=own)
+    entry_link_revoke(entry=own)
     client = _client(user)
 
     for code in (foreign, revoked, "not-a-code", ""):
@@ -380,7 +381,7 @@ def test_referees_are_picked_from_people_by_name(event, organizer):
     person = Player.objects.get(name="王芳")
     person.user = User.objects.create_user("wang", password="pw-w")
     person.save()
-    services.entry_link_issue(entry=event.entries.get(player__name="张伟"))
+    entry_link_issue(entry=event.entries.get(player__name="张伟"))
     client = _client(organizer)
 
     page = client.get(_url("console-referees", event))
@@ -396,7 +397,7 @@ def test_referees_are_picked_from_people_by_name(event, organizer):
 
 
 def test_a_link_login_cannot_be_made_a_referee(event, organizer):
-    login = services.entry_link_issue(entry=event.entries.get(player__name="张伟"))[0] \
+    login = entry_link_issue(entry=event.entries.get(player__name="张伟"))[0] \
         .player.user
     response = _client(organizer).post(_url("console-referees", event),
                                        {"username": login.username}, follow=True)

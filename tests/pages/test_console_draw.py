@@ -9,8 +9,12 @@ from django.test import Client
 from django.urls import reverse
 
 from tests.pages.helpers import draw_round, play_table
-from tournaments import services
 from tournaments.models import PlayerLink, Round, Seat
+from tournaments.services.draw_changes import SeatRef, round_seats_swap
+from tournaments.services.entries import entry_check_in
+from tournaments.services.events import event_create
+from tournaments.services.rounds import round_publish
+from tournaments.services.teams import team_register
 from web.views.console.print import name_key
 
 pytestmark = pytest.mark.django_db
@@ -229,10 +233,10 @@ def test_a_redraw_from_the_page_needs_a_reason_and_happens_once(drawn, organizer
 def test_the_public_seating_shows_the_swap_and_the_redraw_count(drawn, organizer):
     rnd = drawn.rounds.get()
     a, b = player_at(rnd, 1, 0), player_at(rnd, 2, 3)
-    services.round_seats_swap(round=rnd, seat_a=services.SeatRef(1, 0, a.pk),
-                              seat_b=services.SeatRef(2, 3, b.pk), by=organizer,
+    round_seats_swap(round=rnd, seat_a=SeatRef(1, 0, a.pk),
+                              seat_b=SeatRef(2, 3, b.pk), by=organizer,
                               reason="sat together at home")
-    services.round_publish(round=rnd)
+    round_publish(round=rnd)
 
     en = client_of().get(reverse("pages:seating", kwargs={"slug": drawn.slug})).content.decode()
     zh = client_of(lang="zh-hans").get(reverse("pages:seating", kwargs={
@@ -256,7 +260,7 @@ def test_printing_waits_for_the_publication(drawn, organizer):
 
 @pytest.fixture
 def published(drawn):
-    services.round_publish(round=drawn.rounds.get())
+    round_publish(round=drawn.rounds.get())
     return drawn
 
 
@@ -334,7 +338,7 @@ def test_the_console_links_a_drawn_round_to_its_check_and_a_published_one_to_pri
         assert f'href="{check_url(drawn)}"' in html  # not the admin's round (seats 0–5)
         assert reverse("admin:tournaments_round_change", args=[drawn.rounds.get().pk]) not in html
 
-    services.round_publish(round=drawn.rounds.get())
+    round_publish(round=drawn.rounds.get())
     for page in (console, round_page):
         assert f'href="{print_url(drawn)}"' in client_of(organizer).get(page).content.decode()
 
@@ -343,13 +347,13 @@ def test_a_team_rounds_check_names_the_teams_and_swaps_teammates_only(organizer,
                                                                      referee_user):
     from tests.factories import PlayerFactory
 
-    event = services.event_create(name="Team cup", slug="team-cup", format="team",
+    event = event_create(name="Team cup", slug="team-cup", format="team",
                                   games_per_match=1, organizer=organizer)
     event.referees.add(referee_user)
     for k in range(4):
-        entry = services.team_register(event=event, name=f"联邦 队{k + 1}",
+        entry = team_register(event=event, name=f"联邦 队{k + 1}",
                                        players=[PlayerFactory() for _ in range(3)])
-        services.entry_check_in(entry=entry)
+        entry_check_in(entry=entry)
     for table in draw_round(event).tables.all():
         play_table(table=table, referee=referee_user)
     rnd = draw_round(event, publish=False)

@@ -16,8 +16,12 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from tests.pages.helpers import draw_round, play_table
-from tournaments import exports, services
+from tournaments import exports
 from tournaments.models import Prize
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.events import event_finish, event_prizes_set
+from tournaments.services.players import player_create
+from tournaments.services.releases import standings_release
 from tournaments.standings import standings_recompute
 
 pytestmark = pytest.mark.django_db
@@ -29,16 +33,16 @@ HOSTILE = "=cmd|' /C calc'!A0"
 def ended(make_event, referee_user):
     """Two rounds played and confirmed, a player named :data:`HOSTILE`, prizes for 1 and 2–3."""
     event = make_event(slug="end-cup", rounds_planned=2)
-    entry = services.entry_register(event=event, player=services.player_create(
+    entry = entry_register(event=event, player=player_create(
         name="𠮷野 小二", number=998))
-    services.entry_check_in(entry=entry)
+    entry_check_in(entry=entry)
     for _ in range(2):
         for table in draw_round(event).tables.all():
             play_table(table=table, referee=referee_user)
-    hostile = services.player_create(name=HOSTILE + "!", number=997)
-    services.entry_register(event=event, player=hostile)  # (registered late, never played)
+    hostile = player_create(name=HOSTILE + "!", number=997)
+    entry_register(event=event, player=hostile)  # (registered late, never played)
     standings_recompute(event_id=event.pk, force=True)
-    services.event_prizes_set(event=event, prizes=[(1, 1, "冠军 champion"), (2, 3, "一等奖")])
+    event_prizes_set(event=event, prizes=[(1, 1, "冠军 champion"), (2, 3, "一等奖")])
     event.refresh_from_db()
     return event
 
@@ -226,26 +230,26 @@ def test_the_public_final_standings_wait_for_the_end_or_a_release(ended, organiz
     assert final not in anon.get(event_page).content.decode()
 
     # released after round 1: the page shows what the leaderboard shows (that round's)
-    services.standings_release(event=ended, round_number=1)
+    standings_release(event=ended, round_number=1)
     html = anon.get(final).content.decode()
     assert "after round 1" in html and "as released by the organizers" in html
     assert final in anon.get(event_page).content.decode()
 
     # finished: the final standings, with the prizes by place
-    services.standings_release(event=ended, round_number=None)
-    services.event_finish(event=ended)
+    standings_release(event=ended, round_number=None)
+    event_finish(event=ended)
     html = anon.get(final).content.decode()
     assert "Final standings" in html and "冠军 champion" in html and "after round 2" in html
     assert "col-byes" not in html  # (the organizers' columns stay on the report)
 
     # hidden again (released: none yet): the page says so and lists nobody
-    services.standings_release(event=ended, round_number=0)
+    standings_release(event=ended, round_number=0)
     html = anon.get(final).content.decode()
     assert "The standings are not released yet." in html and "data-entry" not in html
 
 
 def test_an_unpublished_events_final_page_is_404(make_event):
     event = make_event(slug="hidden-cup", published=False)
-    services.event_finish(event=event)
+    event_finish(event=event)
     assert _client().get(reverse("pages:final-standings",
                                  kwargs={"slug": event.slug})).status_code == 404

@@ -15,9 +15,15 @@ from django.urls import reverse
 
 from games.models import GameResult
 from tests.pages.helpers import draw_round, play_table
-from tournaments import services, standings
+from tournaments import standings
 from tournaments.errors import ServiceError
 from tournaments.models import ReleasedStanding, Round, Standing
+from tournaments.services.entries import entry_check_in, entry_withdraw
+from tournaments.services.events import event_create, event_publish
+from tournaments.services.players import player_create
+from tournaments.services.releases import standings_release
+from tournaments.services.rounds import round_publish
+from tournaments.services.teams import team_register
 
 pytestmark = pytest.mark.django_db
 
@@ -44,7 +50,7 @@ def _dashboard(event):
 def test_console_status_counts_entries_and_the_rounds_tables(event, organizer, referee_user):
     """14 players checked in, one withdraws; round 1: table 1 confirmed, table 2 has one game
     awaiting confirmation; two byes."""
-    services.entry_withdraw(entry=event.entries.order_by("pk").last())
+    entry_withdraw(entry=event.entries.order_by("pk").last())
     table2 = event.rounds.get().tables.get(number=2)
     play_table(table=table2, referee=referee_user, confirm=False)
     GameResult.objects.filter(table=table2, number=2).delete()
@@ -94,7 +100,7 @@ def test_public_standings_stay_at_the_released_round_until_the_next_release(even
     after_2 = [(r.entry_id, r.points) for r in standings.compute(event, 2)]
     assert after_1 != after_2
 
-    services.standings_release(event=event, round_number=1)
+    standings_release(event=event, round_number=1)
 
     page, api, csv = _public_ranks(event)
     assert page == api == csv == [p for _, p in after_1]
@@ -104,10 +110,10 @@ def test_public_standings_stay_at_the_released_round_until_the_next_release(even
         "entry_id", "points"))
     assert live == after_2  # the organizer's view stays live
 
-    services.standings_release(event=event, round_number=2)
+    standings_release(event=event, round_number=2)
     assert _public_ranks(event)[0] == [p for _, p in after_2]
 
-    services.standings_release(event=event, round_number=None)
+    standings_release(event=event, round_number=None)
     assert _public_ranks(event)[1] == [p for _, p in after_2]
 
 
@@ -116,7 +122,7 @@ def test_the_standings_etag_changes_with_a_release(event):
     url = reverse("api:standings", kwargs={"slug": event.slug})
     etag = client.get(url)["ETag"]
 
-    services.standings_release(event=event, round_number=0)
+    standings_release(event=event, round_number=0)
 
     response = client.get(url, HTTP_IF_NONE_MATCH=etag)
     assert response.status_code == 200 and response["ETag"] != etag
@@ -126,7 +132,7 @@ def test_the_standings_etag_changes_with_a_release(event):
 @pytest.mark.parametrize("number", [2, -1, True, "1"])
 def test_releasing_a_round_that_is_not_published_is_refused(event, number):
     with pytest.raises(ServiceError) as exc:
-        services.standings_release(event=event, round_number=number)
+        standings_release(event=event, round_number=number)
 
     assert exc.value.code == "bad_round" and "round_number" in str(exc.value.message)
     event.refresh_from_db()
@@ -139,17 +145,17 @@ def _knockout_cup(referee, organizer=None):
     """A published team event of one Swiss round, played, and a two-team final to come."""
     from tests.tournaments.test_knockout import TEAM0_WINS, TEAM1_WINS, _draw, _play_round
 
-    event = services.event_create(name="联邦杯", slug="ko-cup", format="team",
+    event = event_create(name="联邦杯", slug="ko-cup", format="team",
                                   games_per_match=2, rounds_planned=1, knockout_teams=2)
     if organizer is not None:
         event.organizers.add(organizer)
     for t in range(2):
-        entry = services.team_register(event=event, name=f"队{t}", players=[
-            services.player_create(name=f"选手{t}{k}", number=900 + 3 * t + k)
+        entry = team_register(event=event, name=f"队{t}", players=[
+            player_create(name=f"选手{t}{k}", number=900 + 3 * t + k)
             for k in range(3)])
-        services.entry_check_in(entry=entry)
-    services.event_publish(event=event)
-    _play_round(services.round_publish(round=_draw(event)), referee,
+        entry_check_in(entry=entry)
+    event_publish(event=event)
+    _play_round(round_publish(round=_draw(event)), referee,
                 lambda t: [TEAM0_WINS, TEAM1_WINS])
     return event
 
@@ -162,7 +168,7 @@ def test_bracket_page_shows_the_knockout_matches(referee_user):
     assert "Knockout finals" in Client().get(reverse(
         "pages:event", kwargs={"slug": event.slug})).content.decode()
     assert b"not drawn yet" in Client().get(url).content
-    ko = services.round_publish(round=_draw(event, knockout=True))
+    ko = round_publish(round=_draw(event, knockout=True))
     _play_round(ko, referee_user, lambda t: [TEAM0_WINS, TEAM0_WINS])
 
     response = Client().get(url)
@@ -243,7 +249,7 @@ def test_a_released_board_does_not_say_live(event, referee_user):
     url = reverse("pages:leaderboard", kwargs={"slug": event.slug})
     assert 'id="live-state"' in Client().get(url).content.decode()
 
-    services.standings_release(event=event, round_number=1)
+    standings_release(event=event, round_number=1)
 
     page = Client().get(url).content.decode()
     assert 'id="live-state"' not in page and ">live<" not in page
@@ -253,7 +259,7 @@ def test_a_released_board_does_not_say_live(event, referee_user):
 
 
 def test_hidden_standings_say_not_released(event):
-    services.standings_release(event=event, round_number=0)
+    standings_release(event=event, round_number=0)
 
     page = Client().get(reverse("pages:leaderboard", kwargs={"slug": event.slug}))
     text = page.content.decode().split('id="js-text"')[0]  # the page, not its scripts' texts
@@ -265,7 +271,7 @@ def test_results_pages_follow_the_release(event, referee_user):
     """Held back at round 1: round 2's results page lists its tables without results, the
     leaderboard links round 1's only, and a player's page hides round 2's games."""
     _two_rounds(event, referee_user)
-    services.standings_release(event=event, round_number=1)
+    standings_release(event=event, round_number=1)
     seat = event.rounds.get(number=2).tables.get(number=1).seats.get(seat=0)
     client = Client()
 
@@ -282,6 +288,6 @@ def test_results_pages_follow_the_release(event, referee_user):
     assert rows[2]["held_back"] and rows[2]["games"] == []
     assert not rows.get(1, {"held_back": False})["held_back"]
 
-    services.standings_release(event=event, round_number=2)
+    standings_release(event=event, round_number=2)
     again = client.get(reverse("pages:round-results", kwargs={"slug": event.slug, "number": 2}))
     assert not again.context["held_back"]

@@ -516,12 +516,13 @@ def test_a_tied_knockout_match_waits_for_its_extra_game_at_the_desk(client, refe
     game 3 is listed as the deciding extra game, and the referee enters it from the sheet."""
     from tests.pages.test_dashboard import _knockout_cup
     from tests.tournaments.test_knockout import TEAM0_WINS, TEAM1_WINS, _draw, _play_round
-    from tournaments import services
+    from tournaments.services.matches import match_score
+    from tournaments.services.rounds import round_publish
     from web.views.console.rounds import round_progress
 
     event = _knockout_cup(referee_user)
     event.referees.add(referee_user)
-    final = services.round_publish(round=_draw(event, knockout=True))
+    final = round_publish(round=_draw(event, knockout=True))
     _play_round(final, referee_user, lambda t: [TEAM0_WINS, TEAM1_WINS])  # 12 : 12
     (table,) = final.tables.all()
     client.force_login(referee_user)
@@ -541,6 +542,6 @@ def test_a_tied_knockout_match_waits_for_its_extra_game_at_the_desk(client, refe
         {"order": [1, 3, 5, 0, 2, 4], "kaidian": [True] * 6}, game=3, confirm="1"))
     assert response.status_code == 302
     assert GameResult.objects.get(table=table, number=3).status == GameResult.Status.CONFIRMED
-    assert services.match_score(table=table)["winner"] == table.team_b.entry.pk
+    assert match_score(table=table)["winner"] == table.team_b.entry.pk
     response = client.get(desk_url(event, round=final.number))
     assert response.context["rows"][0]["state"] == "confirmed"

@@ -31,8 +31,8 @@ from tests.pages.test_browser import (  # browser and demo: its fixtures, used b
     fits_a_phone,
     url,
 )
-from tournaments import services
 from tournaments.models import Round, Seat, Standing
+from tournaments.services.links import entry_link_issue
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM),
@@ -118,7 +118,7 @@ def test_players_submit_confirm_and_dispute_and_the_referee_settles_it(live_serv
     event = demo
     table = Round.objects.get(event=event, number=3).tables.get(number=1)
     seats = {s.seat: s for s in Seat.objects.filter(table=table).select_related("entry")}
-    links = {n: live_server.url + reverse("pages:link", kwargs={"token": services.entry_link_issue(
+    links = {n: live_server.url + reverse("pages:link", kwargs={"token": entry_link_issue(
         entry=seats[n].entry, player=seats[n].player)[0].token()}) for n in (0, 1, 3)}
     referee = get_user_model().objects.get(username="demo-referee")
     desk = signed_in(browser, live_server, referee)

@@ -23,8 +23,8 @@ from live.models import LiveGame, PracticeGame
 from tests.live.helpers import hand_of, make_live_table, play_on_server
 from tests.pages.helpers import bot_act
 from tests.pages.test_table_views import sheet_post
-from tournaments import services
 from tournaments.models import Seat
+from tournaments.services.links import entry_link_issue
 
 pytestmark = pytest.mark.django_db
 
@@ -54,7 +54,7 @@ def links_of(table) -> list[str]:
     """Each seat's private link address, by seat."""
     out = []
     for seat in Seat.objects.filter(table=table).select_related("entry", "player").order_by("seat"):
-        (link,) = services.entry_link_issue(entry=seat.entry, player=seat.player)
+        (link,) = entry_link_issue(entry=seat.entry, player=seat.player)
         out.append(f"/p/{link.token()}/")
     return out
 

@@ -16,9 +16,10 @@ from django.urls import reverse
 from games.models import GameResult
 from games.services import result_confirm, result_correct, result_dispute, result_submit
 from tests.pages.helpers import draw_round
-from tournaments import services
 from tournaments.models import Penalty, Seat
 from tournaments.names import person_name, side_names
+from tournaments.services.links import entry_link_issue
+from tournaments.services.players import player_create
 from web.forms.sheet import SheetForm
 
 pytestmark = pytest.mark.django_db
@@ -61,7 +62,7 @@ def table(make_event, referee_user):
     seats = list(Seat.objects.filter(table=tbl).select_related("player", "entry")
                  .order_by("seat"))
     for s in seats:
-        services.entry_link_issue(entry=s.entry)
+        entry_link_issue(entry=s.entry)
         s.player.refresh_from_db()
     users = [s.player.user for s in seats]
     assert all(u.username.startswith("player-") for u in users)
@@ -112,8 +113,8 @@ def test_a_players_table_page_shows_who_confirmed(table, lang):
 def test_a_referee_who_plays_reads_as_the_player_and_one_who_does_not_by_full_name(
         table, referee_user, lang):
     # given: the second game confirmed by the desk's referee, who is a player too
-    services.player_create(name="裁判刘", number=999)
-    referee_player = services.player_create(name="刘裁判", number=998)
+    player_create(name="裁判刘", number=999)
+    referee_player = player_create(name="刘裁判", number=998)
     referee_player.user = referee_user
     referee_player.save()
     second = GameResult.objects.get(table=table, number=2)

@@ -15,8 +15,8 @@ from django.urls import reverse
 from config import outage
 from games.models import GameResult
 from tests.pages.helpers import draw_round
-from tournaments import services
 from tournaments.models import Round, Seat
+from tournaments.services.links import entry_link_issue
 
 pytestmark = pytest.mark.django_db
 
@@ -32,7 +32,7 @@ def table(make_event):
 @pytest.fixture
 def links(table):
     seats = Seat.objects.filter(table=table).select_related("entry").order_by("seat")
-    return [f"/p/{services.entry_link_issue(entry=s.entry)[0].token()}/" for s in seats]
+    return [f"/p/{entry_link_issue(entry=s.entry)[0].token()}/" for s in seats]
 
 
 def test_the_public_pages_answer(redis_down, table):

@@ -9,8 +9,8 @@ from django.urls import reverse
 from ratings.models import PlayerRating
 from ratings.services import ratings_recompute
 from tests.pages.helpers import draw_round, play_table
-from tournaments import services
 from tournaments.models import Player
+from tournaments.services.entries import entry_check_in, entry_register
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +21,7 @@ def build_rated_events(make_event, referee_user, players=12):
     first = make_event(slug="spring-cup", name="Cup 0", players=players, rated=True)
     second = make_event(slug="autumn-cup", name="Cup 1", players=0, rated=True)
     for entry in first.entries.order_by("pk"):
-        services.entry_check_in(entry=services.entry_register(event=second, player=entry.player))
+        entry_check_in(entry=entry_register(event=second, player=entry.player))
     for k, event in enumerate((first, second)):
         for n in range(2):
             for table in draw_round(event).tables.all():

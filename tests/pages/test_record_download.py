@@ -16,8 +16,8 @@ from games.models import GameResult
 from games.services import result_confirm, result_submit
 from tests.pages import test_table_views
 from tests.pages.test_table_refusals import upload, upload_error
-from tournaments import services
 from tournaments.models import Seat
+from tournaments.services.links import entry_link_issue
 
 pytestmark = pytest.mark.django_db
 
@@ -77,5 +77,5 @@ def test_a_player_downloads_the_record_under_their_own_link_before_it_is_confirm
     assert record == result.versions.get(version=1).payload
     # a link of another table opens nothing of it
     other = table.round.tables.get(number=2).seats.select_related("entry", "player").first()
-    (link,) = services.entry_link_issue(entry=other.entry, player=other.player)
+    (link,) = entry_link_issue(entry=other.entry, player=other.player)
     assert client.get(f"/p/{link.token()}/results/{result.pk}/record.json").status_code == 404

@@ -14,9 +14,9 @@ from games.models import GameResult, ResultProposal
 from tests.pages.helpers import draw_round
 from tests.pages.test_desk import sheet_post
 from tournaments import draw as draw_module
-from tournaments import services
 from tournaments.models import Seat
 from tournaments.selectors import later_draws
+from tournaments.services.links import entry_link_issue
 from tournaments.standings import compute
 
 pytestmark = pytest.mark.django_db
@@ -135,7 +135,7 @@ def proposal_before_the_close(make_event, referee_user):
     round_1 = draw_round(event)
     table = round_1.tables.get(number=1)
     seats = list(Seat.objects.filter(table=table).select_related("entry").order_by("seat"))
-    links = [f"/p/{services.entry_link_issue(entry=s.entry)[0].token()}/" for s in seats]
+    links = [f"/p/{entry_link_issue(entry=s.entry)[0].token()}/" for s in seats]
     play(table, referee_user, SMALL_WIN, SMALL_WIN)
     play(round_1.tables.get(number=2), referee_user, SMALL_WIN, SMALL_WIN)
     seat_5 = Seat.objects.select_related("player__user").get(pk=seats[5].pk).player.user

@@ -27,8 +27,8 @@ from games.models import GameResult, ResultProposal
 from games.services import result_confirm, result_submit
 from tests.pages.helpers import draw_round
 from tests.pages.test_browser import CHROMIUM, REPO, browser, fits_a_phone  # noqa: F401  (the fixture)
-from tournaments import services
 from tournaments.models import Seat
+from tournaments.services.links import entry_link_issue
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(CHROMIUM),
@@ -65,7 +65,7 @@ def links(make_event):
     out = []
     for seat in Seat.objects.filter(table=table).select_related("entry", "player").order_by(
             "seat"):
-        (link,) = services.entry_link_issue(entry=seat.entry, player=seat.player)
+        (link,) = entry_link_issue(entry=seat.entry, player=seat.player)
         out.append(f"/p/{link.token()}/")
     return table, out
 

@@ -19,7 +19,7 @@ from games.services import result_submit
 from tests.pages import test_table_views
 from tests.pages.helpers import draw_round
 from tests.pages.test_table_views import place_fields, sheet_post
-from tournaments import services
+from tournaments.services.links import entry_link_issue
 
 pytestmark = pytest.mark.django_db
 
@@ -70,7 +70,7 @@ def test_without_dadian_the_form_has_no_kaidian_question(client, make_event):
     event = make_event(slug="basic-open", rules="basic")
     seat = draw_round(event).tables.get(number=1).seats.select_related("entry", "player").get(
         seat=0)
-    (link,) = services.entry_link_issue(entry=seat.entry, player=seat.player)
+    (link,) = entry_link_issue(entry=seat.entry, player=seat.player)
     page = client.get(f"/p/{link.token()}/").content.decode()
     assert 'id="sheet"' in page and 'name="kaidian_' not in page and "pays 点贡" not in page
     r = client.post(f"/p/{link.token()}/submit/",

@@ -15,8 +15,8 @@ from engine.bots import play_match
 from games.models import GameResult
 from games.services import result_confirm, result_submit
 from tests.pages.test_table_views import FIRST, links, seats, table  # noqa: F401 (fixtures)
-from tournaments import services
 from tournaments.models import Seat
+from tournaments.services.links import entry_link_issue
 
 pytestmark = pytest.mark.django_db
 
@@ -69,7 +69,7 @@ def test_nobody_off_the_table_sees_an_unconfirmed_record(links, table, record_ga
     result, _ = record_game
     other = Seat.objects.filter(table=table.round.tables.get(number=2)).select_related(
         "entry").first()
-    (link,) = services.entry_link_issue(entry=other.entry)
+    (link,) = entry_link_issue(entry=other.entry)
     own = f"/p/{link.token()}/"
     event, rnd = table.round.event, table.round
     public = f"/e/{event.slug}/rounds/{rnd.number}/tables/{table.number}/games/1/replay/"

@@ -12,8 +12,9 @@ from django.test import Client
 from games.models import GameResult, ResultProposal
 from games.services import result_confirm, result_correct, result_submit
 from tests.pages.helpers import draw_round
-from tournaments import services
 from tournaments.models import Seat
+from tournaments.services.links import entry_link_issue, entry_link_revoke
+from tournaments.services.rounds import round_publish
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +39,7 @@ def links(seats):
     """Each seat's private link address, in seat order (/p/<token>/)."""
     out = []
     for s in seats:
-        (link,) = services.entry_link_issue(entry=s.entry)
+        (link,) = entry_link_issue(entry=s.entry)
         out.append(f"/p/{link.token()}/")
     for s in seats:
         s.player.refresh_from_db()
@@ -146,7 +147,7 @@ def test_a_link_opens_nothing_of_another_table(client, links, table):
     other = table.round.tables.get(number=2)
     other_seats = list(Seat.objects.filter(table=other).select_related("entry", "player")
                        .order_by("seat"))
-    submitter = services.entry_link_issue(entry=other_seats[0].entry)[0].player.user
+    submitter = entry_link_issue(entry=other_seats[0].entry)[0].player.user
     result = result_submit(table=other, number=1, sheet=FIRST, by=submitter)
     for action in ("confirm", "dispute"):
         r = client.post(links[1] + f"results/{result.pk}/{action}/", {"reason": "x"})
@@ -160,7 +161,7 @@ def test_a_link_of_another_event_opens_nothing_here(client, make_event, links, t
     event_b = make_event(slug="other-open", name="Other open")
     rnd = draw_round(event_b)
     seat_b = rnd.tables.get(number=1).seats.select_related("entry").first()
-    (link_b,) = services.entry_link_issue(entry=seat_b.entry)
+    (link_b,) = entry_link_issue(entry=seat_b.entry)
     result = result_submit(table=table, number=1, sheet=FIRST,
                            by=Seat.objects.get(table=table, seat=0).player.user)
     r = client.post(f"/p/{link_b.token()}/results/{result.pk}/confirm/")
@@ -170,11 +171,11 @@ def test_a_link_of_another_event_opens_nothing_here(client, make_event, links, t
 
 def test_a_revoked_or_reissued_link_is_a_404(client, links, seats):
     assert client.get(links[0]).status_code == 200
-    services.entry_link_revoke(entry=seats[0].entry)
+    entry_link_revoke(entry=seats[0].entry)
     assert client.get(links[0]).status_code == 404
-    (new,) = services.entry_link_issue(entry=seats[0].entry)
+    (new,) = entry_link_issue(entry=seats[0].entry)
     assert client.get(f"/p/{new.token()}/").status_code == 200
-    services.entry_link_issue(entry=seats[0].entry)
+    entry_link_issue(entry=seats[0].entry)
     assert client.get(f"/p/{new.token()}/").status_code == 404
 
 
@@ -243,11 +244,11 @@ def test_a_tied_knockout_match_offers_its_deciding_extra_game_once_every_game_is
 
     # given: the final, its two games handed in and tied 12 : 12
     event = _knockout_cup(referee_user)
-    final = services.round_publish(round=_draw(event, knockout=True)).tables.get()
+    final = round_publish(round=_draw(event, knockout=True)).tables.get()
     results = [result_submit(table=final, number=n, sheet=sheet, by=referee_user)
                for n, sheet in ((1, TEAM0_WINS), (2, TEAM1_WINS))]
     seat = Seat.objects.select_related("entry", "player").get(table=final, seat=1)
-    (link,) = services.entry_link_issue(entry=seat.entry, player=seat.player)
+    (link,) = entry_link_issue(entry=seat.entry, player=seat.player)
     url = f"/p/{link.token()}/"
 
     # then: not yet — the games are not confirmed
@@ -276,14 +277,14 @@ def test_a_match_still_tied_after_the_last_extra_game_says_the_referee_settles_i
 
     # given: a final tied 12 : 12 after its two games, both confirmed, and no extra game left
     # to play (the most a match plays, made none here: a tie after five real ones is rare)
-    monkeypatch.setattr(services, "MAX_EXTRA_GAMES", 0)
+    monkeypatch.setattr("tournaments.services.matches.MAX_EXTRA_GAMES", 0)
     event = _knockout_cup(referee_user)
-    final = services.round_publish(round=_draw(event, knockout=True)).tables.get()
+    final = round_publish(round=_draw(event, knockout=True)).tables.get()
     for n, sheet in ((1, TEAM0_WINS), (2, TEAM1_WINS)):
         result_confirm(result=result_submit(table=final, number=n, sheet=sheet, by=referee_user),
                        by=referee_user, as_referee=True)
     seat = Seat.objects.select_related("entry", "player").get(table=final, seat=1)
-    (link,) = services.entry_link_issue(entry=seat.entry, player=seat.player)
+    (link,) = entry_link_issue(entry=seat.entry, player=seat.player)
 
     # when
     page = Client().get(f"/p/{link.token()}/").content.decode()

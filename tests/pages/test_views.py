@@ -11,8 +11,12 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from tests.pages.helpers import draw_round, play_table
-from tournaments import services
 from tournaments.models import Bye, Round, Seat, Standing
+from tournaments.services.entries import entry_check_in
+from tournaments.services.events import event_create, event_publish
+from tournaments.services.players import player_create
+from tournaments.services.rounds import round_publish
+from tournaments.services.teams import team_register
 from tournaments.standings import standings_recompute
 
 pytestmark = pytest.mark.django_db
@@ -88,7 +92,7 @@ def test_seating_shows_only_once_the_round_is_published(client, make_event):
     assert current.status_code == 200 and someone not in current.content.decode()
 
     # when
-    services.round_publish(round=rnd)
+    round_publish(round=rnd)
 
     # then
     assert someone in client.get(reverse("pages:seating", kwargs={"slug": ev.slug})
@@ -395,15 +399,15 @@ def test_leaderboard_search_is_polled_with_the_same_search(client, event):
 
 def test_a_team_event_shows_its_teams(client, referee_user):
     # given: a team event of four 联邦 teams, round 1 paired and published, table 1 played
-    event = services.event_create(name="团体赛", slug="team-cup", format="team",
+    event = event_create(name="团体赛", slug="team-cup", format="team",
                                   games_per_match=2, rounds_planned=3)
     event.referees.add(referee_user)
     for t in range(4):
-        players = [services.player_create(name=f"队{t}员{k}", number=500 + 3 * t + k)
+        players = [player_create(name=f"队{t}员{k}", number=500 + 3 * t + k)
                    for k in range(3)]
-        entry = services.team_register(event=event, name=f"联队{t}", players=players)
-        services.entry_check_in(entry=entry)
-    services.event_publish(event=event)
+        entry = team_register(event=event, name=f"联队{t}", players=players)
+        entry_check_in(entry=entry)
+    event_publish(event=event)
     rnd = draw_round(event)
     table = rnd.tables.get(number=1)
     play_table(table=table, referee=referee_user)

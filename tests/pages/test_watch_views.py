@@ -27,8 +27,13 @@ from live.models import LiveGame
 from tests.factories import UserFactory
 from tests.live.helpers import bot_pick, deleted_while_waiting, make_live_table
 from tests.pages.helpers import draw_round, play_table
-from tournaments import services
+from tournaments.errors import ServiceError
 from tournaments.models import Event, Penalty
+from tournaments.services.entries import entry_check_in
+from tournaments.services.events import event_create, event_publish, event_update
+from tournaments.services.penalties import penalty_add
+from tournaments.services.players import player_create
+from tournaments.services.teams import team_register
 from tournaments.standings import standings_recompute
 
 pytestmark = pytest.mark.django_db
@@ -81,7 +86,7 @@ def correct_and_penalise(table, referee, *, game: int, seat: int, correction: st
                    sheet={"order": [order[1], order[0], *order[2:]],
                           "kaidian": result.engine_result["kaidian"]})
     sat = table.seats.select_related("entry", "player").get(seat=seat)
-    services.penalty_add(event=table.round.event, entry=sat.entry, player=sat.player,
+    penalty_add(event=table.round.event, entry=sat.entry, player=sat.player,
                          kind="point_deduction", points=2, reason=penalty, round=table.round,
                          table=table, game_number=game, by=referee)
 
@@ -177,7 +182,7 @@ def test_the_spectator_page_of_a_delayed_event_shows_nothing_of_a_game_just_star
 
 def test_the_spectator_page_and_json_are_404_for_an_unpublished_event(client):
     lt = make_live_table()
-    services.event_publish(event=lt.event, published=False)
+    event_publish(event=lt.event, published=False)
     for name in ("watch", "watch-data"):
         assert client.get(_url(name, lt.event, table=lt.table.number)).status_code == 404
 
@@ -186,11 +191,11 @@ def test_the_event_form_sets_the_spectator_delay():
     from tournaments.forms import EventAdminForm
 
     assert "spectator_delay" in EventAdminForm.base_fields
-    event = services.event_create(name="Delay cup", slug="delay-cup", spectator_delay=20)
+    event = event_create(name="Delay cup", slug="delay-cup", spectator_delay=20)
     assert event.spectator_delay == 20
-    assert services.event_update(event=event, spectator_delay=45).spectator_delay == 45
-    with pytest.raises(services.ServiceError):
-        services.event_update(event=event, spectator_delay=99999)
+    assert event_update(event=event, spectator_delay=45).spectator_delay == 45
+    with pytest.raises(ServiceError):
+        event_update(event=event, spectator_delay=99999)
 
 
 # ----------------------------------------------------------------------------- replays
@@ -278,7 +283,7 @@ def test_a_players_history_shows_each_round_partners_places_points_and_rank_char
     event = two_rounds
     seat = event.rounds.get(number=2).tables.get(number=1).seats.select_related(
         "player", "entry").get(seat=2)
-    services.penalty_add(event=event, entry=seat.entry, player=seat.player, kind="warning",
+    penalty_add(event=event, entry=seat.entry, player=seat.player, kind="warning",
                          reason="late to the table", by=referee_user)
     r = client.get(reverse("pages:player-history", kwargs={"slug": event.slug,
                                                            "player": seat.player_id}))
@@ -374,15 +379,15 @@ def test_histories_are_404_for_unpublished_events_and_strangers(client, make_eve
 
 
 def test_a_team_history_shows_rounds_and_opponents(client):
-    event = services.event_create(name="Team cup", slug="team-cup", format="team",
+    event = event_create(name="Team cup", slug="team-cup", format="team",
                                   games_per_match=1, rounds_planned=2)
     rng = random.Random(3)
     for t in range(2):
-        players = [services.player_create(name=f"T{t}P{i}", number=900 + 10 * t + i)
+        players = [player_create(name=f"T{t}P{i}", number=900 + 10 * t + i)
                    for i in range(3)]
-        entry = services.team_register(event=event, name=f"Team {t}", players=players)
-        services.entry_check_in(entry=entry)
-    services.event_publish(event=event)
+        entry = team_register(event=event, name=f"Team {t}", players=players)
+        entry_check_in(entry=entry)
+    event_publish(event=event)
     rnd = draw_round(event)
     referee = UserFactory()
     event.referees.add(referee)

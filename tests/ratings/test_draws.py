@@ -14,8 +14,12 @@ from tests.factories import (
     RoundFactory,
     TeamFactory,
 )
-from tournaments import draw, services, standings
+from tournaments import draw, standings
 from tournaments.models import Round
+from tournaments.services.draws import round_draw, round_verify
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.events import event_publish
+from tournaments.services.rounds import round_create
 
 pytestmark = pytest.mark.django_db
 
@@ -82,7 +86,7 @@ def balanced_event():
     for k, p in enumerate(players):
         PlayerRating.objects.create(player=p, mu=15 + 2 * k, sigma=3, ordinal=6 + 2 * k,
                                     games=10)
-        services.entry_check_in(entry=services.entry_register(event=event, player=p))
+        entry_check_in(entry=entry_register(event=event, player=p))
     return event
 
 
@@ -93,7 +97,7 @@ def test_the_round_publishes_the_ratings_its_draw_used_and_verifies(balanced_eve
     # then: entry id -> the player's rating strength, as the round's public draw input
     ratings = rnd.draw_input["ratings"]
     assert sorted(ratings.values()) == [float(15 + 2 * k) for k in range(12)]
-    assert services.round_verify(round=rnd) == []
+    assert round_verify(round=rnd) == []
 
 
 def test_verification_fails_when_the_published_ratings_are_not_the_ones_used(
@@ -101,7 +105,7 @@ def test_verification_fails_when_the_published_ratings_are_not_the_ones_used(
     # given: a drawn round (a fixed seed, so that the test is the same on every run)
     monkeypatch.setattr(draw, "new_seed", lambda: "f" * 64)
     rnd = RoundFactory(event=balanced_event)
-    assert services.round_verify(round=rnd) == []
+    assert round_verify(round=rnd) == []
 
     # when: the published ratings are changed after the draw (a partner of table 1's seat 0
     # is said to be far stronger than anyone: the draw would have split them)
@@ -111,7 +115,7 @@ def test_verification_fails_when_the_published_ratings_are_not_the_ones_used(
     rnd.refresh_from_db()
 
     # then
-    assert services.round_verify(round=rnd) != []
+    assert round_verify(round=rnd) != []
 
 
 def test_knockout_bracket_seeded_by_rating():
@@ -131,18 +135,18 @@ def test_knockout_bracket_seeded_by_rating():
                                         ordinal=strength - 6, games=5)
 
     # when
-    ko = services.round_draw(round_id=services.round_create(event=event, knockout=True).pk)
+    ko = round_draw(round_id=round_create(event=event, knockout=True).pk)
 
     # then: seeds by rating are ranked[2], ranked[3], ranked[1], ranked[0]: 1 v 4, 2 v 3
     pairs = [(t.team_a.entry.pk, t.team_b.entry.pk) for t in ko.tables.order_by("number")]
     assert pairs == [(ranked[2], ranked[0]), (ranked[3], ranked[1])]
     assert ko.draw_input["seeding"]["qualifiers"] == ranked
-    assert services.round_verify(round=ko) == []
+    assert round_verify(round=ko) == []
     # a bracket that does not follow the published ratings is caught
     ko.draw_input["seeding"]["ratings"][str(ranked[0])] = 99.0
     Round.objects.filter(pk=ko.pk).update(draw_input=ko.draw_input)
     ko.refresh_from_db()
-    assert services.round_verify(round=ko) != []
+    assert round_verify(round=ko) != []
 
 
 def test_anyone_re_runs_a_balanced_draw_from_the_published_round(balanced_event, client,
@@ -155,7 +159,7 @@ def test_anyone_re_runs_a_balanced_draw_from_the_published_round(balanced_event,
     from tournaments.models import Table
 
     # given: round 1 drawn with balance and published
-    services.event_publish(event=balanced_event)
+    event_publish(event=balanced_event)
     rnd = RoundFactory(event=balanced_event, published=True)
     public = client.get(f"/api/v1/events/{balanced_event.slug}/rounds/1/").json()
     inputs = public["draw_input"]

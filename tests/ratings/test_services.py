@@ -11,8 +11,11 @@ from games.services import result_confirm, result_correct, result_submit
 from ratings import services as ratings
 from ratings.models import PlayerRating, RatedResult, RatingPoint
 from tests.factories import EventFactory, PlayerFactory, UserFactory
-from tournaments import services
 from tournaments.models import Event
+from tournaments.services.draws import round_draw
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.events import event_update
+from tournaments.services.rounds import round_create, round_publish
 
 pytestmark = pytest.mark.django_db
 
@@ -24,13 +27,13 @@ ORDERS = ([0, 2, 4, 1, 3, 5], [1, 3, 5, 0, 2, 4], [0, 1, 2, 3, 4, 5], [5, 3, 0, 
 def _event(players, *, rated=True, games=2) -> Event:
     event = EventFactory(rated=rated, games_per_match=games)
     for p in players:
-        services.entry_check_in(entry=services.entry_register(event=event, player=p))
+        entry_check_in(entry=entry_register(event=event, player=p))
     return event
 
 
 def _play_round(event, referee, k, *, confirm=True):
-    rnd = services.round_create(event=event)
-    rnd = services.round_draw(round_id=rnd.pk)
+    rnd = round_create(event=event)
+    rnd = round_draw(round_id=rnd.pk)
     results = []
     for table in rnd.tables.order_by("number"):
         for number in range(1, event.games_per_match + 1):
@@ -40,7 +43,7 @@ def _play_round(event, referee, k, *, confirm=True):
     if confirm:
         for r in results:
             result_confirm(result=r, by=referee, as_referee=True)
-    services.round_publish(round=rnd)
+    round_publish(round=rnd)
     return rnd, results
 
 
@@ -210,10 +213,10 @@ def test_switching_an_event_to_count_or_not_re_rates_it(players, referee,
 
     # when: the organizer makes it count, then not
     with django_capture_on_commit_callbacks(execute=True):
-        services.event_update(event=event, rated=True)
+        event_update(event=event, rated=True)
     counted = PlayerRating.objects.count()
     with django_capture_on_commit_callbacks(execute=True):
-        services.event_update(event=event, rated=False)
+        event_update(event=event, rated=False)
 
     # then
     assert counted == 12

@@ -12,7 +12,7 @@ from django.urls import reverse
 from games import services as game_services
 from games.models import GameResult, ResultProposal
 from tests.factories import EventFactory, PlayerFactory
-from tournaments import services, standings
+from tournaments import standings
 from tournaments.models import (
     Bye,
     Entry,
@@ -26,6 +26,11 @@ from tournaments.models import (
     Team,
     TeamMember,
 )
+from tournaments.services.draws import round_draw, round_verify
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.penalties import penalty_add
+from tournaments.services.rounds import round_create
+from tournaments.services.teams import team_register
 
 pytestmark = pytest.mark.django_db
 
@@ -52,8 +57,8 @@ def admin_client(client, superuser):
 def _individual_event(players: int, **kwargs) -> Event:
     event = EventFactory(**kwargs)
     for _ in range(players):
-        entry = services.entry_register(event=event, player=PlayerFactory())
-        services.entry_check_in(entry=entry)
+        entry = entry_register(event=event, player=PlayerFactory())
+        entry_check_in(entry=entry)
     return event
 
 
@@ -62,8 +67,8 @@ def running_event(referee):
     """An individual event with round 1 drawn (two tables, two byes, 轮空), results confirmed and
     one left submitted, a penalty and standings; round 2 committed; and a 联邦 team event."""
     event = _individual_event(14)
-    rnd = services.round_create(event=event)
-    services.round_draw(round_id=rnd.pk)
+    rnd = round_create(event=event)
+    round_draw(round_id=rnd.pk)
     results = []
     for table in Table.objects.filter(round=rnd).order_by("number"):
         for number in (1, 2):
@@ -73,17 +78,17 @@ def running_event(referee):
     for result in results[:-1]:
         game_services.result_confirm(result=result, by=referee, as_referee=True)
     seat = Seat.objects.filter(round=rnd).first()
-    services.penalty_add(event=event, entry=seat.entry, kind=Penalty.Kind.WARNING,
+    penalty_add(event=event, entry=seat.entry, kind=Penalty.Kind.WARNING,
                          reason="slow play", round=rnd, by=referee)
     standings.standings_recompute(event_id=event.pk)
 
     team_event = EventFactory(format=Event.Format.TEAM, games_per_match=1)
     for k in range(2):
-        entry = services.team_register(event=team_event, name=f"Team {k}",
+        entry = team_register(event=team_event, name=f"Team {k}",
                                        players=PlayerFactory.create_batch(3))
-        services.entry_check_in(entry=entry)
-    team_round = services.round_create(event=team_event)
-    services.round_draw(round_id=team_round.pk)
+        entry_check_in(entry=entry)
+    team_round = round_create(event=team_event)
+    round_draw(round_id=team_round.pk)
     return event
 
 
@@ -149,7 +154,7 @@ def test_changelist_search_and_filters_load(admin_client, running_event):
 def test_round_change_page_keeps_the_seed_secret_until_the_draw(admin_client):
     """Before the draw only the commitment is public; the seed shows once drawn."""
     event = _individual_event(6)
-    rnd = services.round_create(event=event)
+    rnd = round_create(event=event)
 
     before = admin_client.get(_admin_url(Round, "change", rnd.pk))
 
@@ -160,14 +165,14 @@ def test_round_change_page_keeps_the_seed_secret_until_the_draw(admin_client):
     assert "secret until the draw" in html
     assert rnd.commitment in html
 
-    services.round_draw(round_id=rnd.pk)
+    round_draw(round_id=rnd.pk)
     after = admin_client.get(_admin_url(Round, "change", rnd.pk))
     assert rnd.seed in after.content.decode()
 
 
 def test_round_changelist_does_not_show_the_seed(admin_client):
     event = _individual_event(6)
-    rnd = services.round_create(event=event)
+    rnd = round_create(event=event)
     response = admin_client.get(_admin_url(Round, "changelist"))
     assert rnd.seed not in response.content.decode()
 
@@ -176,7 +181,7 @@ def test_round_changelist_does_not_show_the_seed(admin_client):
 def test_entry_check_in_action_checks_entries_in(admin_client):
     """报到 from the entry list."""
     event = EventFactory()
-    entries = [services.entry_register(event=event, player=PlayerFactory()) for _ in range(3)]
+    entries = [entry_register(event=event, player=PlayerFactory()) for _ in range(3)]
 
     response = _run_action(admin_client, Entry, "check_in", entries[:2])
 
@@ -189,7 +194,7 @@ def test_entry_check_in_action_checks_entries_in(admin_client):
 
 def test_entry_check_in_action_reports_a_refusal(admin_client):
     event = EventFactory()
-    entry = services.entry_register(event=event, player=PlayerFactory())
+    entry = entry_register(event=event, player=PlayerFactory())
     Event.objects.filter(pk=event.pk).update(status=Event.Status.FINISHED)
 
     response = _run_action(admin_client, Entry, "check_in", [entry])
@@ -201,7 +206,7 @@ def test_entry_check_in_action_reports_a_refusal(admin_client):
 
 def test_entry_withdraw_action_withdraws(admin_client):
     event = EventFactory()
-    entry = services.entry_register(event=event, player=PlayerFactory())
+    entry = entry_register(event=event, player=PlayerFactory())
     response = _run_action(admin_client, Entry, "withdraw", [entry])
     assert "1 entry withdrawn." in _messages(response)
     entry.refresh_from_db()
@@ -219,7 +224,7 @@ def test_event_open_next_round_action_draws(admin_client, django_capture_on_comm
     rnd = Round.objects.get(event=event)
     assert rnd.number == 1 and rnd.status == Round.Status.DRAWN
     assert Seat.objects.filter(round=rnd).count() == 12 and rnd.byes.count() == 2
-    assert services.round_verify(round=rnd) == []
+    assert round_verify(round=rnd) == []
 
 
 def test_event_open_next_round_action_reports_a_refusal(admin_client):
@@ -264,7 +269,7 @@ def test_round_publish_action_publishes_the_seating(admin_client, running_event)
 
 
 def test_round_publish_action_refuses_an_undrawn_round(admin_client):
-    rnd = services.round_create(event=_individual_event(6))
+    rnd = round_create(event=_individual_event(6))
     response = _run_action(admin_client, Round, "publish", [rnd])
     assert any("not drawn" in m for m in _messages(response))
     rnd.refresh_from_db()
@@ -272,7 +277,7 @@ def test_round_publish_action_refuses_an_undrawn_round(admin_client):
 
 
 def test_round_draw_action_draws_on_commit(admin_client, django_capture_on_commit_callbacks):
-    rnd = services.round_create(event=_individual_event(7))
+    rnd = round_create(event=_individual_event(7))
     with django_capture_on_commit_callbacks(execute=True):
         response = _run_action(admin_client, Round, "draw", [rnd])
     assert "Draw queued." in _messages(response)
@@ -351,7 +356,7 @@ def _form_data(client, url) -> dict:
 
 def _round_one_event() -> Event:
     event = _individual_event(6, games_per_match=2)
-    services.round_create(event=event)
+    round_create(event=event)
     return event
 
 

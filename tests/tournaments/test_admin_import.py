@@ -14,8 +14,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from tests.factories import EventFactory, UserFactory
-from tournaments import services
 from tournaments.models import Entry, Event, Player, Team
+from tournaments.services.players import player_create
 
 pytestmark = pytest.mark.django_db
 
@@ -91,7 +91,7 @@ def test_a_bad_line_is_shown_and_nothing_can_be_confirmed(admin_client):
 
 def test_a_number_claimed_by_a_self_registered_player_is_shown_not_merged(admin_client):
     event = EventFactory()
-    services.player_create(name="Self", number=51, user=UserFactory())
+    player_create(name="Self", number=51, user=UserFactory())
 
     preview = _upload(admin_client, event, CSV.encode())
 

@@ -19,7 +19,6 @@ from tests.tournaments.test_admin import (  # noqa: F401 (fixtures)
     running_event,
     superuser,
 )
-from tournaments import services
 from tournaments.models import (
     Entry,
     Event,
@@ -31,6 +30,8 @@ from tournaments.models import (
     Team,
     TeamMember,
 )
+from tournaments.services.entries import entry_register
+from tournaments.services.teams import team_register
 
 pytestmark = pytest.mark.django_db
 
@@ -145,7 +146,7 @@ def test_a_team_is_added_with_its_three_players_who_join_at_once(admin_client):
 def test_adding_a_team_the_service_refuses_shows_why_and_changes_nothing(admin_client):
     event = EventFactory(format=Event.Format.TEAM)
     first = PlayerFactory.create_batch(3)
-    services.team_register(event=event, name="A", players=first)
+    team_register(event=event, name="A", players=first)
 
     # a player of another team, and the same player twice
     for players in ([first[0], *PlayerFactory.create_batch(2)],
@@ -185,7 +186,7 @@ def test_a_penalty_is_added_through_the_service_and_names_its_player_and_kind(
 
 def test_a_penalty_for_another_events_entry_is_refused(admin_client, running_event):
     other = EventFactory()
-    entry = services.entry_register(event=other, player=PlayerFactory())
+    entry = entry_register(event=other, player=PlayerFactory())
     response = admin_client.post(_url(Penalty, "add"), {
         "event": running_event.pk, "entry": entry.pk, "kind": "warning", "reason": "x"})
     assert response.status_code == 200

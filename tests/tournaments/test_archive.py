@@ -18,8 +18,15 @@ from django.core.management.base import CommandError
 
 from games import services as game_services
 from games.models import GameResult, GameResultVersion
-from tournaments import services
 from tournaments.models import Entry, Event, Penalty, Player, Round, Standing
+from tournaments.services.draw_changes import round_redraw, round_seats_swap
+from tournaments.services.draws import round_draw
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.events import event_prizes_set, event_staff_add
+from tournaments.services.penalties import penalty_add
+from tournaments.services.releases import standings_release
+from tournaments.services.rounds import round_create, round_publish
+from tournaments.services.teams import team_register
 
 #: the rows a leaderboard shows, in rank order (every stored figure of a standing)
 STANDING_FIELDS = ["entry_id", "rank", "points", "match_points", "game_wins", "head_count",
@@ -100,11 +107,11 @@ def played_event(transactional_db):
         result=result, reason="order of 3号位 and 4号位 read back from the score sheet",
         sheet={"order": [0, 1, 3, 2, 4, 5], "kaidian": [True] * 6}, by=referee, as_referee=True)
     entry = Entry.objects.filter(event=event).order_by("pk")[3]
-    services.penalty_add(event=event, entry=entry, kind=Penalty.Kind.POINT_DEDUCTION, points=2,
+    penalty_add(event=event, entry=entry, kind=Penalty.Kind.POINT_DEDUCTION, points=2,
                          reason="late back from the break (迟到)", by=referee,
                          round=event.rounds.get(number=2))
-    services.event_prizes_set(event=event, prizes=[(1, 1, "冠军"), (2, 3, "Runner-up")])
-    services.standings_release(event=event, round_number=2, anyway=True)
+    event_prizes_set(event=event, prizes=[(1, 1, "冠军"), (2, 3, "Runner-up")])
+    standings_release(event=event, round_number=2, anyway=True)
     from tournaments.standings import standings_recompute
     standings_recompute(event_id=event.pk, force=True)
     event.refresh_from_db()
@@ -180,28 +187,28 @@ def redrawn_and_swapped_event(transactional_db):
     the organizer, its results confirmed; round 2 committed and drawn, not yet played."""
     from tests.factories import EventFactory, PlayerFactory, UserFactory
     from tournaments.models import Seat
-    from tournaments.services import SeatRef
+    from tournaments.services.draw_changes import SeatRef
 
     organizer = UserFactory(username="organizer-archive")
     event = EventFactory(games_per_match=1)
-    services.event_staff_add(event=event, user=organizer, role="organizer")
+    event_staff_add(event=event, user=organizer, role="organizer")
     for _ in range(14):
-        services.entry_check_in(entry=services.entry_register(event=event,
+        entry_check_in(entry=entry_register(event=event,
                                                               player=PlayerFactory()))
-    rnd = services.round_draw(round_id=services.round_create(event=event).pk)
-    services.round_redraw(round=rnd, by=organizer, reason="a table was missing")
-    rnd = services.round_draw(round_id=rnd.pk)
+    rnd = round_draw(round_id=round_create(event=event).pk)
+    round_redraw(round=rnd, by=organizer, reason="a table was missing")
+    rnd = round_draw(round_id=rnd.pk)
     a, b = (Seat.objects.get(round=rnd, table__number=t, seat=s) for t, s in ((1, 0), (2, 3)))
-    services.round_seats_swap(round=rnd, seat_a=SeatRef(1, 0, a.player_id),
+    round_seats_swap(round=rnd, seat_a=SeatRef(1, 0, a.player_id),
                               seat_b=SeatRef(2, 3, b.player_id), by=organizer,
                               reason="eyesight: nearer the front")
-    rnd = services.round_publish(round=Round.objects.get(pk=rnd.pk))
+    rnd = round_publish(round=Round.objects.get(pk=rnd.pk))
     for table in rnd.tables.order_by("number"):
         result = game_services.result_submit(
             table=table, number=1, by=organizer,
             sheet={"order": [0, 1, 2, 3, 4, 5], "kaidian": [True] * 6})
         game_services.result_confirm(result=result, by=organizer, as_referee=True)
-    services.round_draw(round_id=services.round_create(event=event).pk)
+    round_draw(round_id=round_create(event=event).pk)
     event.refresh_from_db()
     return event
 
@@ -233,19 +240,19 @@ def team_event_played(transactional_db):
 
     referee = UserFactory(username="referee-archive")
     event = EventFactory(format=Event.Format.TEAM, games_per_match=1)
-    services.event_staff_add(event=event, user=referee, role="referee")
+    event_staff_add(event=event, user=referee, role="referee")
     for k in range(4):
-        entry = services.team_register(event=event, name=f"联邦 {k + 1}",
+        entry = team_register(event=event, name=f"联邦 {k + 1}",
                                        players=[PlayerFactory() for _ in range(3)])
-        services.entry_check_in(entry=entry)
-    rnd = services.round_publish(round=services.round_draw(
-        round_id=services.round_create(event=event).pk))
+        entry_check_in(entry=entry)
+    rnd = round_publish(round=round_draw(
+        round_id=round_create(event=event).pk))
     for table in rnd.tables.order_by("number"):
         result = game_services.result_submit(
             table=table, number=1, by=referee,
             sheet={"order": [1, 0, 3, 2, 5, 4], "kaidian": [True] * 6})
         game_services.result_confirm(result=result, by=referee, as_referee=True)
-    services.round_draw(round_id=services.round_create(event=event).pk)
+    round_draw(round_id=round_create(event=event).pk)
     event.refresh_from_db()
     return event
 

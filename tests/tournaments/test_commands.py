@@ -10,8 +10,10 @@ from django.core.management import CommandError, call_command
 
 from games import services as game_services
 from tests.factories import EventFactory, PlayerFactory
-from tournaments import services
 from tournaments.models import Entry, Event, Round, Seat, Standing
+from tournaments.services.draws import round_draw
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.rounds import round_create
 
 
 def _drawn_event(referee, rounds: int = 2) -> Event:
@@ -19,11 +21,11 @@ def _drawn_event(referee, rounds: int = 2) -> Event:
     except the last has confirmed results."""
     event = EventFactory(games_per_match=1)
     for _ in range(14):
-        entry = services.entry_register(event=event, player=PlayerFactory())
-        services.entry_check_in(entry=entry)
+        entry = entry_register(event=event, player=PlayerFactory())
+        entry_check_in(entry=entry)
     for number in range(1, rounds + 1):
-        rnd = services.round_create(event=event)
-        rnd = services.round_draw(round_id=rnd.pk)
+        rnd = round_create(event=event)
+        rnd = round_draw(round_id=rnd.pk)
         if number < rounds:
             for table in rnd.tables.order_by("number"):
                 result = game_services.result_submit(
@@ -148,7 +150,7 @@ def test_verify_draw_reports_an_undrawn_round(referee):
             table=table, number=1, by=referee,
             sheet={"order": [0, 1, 2, 3, 4, 5], "kaidian": [True] * 6})
         game_services.result_confirm(result=result, by=referee, as_referee=True)
-    services.round_create(event=event)
+    round_create(event=event)
     out = StringIO()
 
     with pytest.raises(SystemExit) as exc:

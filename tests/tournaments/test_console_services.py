@@ -13,10 +13,29 @@ from django.contrib.auth.models import Permission
 from games.models import GameResult
 from tests.pages.conftest import event, make_event, referee_user  # noqa: F401
 from tests.pages.helpers import draw_round, play_table
-from tournaments import selectors, services
+from tournaments import selectors
 from tournaments.errors import ServiceError
 from tournaments.models import Entry, Player, ReleasedStanding
 from tournaments.names import person_name
+from tournaments.services.entries import (
+    entry_check_in,
+    entry_check_in_undo,
+    entry_register_by_name,
+    entry_withdraw,
+)
+from tournaments.services.events import (
+    event_finish,
+    event_publish,
+    event_staff_remove,
+    event_update,
+    slug_fixed,
+)
+from tournaments.services.links import entry_link_issue
+from tournaments.services.releases import (
+    standings_release,
+    standings_release_missing,
+    standings_release_rounds,
+)
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()
@@ -26,7 +45,7 @@ User = get_user_model()
 def test_a_round_with_missing_results_is_not_released(event):
     """Round 1: table 1 confirmed, table 2 without results (2 games missing)."""
     with pytest.raises(ServiceError) as refused:
-        services.standings_release(event=event, round_number=1)
+        standings_release(event=event, round_number=1)
 
     assert refused.value.code == "results_missing"
     assert refused.value.detail == {"round": 1, "missing": 2}
@@ -36,7 +55,7 @@ def test_a_round_with_missing_results_is_not_released(event):
 
 
 def test_a_round_with_missing_results_is_released_when_asked_anyway(event):
-    services.standings_release(event=event, round_number=1, anyway=True)
+    standings_release(event=event, round_number=1, anyway=True)
 
     event.refresh_from_db()
     assert event.standings_released_round == 1
@@ -44,11 +63,11 @@ def test_a_round_with_missing_results_is_released_when_asked_anyway(event):
 
 
 def test_a_complete_round_is_released_and_listed_as_complete(event, referee_user):
-    assert services.standings_release_rounds(event=event) == [{"number": 1, "missing": 2}]
+    assert standings_release_rounds(event=event) == [{"number": 1, "missing": 2}]
     play_table(table=event.rounds.get().tables.get(number=2), referee=referee_user)
 
-    assert services.standings_release_rounds(event=event) == [{"number": 1, "missing": 0}]
-    services.standings_release(event=event, round_number=1)
+    assert standings_release_rounds(event=event) == [{"number": 1, "missing": 0}]
+    standings_release(event=event, round_number=1)
     event.refresh_from_db()
     assert event.standings_released_round == 1
 
@@ -58,14 +77,14 @@ def test_an_unconfirmed_result_counts_as_missing(event, referee_user):
                confirm=False)
     assert GameResult.objects.filter(status=GameResult.Status.SUBMITTED).count() == 2
 
-    assert services.standings_release_missing(event=event, round_number=1) == 2
+    assert standings_release_missing(event=event, round_number=1) == 2
 
 
 def test_hiding_and_going_live_need_no_complete_round(event):
-    services.standings_release(event=event, round_number=0)
+    standings_release(event=event, round_number=0)
     event.refresh_from_db()
     assert event.standings_released_round == 0
-    services.standings_release(event=event, round_number=None)
+    standings_release(event=event, round_number=None)
     event.refresh_from_db()
     assert event.standings_released_round is None
 
@@ -75,27 +94,27 @@ def test_a_check_in_is_undone_until_a_draw_holds_the_entry(make_event):
     event = make_event(slug="undo-cup", players=7, published=False)
     entry = event.entries.order_by("pk").first()
 
-    services.entry_check_in_undo(entry=entry)
+    entry_check_in_undo(entry=entry)
     entry.refresh_from_db()
     assert entry.status == Entry.Status.REGISTERED and entry.checked_in_at is None
-    services.entry_check_in(entry=entry)
+    entry_check_in(entry=entry)
     draw_round(event, publish=False)
     with pytest.raises(ServiceError) as refused:
-        services.entry_check_in_undo(entry=entry)
+        entry_check_in_undo(entry=entry)
     assert refused.value.code == "in_a_draw"
     entry.refresh_from_db()
     assert entry.status == Entry.Status.CHECKED_IN
 
 
 def test_a_withdrawn_entry_cannot_be_undone_into_registered(event):
-    entry = services.entry_withdraw(entry=event.entries.order_by("pk").first())
+    entry = entry_withdraw(entry=event.entries.order_by("pk").first())
     with pytest.raises(ServiceError) as refused:
-        services.entry_check_in_undo(entry=entry)
+        entry_check_in_undo(entry=entry)
     assert refused.value.code == "cannot_undo"
 
 
 def test_a_player_registered_at_the_desk_after_round_1_is_a_late_entry(event):
-    entry = services.entry_register_by_name(event=event, name="  迟到者 ", club="崂山",
+    entry = entry_register_by_name(event=event, name="  迟到者 ", club="崂山",
                                             number=777, check_in=True)
 
     assert entry.late and entry.first_round == 2
@@ -109,19 +128,19 @@ def test_a_number_names_its_player_and_a_wrong_name_changes_nothing(event, make_
     count = Player.objects.count()
 
     with pytest.raises(ServiceError) as refused:
-        services.entry_register_by_name(event=other, name="别人", number=holder.number)
+        entry_register_by_name(event=other, name="别人", number=holder.number)
     assert refused.value.code == "number_taken" and refused.value.detail["field"] == "number"
     assert not other.entries.exists() and Player.objects.count() == count
 
-    entry = services.entry_register_by_name(event=other, name=holder.name,
+    entry = entry_register_by_name(event=other, name=holder.name,
                                             number=holder.number)
     assert entry.player == holder and Player.objects.count() == count
 
 
 def test_a_refused_check_in_leaves_no_entry(event):
-    services.event_finish(event=event)
+    event_finish(event=event)
     with pytest.raises(ServiceError):
-        services.entry_register_by_name(event=event, name="太晚", check_in=True)
+        entry_register_by_name(event=event, name="太晚", check_in=True)
     assert not Player.objects.filter(name="太晚").exists()
 
 
@@ -129,11 +148,11 @@ def test_a_refused_check_in_leaves_no_entry(event):
 def test_the_slug_changes_until_the_event_is_published(make_event):
     event = make_event(slug="first-name", published=False, players=0)
 
-    event = services.event_update(event=event, slug="second-name")
+    event = event_update(event=event, slug="second-name")
     assert event.slug == "second-name"
-    services.event_publish(event=event)
+    event_publish(event=event)
     with pytest.raises(ServiceError) as refused:
-        services.event_update(event=event, slug="third-name")
+        event_update(event=event, slug="third-name")
     assert refused.value.code == "slug_fixed" and refused.value.detail == {"field": "slug"}
     event.refresh_from_db()
     assert event.slug == "second-name"
@@ -143,9 +162,9 @@ def test_the_slug_is_fixed_once_a_round_exists(make_event):
     event = make_event(slug="drawn-cup", published=False)
     draw_round(event, publish=False)
 
-    assert services.slug_fixed(event)
+    assert slug_fixed(event)
     with pytest.raises(ServiceError):
-        services.event_update(event=event, slug="renamed")
+        event_update(event=event, slug="renamed")
 
 
 @pytest.mark.parametrize("slug,code", [("taken-cup", "slug_taken"), ("not a slug", "bad_event")])
@@ -154,7 +173,7 @@ def test_a_taken_or_malformed_slug_is_refused(make_event, slug, code):
     event = make_event(slug="mine", published=False, players=0)
 
     with pytest.raises(ServiceError) as refused:
-        services.event_update(event=event, slug=slug)
+        event_update(event=event, slug=slug)
     assert refused.value.code == code
     event.refresh_from_db()
     assert event.slug == "mine"
@@ -165,8 +184,8 @@ def test_an_event_keeps_one_organizer(event, referee_user):
     event.organizers.add(boss)
 
     with pytest.raises(ServiceError):
-        services.event_staff_remove(event=event, user=boss, role="organizer")
-    services.event_staff_remove(event=event, user=referee_user, role="referee")
+        event_staff_remove(event=event, user=boss, role="organizer")
+    event_staff_remove(event=event, user=referee_user, role="referee")
     assert list(event.organizers.all()) == [boss] and not event.referees.exists()
 
 
@@ -198,7 +217,7 @@ def test_staff_candidates_are_people_who_sign_in_not_link_logins(event):
     organizer = User.objects.create_user("org", password="pw-1")
     event.organizers.add(organizer)
     entry = event.entries.order_by("pk").first()
-    services.entry_link_issue(entry=entry)  # a login without a password: not offered
+    entry_link_issue(entry=entry)  # a login without a password: not offered
     player = event.entries.order_by("pk")[1].player
     player.user = User.objects.create_user("wangfang", password="pw-2")
     player.save()

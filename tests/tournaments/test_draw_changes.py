@@ -1,7 +1,7 @@
 """Checking a draw before publishing it: swapping two seats and re-drawing a round
-(``services.round_seats_swap``, ``services.round_redraw``), and a verification that stays
+(``round_seats_swap``, ``round_redraw``), and a verification that stays
 honest — it re-runs the draw from the seed, applies the recorded swaps, and checks every earlier
-draw a re-draw replaced (``services.round_verification``, ``manage.py verify_draw``)."""
+draw a re-draw replaced (``round_verification``, ``manage.py verify_draw``)."""
 
 from __future__ import annotations
 
@@ -16,10 +16,14 @@ from games import services as game_services
 from tests.factories import EventFactory, PlayerFactory, UserFactory
 from tests.pg import start_behind_a_lock
 from tournaments import draw as draw_module
-from tournaments import locks, services
+from tournaments import locks
 from tournaments.errors import ServiceError
 from tournaments.models import Entry, Event, Round, Seat
-from tournaments.services import SeatRef
+from tournaments.services.draw_changes import SeatRef, round_redraw, round_seats_swap
+from tournaments.services.draws import round_draw, round_verification, round_verify
+from tournaments.services.entries import entry_check_in, entry_register, entry_withdraw
+from tournaments.services.rounds import round_create, round_publish
+from tournaments.services.teams import team_register
 
 pytestmark = pytest.mark.django_db
 
@@ -31,7 +35,7 @@ def organizer(db):
 
 
 def drawn(event: Event) -> Round:
-    return services.round_draw(round_id=services.round_create(event=event).pk)
+    return round_draw(round_id=round_create(event=event).pk)
 
 
 def ref(rnd: Round, table: int, seat: int) -> SeatRef:
@@ -65,9 +69,9 @@ def refused(code: str, status: int, call) -> ServiceError:
 def team_event(teams: int) -> Event:
     event = EventFactory(format=Event.Format.TEAM, games_per_match=1)
     for k in range(teams):
-        entry = services.team_register(event=event, name=f"Team {k + 1}",
+        entry = team_register(event=event, name=f"Team {k + 1}",
                                        players=[PlayerFactory() for _ in range(3)])
-        services.entry_check_in(entry=entry)
+        entry_check_in(entry=entry)
     return event
 
 
@@ -78,7 +82,7 @@ def test_a_swap_between_two_tables_is_recorded_and_the_draw_still_verifies(
     before = seating(rnd)
     a, b = ref(rnd, 1, 0), ref(rnd, 2, 3)
 
-    services.round_seats_swap(round=rnd, seat_a=a, seat_b=b, by=organizer,
+    round_seats_swap(round=rnd, seat_a=a, seat_b=b, by=organizer,
                               reason="  two brothers at one table  ")
 
     after = seating(rnd)
@@ -94,7 +98,7 @@ def test_a_swap_between_two_tables_is_recorded_and_the_draw_still_verifies(
     # the entries moved with their players: the seats' entries are theirs
     for s in Seat.objects.filter(round=rnd, player_id__in=[a.player_id, b.player_id]):
         assert s.entry.player_id == s.player_id
-    report = services.round_verification(round=rnd)
+    report = round_verification(round=rnd)
     assert report.verified and report.changes == [change] and report.redraws == []
 
 
@@ -103,7 +107,7 @@ def test_verify_draw_reports_the_manual_changes_and_lists_them(checked_in_event,
     names = {s.player_id: s.player.name for s in Seat.objects.filter(round=rnd)
              .select_related("player")}
     a, b = ref(rnd, 1, 2), ref(rnd, 1, 5)
-    services.round_seats_swap(round=rnd, seat_a=a, seat_b=b, by=organizer, reason="eyesight")
+    round_seats_swap(round=rnd, seat_a=a, seat_b=b, by=organizer, reason="eyesight")
 
     text = verify(checked_in_event.slug)
 
@@ -115,7 +119,7 @@ def test_verify_draw_reports_the_manual_changes_and_lists_them(checked_in_event,
 def test_a_seat_moved_outside_the_record_still_fails_the_verification(checked_in_event,
                                                                       organizer):
     rnd = drawn(checked_in_event)
-    services.round_seats_swap(round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 0),
+    round_seats_swap(round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 0),
                               by=organizer, reason="asked for")
     # a second swap made behind the record's back
     x, y = Seat.objects.get(round=rnd, table__number=2, seat=4), Seat.objects.get(
@@ -126,7 +130,7 @@ def test_a_seat_moved_outside_the_record_still_fails_the_verification(checked_in
         Seat.objects.create(table=table, round=rnd, seat=seat, player_id=player_id,
                             entry_id=entry_id)
 
-    problems = [str(p) for p in services.round_verify(round=fresh(rnd))]
+    problems = [str(p) for p in round_verify(round=fresh(rnd))]
 
     assert problems and "table 2 differs" in problems[0]
     with pytest.raises(SystemExit):
@@ -135,7 +139,7 @@ def test_a_seat_moved_outside_the_record_still_fails_the_verification(checked_in
 
 def test_a_recorded_change_that_was_edited_is_caught(checked_in_event, organizer):
     rnd = drawn(checked_in_event)
-    services.round_seats_swap(round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 0),
+    round_seats_swap(round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 0),
                               by=organizer, reason="asked for")
     rnd = fresh(rnd)
     changes = rnd.draw_changes
@@ -143,7 +147,7 @@ def test_a_recorded_change_that_was_edited_is_caught(checked_in_event, organizer
     changes[0]["seats"][0]["entry"] += 1000
     Round.objects.filter(pk=rnd.pk).update(draw_changes=changes)
 
-    problems = [str(p) for p in services.round_verify(round=fresh(rnd))]
+    problems = [str(p) for p in round_verify(round=fresh(rnd))]
 
     assert problems == ["manual change 1 does not fit the draw it changes"]
 
@@ -153,7 +157,7 @@ def test_the_public_cli_applies_the_published_swaps(checked_in_event, organizer,
     import json
 
     rnd = drawn(checked_in_event)
-    services.round_seats_swap(round=rnd, seat_a=ref(rnd, 1, 1), seat_b=ref(rnd, 2, 4),
+    round_seats_swap(round=rnd, seat_a=ref(rnd, 1, 1), seat_b=ref(rnd, 2, 4),
                               by=organizer, reason="asked for")
     rnd = fresh(rnd)
     data = {"seed": rnd.seed, "brackets": rnd.brackets, "history": [],
@@ -172,10 +176,10 @@ def test_the_public_cli_applies_the_published_swaps(checked_in_event, organizer,
 
 def test_a_swap_is_refused_once_the_seating_is_published(checked_in_event, organizer):
     rnd = drawn(checked_in_event)
-    services.round_publish(round=rnd)
+    round_publish(round=rnd)
     before = seating(rnd)
 
-    error = refused("round_published", 409, lambda: services.round_seats_swap(
+    error = refused("round_published", 409, lambda: round_seats_swap(
         round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 0), by=organizer, reason="late"))
 
     assert "published" in error.message
@@ -184,8 +188,8 @@ def test_a_swap_is_refused_once_the_seating_is_published(checked_in_event, organ
 
 
 def test_a_swap_needs_a_drawn_round(checked_in_event, organizer):
-    rnd = services.round_create(event=checked_in_event)
-    refused("not_drawn", 409, lambda: services.round_seats_swap(
+    rnd = round_create(event=checked_in_event)
+    refused("not_drawn", 409, lambda: round_seats_swap(
         round=rnd, seat_a=SeatRef(1, 0, 1), seat_b=SeatRef(1, 1, 2), by=organizer, reason="x"))
 
 
@@ -194,7 +198,7 @@ def test_a_swap_needs_a_reason(checked_in_event, organizer, reason):
     rnd = drawn(checked_in_event)
     before = seating(rnd)
 
-    error = refused("reason_required", 400, lambda: services.round_seats_swap(
+    error = refused("reason_required", 400, lambda: round_seats_swap(
         round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 0), by=organizer, reason=reason))
 
     assert error.detail == {"field": "reason"}
@@ -204,10 +208,10 @@ def test_a_swap_needs_a_reason(checked_in_event, organizer, reason):
 @pytest.mark.parametrize("reason", ["x" * 501, "a\x00b"])
 def test_a_reason_is_text_of_at_most_500_characters(checked_in_event, organizer, reason):
     rnd = drawn(checked_in_event)
-    refused("bad_reason", 400, lambda: services.round_seats_swap(
+    refused("bad_reason", 400, lambda: round_seats_swap(
         round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 0), by=organizer,
         reason=reason))
-    refused("bad_reason", 400, lambda: services.round_redraw(
+    refused("bad_reason", 400, lambda: round_redraw(
         round=rnd, by=organizer, reason=reason))
     assert fresh(rnd).draw_changes == [] and fresh(rnd).draw_history == []
 
@@ -215,22 +219,22 @@ def test_a_reason_is_text_of_at_most_500_characters(checked_in_event, organizer,
 def test_a_double_submitted_swap_changes_nothing_the_second_time(checked_in_event, organizer):
     rnd = drawn(checked_in_event)
     a, b = ref(rnd, 1, 0), ref(rnd, 2, 3)
-    services.round_seats_swap(round=rnd, seat_a=a, seat_b=b, by=organizer, reason="asked")
+    round_seats_swap(round=rnd, seat_a=a, seat_b=b, by=organizer, reason="asked")
     once = seating(rnd)
 
-    services.round_seats_swap(round=rnd, seat_a=a, seat_b=b, by=organizer, reason="asked")
+    round_seats_swap(round=rnd, seat_a=a, seat_b=b, by=organizer, reason="asked")
 
     assert seating(rnd) == once and len(fresh(rnd).draw_changes) == 1
-    assert services.round_verify(round=fresh(rnd)) == []
+    assert round_verify(round=fresh(rnd)) == []
 
 
 def test_swapping_back_from_the_new_seating_is_a_second_change(checked_in_event, organizer):
     rnd = drawn(checked_in_event)
     before = seating(rnd)
-    services.round_seats_swap(round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 3),
+    round_seats_swap(round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 3),
                               by=organizer, reason="asked")
 
-    services.round_seats_swap(round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 3),
+    round_seats_swap(round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 3),
                               by=organizer, reason="changed our minds")
 
     assert seating(rnd) == before and len(fresh(rnd).draw_changes) == 2
@@ -240,11 +244,11 @@ def test_swapping_back_from_the_new_seating_is_a_second_change(checked_in_event,
 def test_a_swap_chosen_on_a_seating_that_changed_since_is_refused(checked_in_event, organizer):
     rnd = drawn(checked_in_event)
     stale_a, stale_b = ref(rnd, 1, 0), ref(rnd, 2, 3)
-    services.round_seats_swap(round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 1, 1),
+    round_seats_swap(round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 1, 1),
                               by=organizer, reason="first")
     before = seating(rnd)
 
-    refused("seating_changed", 409, lambda: services.round_seats_swap(
+    refused("seating_changed", 409, lambda: round_seats_swap(
         round=rnd, seat_a=stale_a, seat_b=stale_b, by=organizer, reason="second"))
 
     assert seating(rnd) == before and len(fresh(rnd).draw_changes) == 1
@@ -253,11 +257,11 @@ def test_a_swap_chosen_on_a_seating_that_changed_since_is_refused(checked_in_eve
 def test_a_swap_needs_two_different_players_and_real_seats(checked_in_event, organizer):
     rnd = drawn(checked_in_event)
     a = ref(rnd, 1, 0)
-    refused("same_seat", 400, lambda: services.round_seats_swap(
+    refused("same_seat", 400, lambda: round_seats_swap(
         round=rnd, seat_a=a, seat_b=a, by=organizer, reason="x"))
-    refused("bad_seat", 400, lambda: services.round_seats_swap(
+    refused("bad_seat", 400, lambda: round_seats_swap(
         round=rnd, seat_a=a, seat_b=SeatRef(1, 6, a.player_id + 1), by=organizer, reason="x"))
-    refused("no_table", 404, lambda: services.round_seats_swap(
+    refused("no_table", 404, lambda: round_seats_swap(
         round=rnd, seat_a=a, seat_b=SeatRef(9, 0, a.player_id + 1), by=organizer, reason="x"))
 
 
@@ -266,11 +270,11 @@ def test_a_table_with_a_result_keeps_its_seats(checked_in_event, organizer, refe
     game_services.result_submit(table=rnd.tables.get(number=2), number=1, by=referee,
                                 sheet={"order": [0, 1, 2, 3, 4, 5], "kaidian": [True] * 6})
 
-    error = refused("table_in_play", 409, lambda: services.round_seats_swap(
+    error = refused("table_in_play", 409, lambda: round_seats_swap(
         round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 0), by=organizer, reason="x"))
 
     assert error.detail == {"tables": [2]}
-    refused("table_in_play", 409, lambda: services.round_redraw(
+    refused("table_in_play", 409, lambda: round_redraw(
         round=rnd, by=organizer, reason="x"))
 
 
@@ -278,29 +282,29 @@ def test_team_events_swap_teammates_only(organizer):
     event = team_event(4)
     rnd = drawn(event)
 
-    refused("team_seats", 400, lambda: services.round_seats_swap(
+    refused("team_seats", 400, lambda: round_seats_swap(
         round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 1, 1), by=organizer, reason="x"))
-    refused("team_seats", 400, lambda: services.round_seats_swap(
+    refused("team_seats", 400, lambda: round_seats_swap(
         round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 0), by=organizer, reason="x"))
     a, b = ref(rnd, 1, 0), ref(rnd, 1, 4)
-    services.round_seats_swap(round=rnd, seat_a=a, seat_b=b, by=organizer, reason="captain")
+    round_seats_swap(round=rnd, seat_a=a, seat_b=b, by=organizer, reason="captain")
 
     assert seating(rnd)[(1, 0)] == b.player_id
-    assert services.round_verify(round=fresh(rnd)) == []
+    assert round_verify(round=fresh(rnd)) == []
 
 
 # ----------------------------------------------------------------------------- re-draws
 def test_a_redraw_commits_to_a_new_seed_and_keeps_the_earlier_draw_public(
         checked_in_event, organizer, django_capture_on_commit_callbacks):
     rnd = drawn(checked_in_event)
-    services.round_seats_swap(round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 0),
+    round_seats_swap(round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 0),
                               by=organizer, reason="first try")
     rnd = fresh(rnd)
     old = {"commitment": rnd.commitment, "seed": rnd.seed, "seating": seating(rnd),
            "byes": sorted(rnd.byes.values_list("entry_id", flat=True))}
 
     with django_capture_on_commit_callbacks() as queued:
-        services.round_redraw(round=rnd, by=organizer, reason="a table without a referee",
+        round_redraw(round=rnd, by=organizer, reason="a table without a referee",
                               commitment=old["commitment"])
 
     # committed again: a new secret seed and its commitment, published before the new draw
@@ -321,8 +325,8 @@ def test_a_redraw_commits_to_a_new_seed_and_keeps_the_earlier_draw_public(
     assert earlier["byes"] == old["byes"] and len(earlier["tables"]) == 2
 
     # the worker draws it; both draws verify, the earlier one with its swap
-    rnd = services.round_draw(round_id=rnd.pk)
-    report = services.round_verification(round=fresh(rnd))
+    rnd = round_draw(round_id=rnd.pk)
+    report = round_verification(round=fresh(rnd))
     assert report.verified and len(report.redraws) == 1 and report.changes == []
     text = verify(checked_in_event.slug)
     assert "round 1: verified, re-drawn 1 time" in text
@@ -331,14 +335,14 @@ def test_a_redraw_commits_to_a_new_seed_and_keeps_the_earlier_draw_public(
 
 def test_an_earlier_draw_that_was_edited_fails_the_verification(checked_in_event, organizer):
     rnd = drawn(checked_in_event)
-    services.round_redraw(round=rnd, by=organizer, reason="again")
-    rnd = services.round_draw(round_id=rnd.pk)
+    round_redraw(round=rnd, by=organizer, reason="again")
+    rnd = round_draw(round_id=rnd.pk)
     history = fresh(rnd).draw_history
     history[0]["tables"][0][0], history[0]["tables"][1][0] = (history[0]["tables"][1][0],
                                                              history[0]["tables"][0][0])
     Round.objects.filter(pk=rnd.pk).update(draw_history=history)
 
-    problems = [str(p) for p in services.round_verify(round=fresh(rnd))]
+    problems = [str(p) for p in round_verify(round=fresh(rnd))]
 
     assert len(problems) == 1 and problems[0].startswith("draw 1 (re-drawn): table 1 differs")
 
@@ -346,14 +350,14 @@ def test_an_earlier_draw_that_was_edited_fails_the_verification(checked_in_event
 def test_a_double_submitted_redraw_draws_once(checked_in_event, organizer):
     rnd = drawn(checked_in_event)
     seen = rnd.commitment
-    services.round_redraw(round=rnd, by=organizer, reason="again", commitment=seen)
+    round_redraw(round=rnd, by=organizer, reason="again", commitment=seen)
     committed = fresh(rnd)
 
     # the second click, while the new draw is still running and after it has run
-    services.round_redraw(round=rnd, by=organizer, reason="again", commitment=seen)
+    round_redraw(round=rnd, by=organizer, reason="again", commitment=seen)
     assert fresh(rnd).commitment == committed.commitment
-    services.round_draw(round_id=rnd.pk)
-    services.round_redraw(round=rnd, by=organizer, reason="again", commitment=seen)
+    round_draw(round_id=rnd.pk)
+    round_redraw(round=rnd, by=organizer, reason="again", commitment=seen)
 
     rnd = fresh(rnd)
     assert rnd.commitment == committed.commitment and len(rnd.draw_history) == 1
@@ -362,19 +366,19 @@ def test_a_double_submitted_redraw_draws_once(checked_in_event, organizer):
 
 def test_a_redraw_of_a_draw_never_seen_is_refused(checked_in_event, organizer):
     rnd = drawn(checked_in_event)
-    refused("draw_changed", 409, lambda: services.round_redraw(
+    refused("draw_changed", 409, lambda: round_redraw(
         round=rnd, by=organizer, reason="again", commitment="0" * 64))
     assert fresh(rnd).draw_history == []
 
 
 def test_a_redraw_is_refused_once_published_and_needs_a_reason(checked_in_event, organizer):
     rnd = drawn(checked_in_event)
-    refused("reason_required", 400, lambda: services.round_redraw(
+    refused("reason_required", 400, lambda: round_redraw(
         round=rnd, by=organizer, reason=" "))
-    services.round_publish(round=rnd)
+    round_publish(round=rnd)
     before = seating(rnd)
 
-    refused("round_published", 409, lambda: services.round_redraw(
+    refused("round_published", 409, lambda: round_redraw(
         round=rnd, by=organizer, reason="late", commitment=rnd.commitment))
 
     rnd = fresh(rnd)
@@ -385,25 +389,25 @@ def test_a_redraw_is_refused_once_published_and_needs_a_reason(checked_in_event,
 def test_a_redraw_takes_the_entries_checked_in_now(checked_in_event, organizer):
     rnd = drawn(checked_in_event)
     gone = Entry.objects.get(pk=rnd.draw_entries[0])
-    services.entry_withdraw(entry=gone)  # a no-show, after the draw
+    entry_withdraw(entry=gone)  # a no-show, after the draw
     assert Entry.objects.get(pk=gone.pk).left_after_round == 1
 
-    services.round_redraw(round=rnd, by=organizer, reason="a no-show")
-    rnd = services.round_draw(round_id=rnd.pk)
+    round_redraw(round=rnd, by=organizer, reason="a no-show")
+    rnd = round_draw(round_id=rnd.pk)
 
     assert gone.pk not in rnd.draw_entries and len(rnd.draw_entries) == 13
     assert gone.pk in rnd.draw_history[0]["entries"]
     assert not Seat.objects.filter(round=rnd, entry=gone).exists()
     assert Entry.objects.get(pk=gone.pk).left_after_round == 0
-    assert services.round_verify(round=fresh(rnd)) == []
+    assert round_verify(round=fresh(rnd)) == []
 
 
 def test_a_redraw_of_a_team_round_verifies(organizer):
     event = team_event(5)
     rnd = drawn(event)
-    services.round_redraw(round=rnd, by=organizer, reason="again")
-    rnd = services.round_draw(round_id=rnd.pk)
-    assert services.round_verification(round=fresh(rnd)).verified
+    round_redraw(round=rnd, by=organizer, reason="again")
+    rnd = round_draw(round_id=rnd.pk)
+    assert round_verification(round=fresh(rnd)).verified
 
 
 # ----------------------------------------------------------------------------- what a draw achieved
@@ -414,7 +418,7 @@ def test_round_repeats_are_the_repeats_the_draw_counts(referee):
 
     event = EventFactory(games_per_match=1)
     for _ in range(7):
-        services.entry_check_in(entry=services.entry_register(event=event, player=PlayerFactory()))
+        entry_check_in(entry=entry_register(event=event, player=PlayerFactory()))
     tables = []
     for number in (1, 2, 3):
         rnd = drawn(event)
@@ -478,11 +482,11 @@ def test_two_requests_of_the_same_swap_at_once_swap_once(organizer):
         pytest.skip("row locks need PostgreSQL")
     event = EventFactory()
     for _ in range(12):
-        services.entry_check_in(entry=services.entry_register(event=event, player=PlayerFactory()))
+        entry_check_in(entry=entry_register(event=event, player=PlayerFactory()))
     rnd = drawn(event)
     a, b = ref(rnd, 1, 0), ref(rnd, 2, 3)
     errors: list = []
-    threads = [_on_its_own_connection(lambda: services.round_seats_swap(
+    threads = [_on_its_own_connection(lambda: round_seats_swap(
         round=rnd, seat_a=a, seat_b=b, by=organizer, reason="asked"), errors) for _ in range(2)]
 
     with transaction.atomic():
@@ -494,7 +498,7 @@ def test_two_requests_of_the_same_swap_at_once_swap_once(organizer):
     assert errors == []
     rnd = fresh(rnd)
     assert len(rnd.draw_changes) == 1 and seating(rnd)[(1, 0)] == b.player_id
-    assert services.round_verify(round=rnd) == []
+    assert round_verify(round=rnd) == []
 
 
 @pytest.mark.django_db(transaction=True)
@@ -505,16 +509,16 @@ def test_a_swap_waiting_behind_the_publication_is_refused(organizer):
         pytest.skip("row locks need PostgreSQL")
     event = EventFactory()
     for _ in range(12):
-        services.entry_check_in(entry=services.entry_register(event=event, player=PlayerFactory()))
+        entry_check_in(entry=entry_register(event=event, player=PlayerFactory()))
     rnd = drawn(event)
     before = seating(rnd)
     errors: list = []
-    swap = _on_its_own_connection(lambda: services.round_seats_swap(
+    swap = _on_its_own_connection(lambda: round_seats_swap(
         round=rnd, seat_a=ref(rnd, 1, 0), seat_b=ref(rnd, 2, 3), by=organizer,
         reason="too late"), errors)
 
     with transaction.atomic():
-        services.round_publish(round=rnd)  # holds the round's row until this commits
+        round_publish(round=rnd)  # holds the round's row until this commits
         start_behind_a_lock([swap])
     swap.join(20)
 
@@ -528,12 +532,12 @@ def test_two_redraws_at_once_draw_once(organizer):
         pytest.skip("row locks need PostgreSQL")
     event = EventFactory()
     for _ in range(12):
-        services.entry_check_in(entry=services.entry_register(event=event, player=PlayerFactory()))
+        entry_check_in(entry=entry_register(event=event, player=PlayerFactory()))
     rnd = drawn(event)
     seen = rnd.commitment
     errors: list = []
     answers: list = []
-    threads = [_on_its_own_connection(lambda: answers.append(services.round_redraw(
+    threads = [_on_its_own_connection(lambda: answers.append(round_redraw(
         round=rnd, by=organizer, reason="again", commitment=seen).commitment), errors)
         for _ in range(2)]
 

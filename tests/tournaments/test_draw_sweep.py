@@ -2,7 +2,7 @@
 
 ``round_open`` publishes a round's commitment and queues its draw. If the worker that took the
 message dies, Redis gives the message back only after the visibility timeout (an hour), and the
-round waits, committed, as long. ``services.round_draw_sweep`` (``round_draw_sweep_task``,
+round waits, committed, as long. ``round_draw_sweep`` (``round_draw_sweep_task``,
 Celery beat every 30 s) queues the draw again of every round still committed
 ``CELERY_DRAW_REQUEUE_SECONDS`` after its commitment. The draw is keyed on its round and locked
 (``round_draw``): a copy run while the draw runs or after it, or the original message delivered
@@ -26,8 +26,10 @@ from django.utils import timezone
 from kombu.exceptions import OperationalError as BrokerError
 
 from tests.pg import start_behind_a_lock
-from tournaments import locks, services
+from tournaments import locks
 from tournaments.models import Bye, Round, Seat, Table
+from tournaments.services.draws import compute_draw, round_draw, round_verify
+from tournaments.services.rounds import round_create, round_draw_sweep
 from tournaments.tasks import round_draw_sweep_task, round_draw_task
 
 pytestmark = pytest.mark.usefixtures("celery_eager")  # (tests/conftest.py: tasks in-process)
@@ -36,7 +38,7 @@ pytestmark = pytest.mark.usefixtures("celery_eager")  # (tests/conftest.py: task
 def stuck_round(event) -> Round:
     """A committed round of ``event`` whose draw was never run, committed longer ago than the
     sweep's bound."""
-    rnd = services.round_create(event=event)
+    rnd = round_create(event=event)
     Round.objects.filter(pk=rnd.pk).update(committed_at=timezone.now() - timedelta(
         seconds=settings.CELERY_DRAW_REQUEUE_SECONDS + 1))
     return Round.objects.get(pk=rnd.pk)
@@ -75,7 +77,7 @@ def test_beat_sweeps_the_draws_every_half_minute():
 def test_a_round_left_committed_past_the_bound_is_drawn_once_by_the_sweep(checked_in_event):
     # given a round committed longer ago than the bound, its draw never run
     rnd = stuck_round(checked_in_event)
-    expected = services.compute_draw(round=rnd)
+    expected = compute_draw(round=rnd)
 
     # when beat's sweep runs
     outcome = round_draw_sweep_task.delay().get()
@@ -85,20 +87,20 @@ def test_a_round_left_committed_past_the_bound_is_drawn_once_by_the_sweep(checke
     drawn = Round.objects.get(pk=rnd.pk)
     assert drawn.status == Round.Status.DRAWN
     assert seating(rnd) == {"tables": expected["tables"], "byes": sorted(expected["byes"])}
-    assert services.round_verify(round=drawn) == []
+    assert round_verify(round=drawn) == []
     # and the next sweep finds nothing to do
     before = stored_draw(rnd)
-    assert services.round_draw_sweep() == {"queued": [], "failed": []}
+    assert round_draw_sweep() == {"queued": [], "failed": []}
     assert stored_draw(rnd) == before
 
 
 @pytest.mark.django_db
 def test_a_round_committed_within_the_bound_is_left_to_its_queued_draw(checked_in_event):
     # given a round whose commitment is a moment old (its draw is queued and on its way)
-    rnd = services.round_create(event=checked_in_event)
+    rnd = round_create(event=checked_in_event)
 
     # when the sweep runs, then it leaves it alone
-    assert services.round_draw_sweep() == {"queued": [], "failed": []}
+    assert round_draw_sweep() == {"queued": [], "failed": []}
     assert Round.objects.get(pk=rnd.pk).status == Round.Status.COMMITTED
 
 
@@ -107,14 +109,14 @@ def test_after_the_sweep_s_draw_the_original_message_and_another_sweep_change_no
         checked_in_event):
     # given a stuck round that the sweep has drawn
     rnd = stuck_round(checked_in_event)
-    assert services.round_draw_sweep()["queued"] == [rnd.pk]
+    assert round_draw_sweep()["queued"] == [rnd.pk]
     after_sweep = stored_draw(rnd)
     assert after_sweep["status"] == Round.Status.DRAWN and after_sweep["tables"]
 
     # when the original draw message is delivered late (the visibility timeout ran out)
     late = round_draw_task.apply(args=(rnd.pk,)).get()
     # and beat sweeps again
-    again = services.round_draw_sweep()
+    again = round_draw_sweep()
 
     # then nothing changed: the same tables, seats and byes, the same draw time
     assert late == {"round": rnd.pk, "status": Round.Status.DRAWN}
@@ -132,15 +134,15 @@ def test_a_broker_refusing_the_sweep_s_draw_is_logged_and_left_to_the_next_sweep
             BrokerError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")))
 
         # when the sweep runs
-        with caplog.at_level(logging.WARNING, logger="tournaments.services"):
-            outcome = services.round_draw_sweep()
+        with caplog.at_level(logging.WARNING, logger="tournaments.services.rounds"):
+            outcome = round_draw_sweep()
 
     # then the round is reported and logged, still committed
     assert outcome == {"queued": [], "failed": [rnd.pk]}
     assert f"the draw of round {rnd.pk} was not queued" in caplog.text
     assert Round.objects.get(pk=rnd.pk).status == Round.Status.COMMITTED
     # and the next sweep, the broker back, draws it
-    assert services.round_draw_sweep() == {"queued": [rnd.pk], "failed": []}
+    assert round_draw_sweep() == {"queued": [rnd.pk], "failed": []}
     assert Round.objects.get(pk=rnd.pk).status == Round.Status.DRAWN
 
 
@@ -150,12 +152,12 @@ def test_a_sweep_while_the_draw_runs_changes_nothing(checked_in_event):
         pytest.skip("select_for_update is a no-op on SQLite: the race needs PostgreSQL")
     # given a stuck round
     rnd = stuck_round(checked_in_event)
-    expected = services.compute_draw(round=rnd)
+    expected = compute_draw(round=rnd)
     outcome = {}
 
     def sweep():
         try:
-            outcome.update(services.round_draw_sweep())
+            outcome.update(round_draw_sweep())
         finally:
             connections.close_all()
 
@@ -165,7 +167,7 @@ def test_a_sweep_while_the_draw_runs_changes_nothing(checked_in_event):
         locks.lock_round(rnd.pk, with_event=True)
         # (the sweep queues a copy of the draw, which waits for the running one)
         start_behind_a_lock([sweeper])
-        services.round_draw(round_id=rnd.pk)
+        round_draw(round_id=rnd.pk)
     sweeper.join(30)
     assert not sweeper.is_alive()
 
@@ -175,4 +177,4 @@ def test_a_sweep_while_the_draw_runs_changes_nothing(checked_in_event):
     assert Table.objects.filter(round=rnd).count() == len(expected["tables"])
     assert Seat.objects.filter(round=rnd).count() == 6 * len(expected["tables"])
     assert Bye.objects.filter(round=rnd).count() == len(expected["byes"])
-    assert services.round_verify(round=Round.objects.get(pk=rnd.pk)) == []
+    assert round_verify(round=Round.objects.get(pk=rnd.pk)) == []

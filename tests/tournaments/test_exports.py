@@ -16,7 +16,12 @@ from games import services as game_services
 from games.models import GameResult
 from tests.factories import UserFactory
 from tests.pages.helpers import draw_round, play_table
-from tournaments import exports, services
+from tournaments import exports
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.events import event_create, event_prizes_set, event_publish
+from tournaments.services.penalties import penalty_add
+from tournaments.services.players import player_create
+from tournaments.services.teams import team_register
 from tournaments.standings import standings_recompute
 
 pytestmark = pytest.mark.django_db
@@ -52,17 +57,17 @@ def event():
     a penalty; round 2 with one table's games submitted, not confirmed; prizes for places
     1 and 2–3 (the second a formula too)."""
     referee = UserFactory(username="export-referee")
-    services.player_create(name="裁判 孙", user=referee)  # the referee is a person with a name
-    event = services.event_create(name="青岛 hand-over", slug="hand-over", games_per_match=2,
+    player_create(name="裁判 孙", user=referee)  # the referee is a person with a name
+    event = event_create(name="青岛 hand-over", slug="hand-over", games_per_match=2,
                                   rounds_planned=2, bye_points=2)
     event.referees.add(referee)
     names = [TRICKY, HOSTILE, "-3 号", "张伟", "王芳", "李娜", "刘洋", "陈静", "杨磊", "赵敏",
              "黄勇", "周杰", "吴霞"]
     for i, name in enumerate(names):
-        player = services.player_create(name=name, number=501 + i,
+        player = player_create(name=name, number=501 + i,
                                         club="+俱乐部" if i == 0 else "青岛")
-        services.entry_check_in(entry=services.entry_register(event=event, player=player))
-    services.event_publish(event=event)
+        entry_check_in(entry=entry_register(event=event, player=player))
+    event_publish(event=event)
     for table in draw_round(event).tables.all():
         play_table(table=table, referee=referee)
     corrected = GameResult.objects.get(table__round__number=1, table__number=1, number=2)
@@ -71,11 +76,11 @@ def event():
         sheet={"order": [5, 4, 3, 2, 1, 0], "kaidian": [True] * 6,
                "leader": corrected.engine_result.get("leader", 0)})
     hostile_entry = event.entries.get(player__name=HOSTILE)
-    services.penalty_add(event=event, entry=hostile_entry, kind="point_deduction", points=3,
+    penalty_add(event=event, entry=hostile_entry, kind="point_deduction", points=3,
                          reason="=1+1 慢打", by=referee)
     play_table(table=draw_round(event).tables.get(number=1), referee=referee, confirm=False)
     standings_recompute(event_id=event.pk, force=True)
-    services.event_prizes_set(event=event, prizes=[(2, 3, "=一等奖"), (1, 1, "冠军")])
+    event_prizes_set(event=event, prizes=[(2, 3, "=一等奖"), (1, 1, "冠军")])
     event.refresh_from_db()
     return event
 
@@ -206,12 +211,12 @@ def test_the_headings_are_in_the_organizers_language(event):
 def test_a_team_events_sheets_name_the_teams_and_their_players():
     # given a team event (团体赛) of two 联邦 teams, one named as a formula, its match played
     referee = UserFactory(username="team-export-referee")
-    event = services.event_create(name="团体赛", slug="team-hand-over", format="team",
+    event = event_create(name="团体赛", slug="team-hand-over", format="team",
                                   games_per_match=1, rounds_planned=1)
     for name, players in (("=红队", ["甲一", "甲二", "甲三"]), ("黑队", ["乙一", "乙二", TRICKY])):
-        entry = services.team_register(event=event, name=name, players=[
-            services.player_create(name=p) for p in players])
-        services.entry_check_in(entry=entry)
+        entry = team_register(event=event, name=name, players=[
+            player_create(name=p) for p in players])
+        entry_check_in(entry=entry)
     play_table(table=draw_round(event).tables.get(), referee=referee)
     standings_recompute(event_id=event.pk, force=True)
 

@@ -8,9 +8,15 @@ import pytest
 from games import services as game_services
 from games.models import GameResult
 from tests.factories import EventFactory, PlayerFactory, UserFactory
-from tournaments import services, standings
+from tournaments import standings
 from tournaments.errors import ServiceError
 from tournaments.models import Round
+from tournaments.services.draws import round_draw, round_verify
+from tournaments.services.entries import entry_check_in
+from tournaments.services.events import event_create
+from tournaments.services.matches import match_score, round_missing_results
+from tournaments.services.rounds import round_create
+from tournaments.services.teams import team_register
 
 pytestmark = pytest.mark.django_db
 
@@ -24,9 +30,9 @@ def team_event():
     event = EventFactory(format="team", games_per_match=2, rounds_planned=2, knockout_teams=4,
                          bye_points=0)
     for t in range(8):
-        entry = services.team_register(event=event, name=f"Team {t}",
+        entry = team_register(event=event, name=f"Team {t}",
                                        players=[PlayerFactory() for _ in range(3)])
-        services.entry_check_in(entry=entry)
+        entry_check_in(entry=entry)
     return event
 
 
@@ -39,8 +45,8 @@ def _play_round(rnd, referee, sheets):
 
 
 def _draw(event, knockout=False):
-    rnd = services.round_create(event=event, knockout=knockout)
-    return services.round_draw(round_id=rnd.pk)
+    rnd = round_create(event=event, knockout=knockout)
+    return round_draw(round_id=rnd.pk)
 
 
 def test_knockout_bracket_seeds_one_against_four(team_event):
@@ -53,7 +59,7 @@ def test_knockout_bracket_seeds_one_against_four(team_event):
     assert ko.stage == Round.Stage.KNOCKOUT
     pairs = [(t.team_a.entry.pk, t.team_b.entry.pk) for t in ko.tables.order_by("number")]
     assert pairs == [(ranked[0], ranked[3]), (ranked[1], ranked[2])]
-    assert services.round_verify(round=ko) == []
+    assert round_verify(round=ko) == []
 
 
 def test_tied_match_needs_a_deciding_extra_game(team_event):
@@ -66,18 +72,18 @@ def test_tied_match_needs_a_deciding_extra_game(team_event):
     first, second = ko.tables.order_by("number")
     _play_round(ko, referee, lambda t: [TEAM0_WINS, TEAM1_WINS] if t == first
                 else [TEAM0_WINS, TIE])
-    assert services.match_score(table=first) == {
+    assert match_score(table=first) == {
         "points_a": 12, "points_b": 12, "games": 2, "decided": False, "winner": None,
         "extra_games": 0}
-    assert services.round_missing_results(round=ko) == 1
+    assert round_missing_results(round=ko) == 1
     with pytest.raises(ServiceError) as exc:
-        services.round_create(event=team_event, knockout=True)
+        round_create(event=team_event, knockout=True)
     assert exc.value.code == "previous_unfinished"
     with pytest.raises(ServiceError):  # game 4 before game 3
         game_services.result_submit(table=first, number=4, sheet=TIE, by=referee)
     extra = game_services.result_submit(table=first, number=3, sheet=TEAM1_WINS, by=referee)
     game_services.result_confirm(result=extra, by=referee, as_referee=True)
-    score = services.match_score(table=first)
+    score = match_score(table=first)
     assert score["decided"] and score["winner"] == first.team_b.entry.pk
     assert score["extra_games"] == 1
     with pytest.raises(ServiceError):  # decided: no more games
@@ -104,17 +110,17 @@ def test_finals_end_after_the_final_and_swiss_rounds_close(team_event):
     for _ in range(2):
         _play_round(_draw(team_event), referee, lambda t: [TEAM0_WINS, TEAM1_WINS])
     with pytest.raises(ServiceError) as exc:
-        services.round_create(event=team_event)
+        round_create(event=team_event)
     assert exc.value.code == "no_more_rounds"
     _play_round(_draw(team_event, knockout=True), referee, lambda t: [TEAM0_WINS] * 2)
     _play_round(_draw(team_event, knockout=True), referee, lambda t: [TEAM0_WINS] * 2)
     with pytest.raises(ServiceError) as exc:
-        services.round_create(event=team_event, knockout=True)
+        round_create(event=team_event, knockout=True)
     assert exc.value.code == "knockout_over"
 
 
 def test_knockout_only_for_team_events():
     with pytest.raises(ServiceError):
-        services.event_create(name="x", slug="ko-x", knockout_teams=4)
+        event_create(name="x", slug="ko-x", knockout_teams=4)
     with pytest.raises(ServiceError):
-        services.event_create(name="y", slug="ko-y", format="team", knockout_teams=3)
+        event_create(name="y", slug="ko-y", format="team", knockout_teams=3)

@@ -12,9 +12,10 @@ from tests.factories import UserFactory
 from tests.tournaments.test_knockout import TEAM0_WINS, TEAM1_WINS, _draw, _play_round
 from tests.tournaments.test_knockout import team_event as team_event  # (the fixture)
 from tournaments import draw as draw_module
-from tournaments import services
 from tournaments.models import Penalty
 from tournaments.selectors import LaterDraw, later_draws, round_seating
+from tournaments.services.draws import round_verify
+from tournaments.services.penalties import penalty_add
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +52,7 @@ def test_a_team_events_pairing_follows_a_corrected_match(two_swiss_rounds, refer
     assert later.tables
     # and nothing was written: the stored round 2 still verifies
     rnd = two_swiss_rounds.event.rounds.get(number=2)
-    assert services.round_verify(round=rnd) == []
+    assert round_verify(round=rnd) == []
     assert len(round_seating(rnd)["tables"]) == 4
 
 
@@ -59,7 +60,7 @@ def test_a_penalty_given_after_a_round_was_opened_is_not_held_against_its_draw(
         two_swiss_rounds, referee):
     """Its draw could not know it: the re-draw takes the penalties given before it opened."""
     entry = two_swiss_rounds.event.entries.order_by("pk").first()
-    services.penalty_add(event=two_swiss_rounds.event, entry=entry, reason="late",
+    penalty_add(event=two_swiss_rounds.event, entry=entry, reason="late",
                          kind=Penalty.Kind.POINT_DEDUCTION, points=50, by=referee)
     assert later_draws(two_swiss_rounds) == [LaterDraw(2, "standings", False)]
 

@@ -7,9 +7,10 @@ import pytest
 
 from tests.factories import EventFactory, PlayerFactory
 from tests.tournaments.test_admin import _messages, _run_action, admin_client, superuser  # noqa: F401
-from tournaments import services
 from tournaments.models import Entry, PlayerLink
 from tournaments.selectors import link_resolve
+from tournaments.services.entries import entry_register
+from tournaments.services.links import entry_link_issue
 
 pytestmark = pytest.mark.django_db
 
@@ -17,7 +18,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def entries(db):
     event = EventFactory()
-    return [services.entry_register(event=event, player=PlayerFactory()) for _ in range(3)]
+    return [entry_register(event=event, player=PlayerFactory()) for _ in range(3)]
 
 
 def test_print_slips_opens_the_slips_of_the_chosen_entries(admin_client, entries):  # noqa: F811
@@ -28,7 +29,7 @@ def test_print_slips_opens_the_slips_of_the_chosen_entries(admin_client, entries
 
 
 def test_reissue_and_revoke_links(admin_client, entries):  # noqa: F811
-    (old,) = services.entry_link_issue(entry=entries[0])
+    (old,) = entry_link_issue(entry=entries[0])
     response = _run_action(admin_client, Entry, "reissue_links", entries[:2])
     assert "2 private links issued." in _messages(response)
     assert link_resolve(old.token()) is None

@@ -14,9 +14,19 @@ from games import services as game_services
 from games.models import GameResult
 from tests.factories import EventFactory, PlayerFactory
 from tournaments import draw as draw_module
-from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Bye, Entry, Event, Round, Seat, Table, Team, TeamMember
+from tournaments.services.draws import compute_draw, round_draw, round_verify
+from tournaments.services.entries import (
+    entries_check_in,
+    entry_check_in,
+    entry_register,
+    entry_withdraw,
+)
+from tournaments.services.events import event_finish
+from tournaments.services.matches import round_missing_results
+from tournaments.services.rounds import round_create, round_open, round_publish, round_request_draw
+from tournaments.services.teams import team_register
 from tournaments.tasks import round_draw_task
 
 pytestmark = pytest.mark.django_db
@@ -43,8 +53,8 @@ def individual_event(players: int, **kwargs) -> Event:
     """An individual event (个人赛) with ``players`` registered and checked-in entries."""
     event = EventFactory(**kwargs)
     for _ in range(players):
-        entry = services.entry_register(event=event, player=PlayerFactory())
-        services.entry_check_in(entry=entry)
+        entry = entry_register(event=event, player=PlayerFactory())
+        entry_check_in(entry=entry)
     return event
 
 
@@ -53,15 +63,15 @@ def team_event(teams: int, **kwargs) -> Event:
     kwargs.setdefault("games_per_match", 1)
     event = EventFactory(format=Event.Format.TEAM, **kwargs)
     for k in range(teams):
-        entry = services.team_register(event=event, name=f"Team {k + 1}",
+        entry = team_register(event=event, name=f"Team {k + 1}",
                                        players=[PlayerFactory() for _ in range(3)])
-        services.entry_check_in(entry=entry)
+        entry_check_in(entry=entry)
     return event
 
 
 def open_and_draw(event: Event) -> Round:
-    rnd = services.round_create(event=event)
-    return services.round_draw(round_id=rnd.pk)
+    rnd = round_create(event=event)
+    return round_draw(round_id=rnd.pk)
 
 
 def confirm_round(rnd: Round, referee) -> None:
@@ -102,7 +112,7 @@ def test_individual_event_refuses_team_registration():
     """An individual event (个人赛, 抽签组邦) takes players, not 联邦 teams; nothing is created."""
     event = EventFactory()
     with pytest.raises(ServiceError) as exc:
-        services.team_register(event=event, name="Reds", players=PlayerFactory.create_batch(3))
+        team_register(event=event, name="Reds", players=PlayerFactory.create_batch(3))
     assert exc.value.code == "wrong_format"
     assert not Team.objects.exists() and not Entry.objects.exists()
 
@@ -111,7 +121,7 @@ def test_team_event_refuses_player_registration():
     """A team event (团体赛) registers 联邦 teams; a lone player is refused."""
     event = EventFactory(format=Event.Format.TEAM)
     with pytest.raises(ServiceError) as exc:
-        services.entry_register(event=event, player=PlayerFactory())
+        entry_register(event=event, player=PlayerFactory())
     assert exc.value.code == "wrong_format"
     assert not Entry.objects.exists()
 
@@ -119,10 +129,10 @@ def test_team_event_refuses_player_registration():
 def test_duplicate_registration_is_refused_and_creates_nothing():
     event = EventFactory()
     player = PlayerFactory()
-    first = services.entry_register(event=event, player=player)
+    first = entry_register(event=event, player=player)
 
     with pytest.raises(ServiceError) as exc:
-        services.entry_register(event=event, player=player)
+        entry_register(event=event, player=player)
 
     assert exc.value.code == "already_registered"
     assert exc.value.status == 409
@@ -131,8 +141,8 @@ def test_duplicate_registration_is_refused_and_creates_nothing():
 
 def test_same_player_may_enter_different_events():
     player = PlayerFactory()
-    services.entry_register(event=EventFactory(), player=player)
-    services.entry_register(event=EventFactory(), player=player)
+    entry_register(event=EventFactory(), player=player)
+    entry_register(event=EventFactory(), player=player)
     assert Entry.objects.filter(player=player).count() == 2
 
 
@@ -141,16 +151,16 @@ def test_finished_event_refuses_registration():
     team = EventFactory(status=Event.Status.FINISHED, format=Event.Format.TEAM)
 
     with pytest.raises(ServiceError) as exc:
-        services.entry_register(event=event, player=PlayerFactory())
+        entry_register(event=event, player=PlayerFactory())
     assert exc.value.code == "event_finished"
     with pytest.raises(ServiceError) as exc:
-        services.team_register(event=team, name="Reds", players=PlayerFactory.create_batch(3))
+        team_register(event=team, name="Reds", players=PlayerFactory.create_batch(3))
     assert exc.value.code == "event_finished"
     assert not Entry.objects.exists() and not Team.objects.exists()
 
 
 def test_registration_before_round_one_is_not_late():
-    entry = services.entry_register(event=EventFactory(), player=PlayerFactory())
+    entry = entry_register(event=EventFactory(), player=PlayerFactory())
     assert entry.first_round == 1 and entry.late is False
     assert entry.status == Entry.Status.REGISTERED
 
@@ -159,27 +169,27 @@ def test_late_entry_after_round_one_joins_from_the_next_round(checked_in_event, 
     """Once round 1's draw list is fixed (its commitment published), a registration is late and
     joins from round 2: not in round 1's draw, in round 2's."""
     # given: round 1 committed
-    round_1 = services.round_create(event=checked_in_event)
+    round_1 = round_create(event=checked_in_event)
 
     # when
-    late = services.entry_register(event=checked_in_event, player=PlayerFactory())
-    services.entry_check_in(entry=late)
+    late = entry_register(event=checked_in_event, player=PlayerFactory())
+    entry_check_in(entry=late)
 
     # then
     assert late.late is True and late.first_round == 2
     assert late.pk not in round_1.draw_entries
-    services.round_draw(round_id=round_1.pk)
+    round_draw(round_id=round_1.pk)
     assert not Seat.objects.filter(round=round_1, entry=late).exists()
     assert not Bye.objects.filter(round=round_1, entry=late).exists()
     confirm_round(round_1, referee)
-    round_2 = services.round_create(event=checked_in_event)
+    round_2 = round_create(event=checked_in_event)
     assert late.pk in round_2.draw_entries
 
 
 def test_late_team_entry_joins_from_the_next_round():
     event = team_event(4)
-    services.round_create(event=event)
-    entry = services.team_register(event=event, name="Late", players=PlayerFactory.create_batch(3))
+    round_create(event=event)
+    entry = team_register(event=event, name="Late", players=PlayerFactory.create_batch(3))
     assert entry.late is True and entry.first_round == 2
 
 
@@ -188,7 +198,7 @@ def test_team_registration_creates_team_members_and_entry():
     event = EventFactory(format=Event.Format.TEAM)
     players = PlayerFactory.create_batch(3)
 
-    entry = services.team_register(event=event, name="  Reds ", players=players)
+    entry = team_register(event=event, name="  Reds ", players=players)
 
     assert entry.team.name == "Reds" and entry.player_id is None
     assert list(entry.team.members.order_by("position").values_list("player_id", "position")) \
@@ -202,7 +212,7 @@ def test_team_needs_three_distinct_players(pick):
     event = EventFactory(format=Event.Format.TEAM)
     pool = PlayerFactory.create_batch(4)
     with pytest.raises(ServiceError) as exc:
-        services.team_register(event=event, name="Reds", players=[pool[i] for i in pick])
+        team_register(event=event, name="Reds", players=[pool[i] for i in pick])
     assert exc.value.code == "bad_team"
     assert not Team.objects.exists() and not TeamMember.objects.exists()
 
@@ -210,7 +220,7 @@ def test_team_needs_three_distinct_players(pick):
 def test_team_needs_a_name():
     event = EventFactory(format=Event.Format.TEAM)
     with pytest.raises(ServiceError) as exc:
-        services.team_register(event=event, name="  ", players=PlayerFactory.create_batch(3))
+        team_register(event=event, name="  ", players=PlayerFactory.create_batch(3))
     assert exc.value.code == "bad_team"
     assert not Team.objects.exists()
 
@@ -219,25 +229,25 @@ def test_player_plays_for_one_team_per_event():
     """A player is in at most one 联邦 team per event (another event is fine)."""
     event = EventFactory(format=Event.Format.TEAM)
     players = PlayerFactory.create_batch(5)
-    services.team_register(event=event, name="Reds", players=players[:3])
+    team_register(event=event, name="Reds", players=players[:3])
 
     with pytest.raises(ServiceError) as exc:
-        services.team_register(event=event, name="Blacks", players=[players[2], *players[3:]])
+        team_register(event=event, name="Blacks", players=[players[2], *players[3:]])
 
     assert exc.value.code == "already_in_team"
     assert list(Team.objects.filter(event=event).values_list("name", flat=True)) == ["Reds"]
     assert TeamMember.objects.filter(event=event).count() == 3
     assert Entry.objects.filter(event=event).count() == 1
     other = EventFactory(format=Event.Format.TEAM)
-    services.team_register(event=other, name="Reds", players=players[:3])
+    team_register(event=other, name="Reds", players=players[:3])
 
 
 def test_team_names_are_unique_in_an_event():
     event = EventFactory(format=Event.Format.TEAM)
-    services.team_register(event=event, name="Reds", players=PlayerFactory.create_batch(3))
+    team_register(event=event, name="Reds", players=PlayerFactory.create_batch(3))
 
     with pytest.raises(ServiceError) as exc:
-        services.team_register(event=event, name="Reds", players=PlayerFactory.create_batch(3))
+        team_register(event=event, name="Reds", players=PlayerFactory.create_batch(3))
 
     assert exc.value.code == "team_name_taken"
     assert Team.objects.filter(event=event).count() == 1
@@ -319,7 +329,7 @@ def test_database_refuses_a_second_bye_in_one_round(checked_in_event):
 
 
 def test_database_refuses_a_second_round_with_one_number(checked_in_event):
-    rnd = services.round_create(event=checked_in_event)
+    rnd = round_create(event=checked_in_event)
     _refused_by_database(lambda: Round.objects.create(
         event=checked_in_event, number=rnd.number, seed="x", commitment="y"))
 
@@ -327,10 +337,10 @@ def test_database_refuses_a_second_round_with_one_number(checked_in_event):
 # ----------------------------------------------------------------------------- check-in (报到)
 def test_check_in_marks_a_registered_entry():
     """报到: a registered entry is checked in, with the time."""
-    entry = services.entry_register(event=EventFactory(), player=PlayerFactory())
+    entry = entry_register(event=EventFactory(), player=PlayerFactory())
     before = timezone.now()
 
-    entry = services.entry_check_in(entry=entry)
+    entry = entry_check_in(entry=entry)
 
     entry.refresh_from_db()
     assert entry.status == Entry.Status.CHECKED_IN
@@ -339,24 +349,24 @@ def test_check_in_marks_a_registered_entry():
 
 def test_check_in_is_idempotent():
     """报到 twice changes nothing the second time."""
-    entry = services.entry_register(event=EventFactory(), player=PlayerFactory())
-    first = services.entry_check_in(entry=entry)
+    entry = entry_register(event=EventFactory(), player=PlayerFactory())
+    first = entry_check_in(entry=entry)
 
-    second = services.entry_check_in(entry=entry)
+    second = entry_check_in(entry=entry)
 
     assert second.status == Entry.Status.CHECKED_IN
     assert second.checked_in_at == first.checked_in_at
-    assert services.entries_check_in(entries=Entry.objects.filter(pk=entry.pk)) == 0
+    assert entries_check_in(entries=Entry.objects.filter(pk=entry.pk)) == 0
 
 
 @pytest.mark.parametrize("disqualify", [False, True], ids=["withdrawn", "disqualified"])
 def test_withdrawn_entry_cannot_check_in(disqualify):
     """Only registered entries check in (报到); a withdrawn or disqualified one is refused."""
-    entry = services.entry_register(event=EventFactory(), player=PlayerFactory())
-    services.entry_withdraw(entry=entry, disqualify=disqualify)
+    entry = entry_register(event=EventFactory(), player=PlayerFactory())
+    entry_withdraw(entry=entry, disqualify=disqualify)
 
     with pytest.raises(ServiceError) as exc:
-        services.entry_check_in(entry=entry)
+        entry_check_in(entry=entry)
 
     assert exc.value.code == "cannot_check_in"
     entry.refresh_from_db()
@@ -365,10 +375,10 @@ def test_withdrawn_entry_cannot_check_in(disqualify):
 
 def test_finished_event_refuses_check_in():
     event = EventFactory()
-    entry = services.entry_register(event=event, player=PlayerFactory())
+    entry = entry_register(event=event, player=PlayerFactory())
     Event.objects.filter(pk=event.pk).update(status=Event.Status.FINISHED)
     with pytest.raises(ServiceError) as exc:
-        services.entry_check_in(entry=entry)
+        entry_check_in(entry=entry)
     assert exc.value.code == "event_finished"
     entry.refresh_from_db()
     assert entry.status == Entry.Status.REGISTERED
@@ -376,9 +386,9 @@ def test_finished_event_refuses_check_in():
 
 def test_entries_check_in_counts_the_changed_ones():
     event = EventFactory()
-    entries = [services.entry_register(event=event, player=PlayerFactory()) for _ in range(3)]
-    services.entry_check_in(entry=entries[0])
-    assert services.entries_check_in(entries=Entry.objects.filter(event=event)) == 2
+    entries = [entry_register(event=event, player=PlayerFactory()) for _ in range(3)]
+    entry_check_in(entry=entries[0])
+    assert entries_check_in(entries=Entry.objects.filter(event=event)) == 2
     assert set(Entry.objects.filter(event=event).values_list("status", flat=True)) == {
         Entry.Status.CHECKED_IN}
 
@@ -387,10 +397,10 @@ def test_only_checked_in_entries_are_drawn():
     """抽签组邦 seats checked-in entries only: registered-only and withdrawn ones stay out."""
     # given: 7 checked in, one only registered, one withdrawn before the draw
     event = individual_event(7)
-    unchecked = services.entry_register(event=event, player=PlayerFactory())
-    gone = services.entry_register(event=event, player=PlayerFactory())
-    services.entry_check_in(entry=gone)
-    services.entry_withdraw(entry=gone)
+    unchecked = entry_register(event=event, player=PlayerFactory())
+    gone = entry_register(event=event, player=PlayerFactory())
+    entry_check_in(entry=gone)
+    entry_withdraw(entry=gone)
 
     # when
     rnd = open_and_draw(event)
@@ -415,7 +425,7 @@ def test_withdrawal_leaves_from_the_next_round(checked_in_event, referee, disqua
     confirm_round(round_1, referee)
 
     # when
-    left = services.entry_withdraw(entry=leaving, disqualify=disqualify)
+    left = entry_withdraw(entry=leaving, disqualify=disqualify)
 
     # then
     assert left.status == (Entry.Status.DISQUALIFIED if disqualify else Entry.Status.WITHDRAWN)
@@ -433,11 +443,11 @@ def test_withdrawal_during_a_committed_round_is_consistent(checked_in_event, ref
     it is still seated in round 2 and ``left_after_round`` says it played round 2, or it is not
     seated — never seated in a round after the one it "left after"."""
     confirm_round(open_and_draw(checked_in_event), referee)
-    round_2 = services.round_create(event=checked_in_event)
+    round_2 = round_create(event=checked_in_event)
     leaving = Entry.objects.get(pk=round_2.draw_entries[0])
 
-    left = services.entry_withdraw(entry=leaving)
-    services.round_draw(round_id=round_2.pk)
+    left = entry_withdraw(entry=leaving)
+    round_draw(round_id=round_2.pk)
 
     played = max(
         Seat.objects.filter(entry=leaving).aggregate(m=Max("round__number"))["m"] or 0,
@@ -447,8 +457,8 @@ def test_withdrawal_during_a_committed_round_is_consistent(checked_in_event, ref
 
 def test_withdrawal_is_idempotent(checked_in_event):
     entry = Entry.objects.filter(event=checked_in_event).first()
-    services.entry_withdraw(entry=entry, disqualify=True)
-    again = services.entry_withdraw(entry=entry)
+    entry_withdraw(entry=entry, disqualify=True)
+    again = entry_withdraw(entry=entry)
     assert again.status == Entry.Status.DISQUALIFIED and again.left_after_round == 0
 
 
@@ -456,7 +466,7 @@ def test_withdrawal_is_idempotent(checked_in_event):
 def test_round_create_publishes_the_commitment_and_keeps_the_seed(checked_in_event):
     """Before the draw the service publishes commitment = sha256(seed, entries, round, event)
     and keeps the seed secret (status committed); nothing is seated yet."""
-    rnd = services.round_create(event=checked_in_event)
+    rnd = round_create(event=checked_in_event)
 
     rnd.refresh_from_db()
     ids = sorted(Entry.objects.filter(event=checked_in_event).values_list("pk", flat=True))
@@ -473,15 +483,15 @@ def test_round_create_publishes_the_commitment_and_keeps_the_seed(checked_in_eve
 def test_round_seeds_differ_between_rounds(checked_in_event, referee):
     round_1 = open_and_draw(checked_in_event)
     confirm_round(round_1, referee)
-    round_2 = services.round_create(event=checked_in_event)
+    round_2 = round_create(event=checked_in_event)
     assert round_2.number == 2 and round_2.seed != round_1.seed
     assert round_2.commitment != round_1.commitment
 
 
 def test_round_create_refuses_while_the_previous_round_is_undrawn(checked_in_event):
-    services.round_create(event=checked_in_event)
+    round_create(event=checked_in_event)
     with pytest.raises(ServiceError) as exc:
-        services.round_create(event=checked_in_event)
+        round_create(event=checked_in_event)
     assert exc.value.code == "previous_not_drawn"
     assert checked_in_event.rounds.count() == 1
 
@@ -491,7 +501,7 @@ def test_round_create_refuses_while_results_are_missing_or_unconfirmed(checked_i
     (two-person rule: a submitted result is not enough)."""
     round_1 = open_and_draw(checked_in_event)
     with pytest.raises(ServiceError) as exc:
-        services.round_create(event=checked_in_event)
+        round_create(event=checked_in_event)
     assert exc.value.code == "previous_unfinished"
 
     # every game submitted, one left unconfirmed
@@ -502,22 +512,22 @@ def test_round_create_refuses_while_results_are_missing_or_unconfirmed(checked_i
                 table=table, number=number, sheet=sheet(ORDERS[number]), by=referee))
     for result in results[:-1]:
         game_services.result_confirm(result=result, by=referee, as_referee=True)
-    assert services.round_missing_results(round=round_1) == 1
+    assert round_missing_results(round=round_1) == 1
     with pytest.raises(ServiceError) as exc:
-        services.round_create(event=checked_in_event)
+        round_create(event=checked_in_event)
     assert exc.value.code == "previous_unfinished"
     assert checked_in_event.rounds.count() == 1
 
     game_services.result_confirm(result=results[-1], by=referee, as_referee=True)
-    assert services.round_create(event=checked_in_event).number == 2
+    assert round_create(event=checked_in_event).number == 2
 
 
 def test_round_create_refuses_too_few_entries():
     """A draw needs six checked-in players (one table)."""
     event = individual_event(5)
-    services.entry_register(event=event, player=PlayerFactory())  # registered, not checked in
+    entry_register(event=event, player=PlayerFactory())  # registered, not checked in
     with pytest.raises(ServiceError) as exc:
-        services.round_create(event=event)
+        round_create(event=event)
     assert exc.value.code == "too_few_entries"
     assert not Round.objects.exists()
     event.refresh_from_db()
@@ -527,7 +537,7 @@ def test_round_create_refuses_too_few_entries():
 def test_team_round_create_refuses_a_single_team():
     event = team_event(1)
     with pytest.raises(ServiceError) as exc:
-        services.round_create(event=event)
+        round_create(event=event)
     assert exc.value.code == "too_few_entries"
     assert not Round.objects.exists()
 
@@ -536,7 +546,7 @@ def test_round_create_refuses_rounds_beyond_rounds_planned(referee):
     event = individual_event(6, rounds_planned=1, games_per_match=1)
     confirm_round(open_and_draw(event), referee)
     with pytest.raises(ServiceError) as exc:
-        services.round_create(event=event)
+        round_create(event=event)
     assert exc.value.code == "no_more_rounds"
     assert event.rounds.count() == 1
 
@@ -544,19 +554,19 @@ def test_round_create_refuses_rounds_beyond_rounds_planned(referee):
 def test_round_create_refuses_a_finished_event(checked_in_event):
     Event.objects.filter(pk=checked_in_event.pk).update(status=Event.Status.FINISHED)
     with pytest.raises(ServiceError) as exc:
-        services.round_create(event=checked_in_event)
+        round_create(event=checked_in_event)
     assert exc.value.code == "event_finished"
 
 
 def test_round_publish_needs_a_drawn_round(checked_in_event):
-    rnd = services.round_create(event=checked_in_event)
+    rnd = round_create(event=checked_in_event)
     with pytest.raises(ServiceError) as exc:
-        services.round_publish(round=rnd)
+        round_publish(round=rnd)
     assert exc.value.code == "not_drawn"
-    services.round_draw(round_id=rnd.pk)
-    published = services.round_publish(round=rnd)
+    round_draw(round_id=rnd.pk)
+    published = round_publish(round=rnd)
     assert published.status == Round.Status.PUBLISHED and published.published_at is not None
-    assert services.round_publish(round=rnd).published_at == published.published_at
+    assert round_publish(round=rnd).published_at == published.published_at
 
 
 # ----------------------------------------------------------------------------- draw (抽签组邦)
@@ -615,11 +625,11 @@ def test_byes_rotate_fairly(referee, players, rounds):
 
 def test_round_draw_is_idempotent(checked_in_event):
     """A second draw of a drawn round changes nothing (a redelivered task is harmless)."""
-    rnd = services.round_create(event=checked_in_event)
-    services.round_draw(round_id=rnd.pk)
+    rnd = round_create(event=checked_in_event)
+    round_draw(round_id=rnd.pk)
     before = snapshot(rnd)
 
-    again = services.round_draw(round_id=rnd.pk)
+    again = round_draw(round_id=rnd.pk)
 
     assert again.status == Round.Status.DRAWN
     assert snapshot(rnd) == before
@@ -628,7 +638,7 @@ def test_round_draw_is_idempotent(checked_in_event):
 def test_round_draw_matches_the_public_redraw(checked_in_event):
     """The stored seating is what the pure draw gives from the revealed seed and public data."""
     rnd = open_and_draw(checked_in_event)
-    drawn = services.compute_draw(round=rnd)
+    drawn = compute_draw(round=rnd)
     assert seating(rnd) == drawn["tables"]
     assert sorted(rnd.byes.values_list("entry_id", flat=True)) == sorted(drawn["byes"])
 
@@ -637,13 +647,13 @@ def test_round_verify_accepts_a_real_draw(checked_in_event, referee):
     round_1 = open_and_draw(checked_in_event)
     confirm_round(round_1, referee)
     round_2 = open_and_draw(checked_in_event)
-    assert services.round_verify(round=Round.objects.get(pk=round_1.pk)) == []
-    assert services.round_verify(round=Round.objects.get(pk=round_2.pk)) == []
+    assert round_verify(round=Round.objects.get(pk=round_1.pk)) == []
+    assert round_verify(round=Round.objects.get(pk=round_2.pk)) == []
 
 
 def test_round_verify_refuses_an_undrawn_round(checked_in_event):
-    rnd = services.round_create(event=checked_in_event)
-    problems = services.round_verify(round=rnd)
+    rnd = round_create(event=checked_in_event)
+    problems = round_verify(round=rnd)
     assert len(problems) == 1 and "not drawn" in str(problems[0])
 
 
@@ -659,7 +669,7 @@ def test_round_verify_reports_a_tampered_seat(checked_in_event):
     Seat.objects.create(table=table, round=rnd, seat=1, player_id=pairs[0][0],
                         entry_id=pairs[0][1])
 
-    problems = [str(p) for p in services.round_verify(round=Round.objects.get(pk=rnd.pk))]
+    problems = [str(p) for p in round_verify(round=Round.objects.get(pk=rnd.pk))]
 
     assert problems and "table 1 differs" in problems[0]
 
@@ -671,14 +681,14 @@ def test_round_verify_reports_a_tampered_bye(checked_in_event):
     seat = rnd.tables.get(number=2).seats.get(seat=3)
     seat.entry, seat.player = bye.entry, bye.entry.player
     seat.save()
-    assert services.round_verify(round=Round.objects.get(pk=rnd.pk))
+    assert round_verify(round=Round.objects.get(pk=rnd.pk))
 
 
 def test_round_verify_reports_a_tampered_seed(checked_in_event):
     rnd = open_and_draw(checked_in_event)
     Round.objects.filter(pk=rnd.pk).update(seed=draw_module.new_seed())
 
-    problems = [str(p) for p in services.round_verify(round=Round.objects.get(pk=rnd.pk))]
+    problems = [str(p) for p in round_verify(round=Round.objects.get(pk=rnd.pk))]
 
     assert any("commitment does not match" in p for p in problems)
 
@@ -687,7 +697,7 @@ def test_round_verify_reports_a_tampered_commitment(checked_in_event):
     rnd = open_and_draw(checked_in_event)
     Round.objects.filter(pk=rnd.pk).update(commitment="0" * 64)
 
-    problems = [str(p) for p in services.round_verify(round=Round.objects.get(pk=rnd.pk))]
+    problems = [str(p) for p in round_verify(round=Round.objects.get(pk=rnd.pk))]
 
     assert len(problems) == 1 and "commitment does not match" in problems[0]
 
@@ -696,13 +706,13 @@ def test_round_verify_reports_a_tampered_entry_list(checked_in_event):
     """The commitment binds the entry list too."""
     rnd = open_and_draw(checked_in_event)
     Round.objects.filter(pk=rnd.pk).update(draw_entries=list(rnd.draw_entries)[:-1])
-    problems = [str(p) for p in services.round_verify(round=Round.objects.get(pk=rnd.pk))]
+    problems = [str(p) for p in round_verify(round=Round.objects.get(pk=rnd.pk))]
     assert any("commitment does not match" in p for p in problems)
 
 
 def test_round_draw_task_runs_eagerly_like_the_service(checked_in_event):
     """The Celery task (in-process without a broker) draws exactly what the service draws."""
-    rnd = services.round_create(event=checked_in_event)
+    rnd = round_create(event=checked_in_event)
 
     out = round_draw_task.delay(rnd.pk).get()
 
@@ -713,33 +723,33 @@ def test_round_draw_task_runs_eagerly_like_the_service(checked_in_event):
     Table.objects.filter(round=rnd).delete()
     Bye.objects.filter(round=rnd).delete()
     Round.objects.filter(pk=rnd.pk).update(status=Round.Status.COMMITTED, drawn_at=None)
-    services.round_draw(round_id=rnd.pk)
+    round_draw(round_id=rnd.pk)
     assert (seating(rnd), sorted(rnd.byes.values_list("entry_id", "points"))) == by_task
     assert round_draw_task.delay(rnd.pk).get()["status"] == Round.Status.DRAWN
 
 
 def test_round_request_draw_runs_the_task_on_commit(checked_in_event,
                                                     django_capture_on_commit_callbacks):
-    rnd = services.round_create(event=checked_in_event)
+    rnd = round_create(event=checked_in_event)
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        services.round_request_draw(round=rnd)
+        round_request_draw(round=rnd)
     assert callbacks  # the draw (and then, for scored byes, a standings recompute)
     rnd.refresh_from_db()
     assert rnd.status == Round.Status.DRAWN
-    assert services.round_verify(round=rnd) == []
+    assert round_verify(round=rnd) == []
 
 
 def test_round_open_queues_the_draw_only_when_its_transaction_commits(
         checked_in_event, django_capture_on_commit_callbacks):
     # when the next round is opened
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
-        rnd = services.round_open(event=checked_in_event)
+        rnd = round_open(event=checked_in_event)
     # then it is committed (not drawn) until the queued draw runs on commit
     assert Round.objects.get(pk=rnd.pk).status == Round.Status.COMMITTED
     assert len(callbacks) == 1
     callbacks[0]()
     rnd.refresh_from_db()
-    assert rnd.status == Round.Status.DRAWN and services.round_verify(round=rnd) == []
+    assert rnd.status == Round.Status.DRAWN and round_verify(round=rnd) == []
 
 
 def test_round_open_refused_opens_nothing_and_queues_nothing(
@@ -747,16 +757,16 @@ def test_round_open_refused_opens_nothing_and_queues_nothing(
     event = EventFactory()
     with django_capture_on_commit_callbacks(execute=True) as callbacks:
         with pytest.raises(ServiceError) as refused:
-            services.round_open(event=event)
+            round_open(event=event)
     assert refused.value.code == "too_few_entries"
     assert callbacks == [] and not Round.objects.filter(event=event).exists()
 
 
 def test_event_finish_closes_the_event_to_new_entries():
-    event = services.event_finish(event=EventFactory())
+    event = event_finish(event=EventFactory())
     assert Event.objects.get(pk=event.pk).status == Event.Status.FINISHED
     with pytest.raises(ServiceError) as refused:
-        services.entry_register(event=event, player=PlayerFactory())
+        entry_register(event=event, player=PlayerFactory())
     assert refused.value.code == "event_finished"
 
 
@@ -809,7 +819,7 @@ def test_team_table_seats_team_a_even_and_team_b_odd():
         assert {seats[s].player_id for s in (1, 3, 5)} == members_b
         assert {seats[s].entry_id for s in (0, 2, 4)} == {table.team_a.entry.pk}
         assert {seats[s].entry_id for s in (1, 3, 5)} == {table.team_b.entry.pk}
-    assert services.round_verify(round=Round.objects.get(pk=rnd.pk)) == []
+    assert round_verify(round=Round.objects.get(pk=rnd.pk)) == []
 
 
 def test_team_draw_gives_an_odd_team_a_bye(referee):
@@ -822,7 +832,7 @@ def test_team_draw_gives_an_odd_team_a_bye(referee):
         byes = list(rnd.byes.values_list("entry_id", "points"))
         assert len(byes) == 1 and byes[0][1] == 3
         had_bye.append(byes[0][0])
-        assert services.round_verify(round=Round.objects.get(pk=rnd.pk)) == []
+        assert round_verify(round=Round.objects.get(pk=rnd.pk)) == []
         if number < 3:
             confirm_round(rnd, referee)
     assert len(set(had_bye)) == 3
@@ -880,6 +890,6 @@ def test_confirmed_results_exist_for_every_game(checked_in_event, referee):
     """Sanity of the helper the round tests rely on: every game confirmed, nothing missing."""
     rnd = open_and_draw(checked_in_event)
     confirm_round(rnd, referee)
-    assert services.round_missing_results(round=rnd) == 0
+    assert round_missing_results(round=rnd) == 0
     assert GameResult.objects.filter(table__round=rnd, status="confirmed").count() == 4
 

@@ -35,8 +35,12 @@ from hypothesis import strategies as st
 from games.models import GameResult
 from games.services import result_confirm, result_submit
 from tests.factories import EventFactory, PlayerFactory
-from tournaments import services
 from tournaments.models import Bye, Entry, Event, Penalty, Round, Seat, Standing, Table
+from tournaments.services.draws import round_draw
+from tournaments.services.entries import entry_check_in
+from tournaments.services.penalties import penalty_add
+from tournaments.services.rounds import round_create
+from tournaments.services.teams import team_register
 from tournaments.standings import STORED, Row, _rank, compute, standings_recompute
 
 pytestmark = pytest.mark.django_db
@@ -347,9 +351,9 @@ def team_event(db):
     event = EventFactory(format=Event.Format.TEAM, games_per_match=2, bye_points=2)
     teams = {}
     for name in "ABC":
-        entry = services.team_register(event=event, name=name,
+        entry = team_register(event=event, name=name,
                                        players=[PlayerFactory() for _ in range(3)])
-        teams[name] = services.entry_check_in(entry=entry)
+        teams[name] = entry_check_in(entry=entry)
     return event, teams
 
 
@@ -419,7 +423,7 @@ def test_team_event_default_order_puts_match_points_before_points(team_event, re
 # ----------------------------------------------------------------------------- penalties
 def test_point_deduction_lowers_points(event, e, round_1, referee):
     """罚分: the deducted points come off the entry's points (and its opponents' sums)."""
-    services.penalty_add(event=event, entry=e[1], kind=Penalty.Kind.POINT_DEDUCTION,
+    penalty_add(event=event, entry=e[1], kind=Penalty.Kind.POINT_DEDUCTION,
                          points=3, reason="slow play after warning", by=referee)
     standings_recompute(event_id=event.pk)
 
@@ -439,7 +443,7 @@ def test_forced_last_rewrites_the_game_as_a_referee_correction(event, e, round_1
     result = GameResult.objects.get(table=table, number=1)
     original = list(result.versions.values())
 
-    services.penalty_add(event=event, entry=e[1], kind=Penalty.Kind.FORCED_LAST,
+    penalty_add(event=event, entry=e[1], kind=Penalty.Kind.FORCED_LAST,
                          table=table, game_number=1, reason="showed cards", by=referee)
 
     result.refresh_from_db()
@@ -465,7 +469,7 @@ def test_forced_last_rewrites_the_game_as_a_referee_correction(event, e, round_1
 def test_disqualification_leaves_later_draws_and_lists_the_entry_last(event, e, round_1,
                                                                       referee):
     """取消参赛资格: the entry leaves the draws from the next round and is listed last."""
-    services.penalty_add(event=event, entry=e[1], kind=Penalty.Kind.DISQUALIFICATION,
+    penalty_add(event=event, entry=e[1], kind=Penalty.Kind.DISQUALIFICATION,
                          reason="cheating", by=referee)
 
     e[1].refresh_from_db()
@@ -476,11 +480,11 @@ def test_disqualification_leaves_later_draws_and_lists_the_entry_last(event, e, 
     assert (last.entry_id, last.rank, last.points) == (e[1].pk, 14, 12)
     assert ranking(event, e)[-1] == 1
 
-    rnd = services.round_create(event=event)
+    rnd = round_create(event=event)
 
     assert e[1].pk not in rnd.draw_entries
     assert sorted(rnd.draw_entries) == sorted(e[n].pk for n in range(2, 15))
-    rnd = services.round_draw(round_id=rnd.pk)
+    rnd = round_draw(round_id=rnd.pk)
     assert not Seat.objects.filter(round=rnd, entry=e[1]).exists()
     assert not Bye.objects.filter(round=rnd, entry=e[1]).exists()
 

@@ -10,8 +10,9 @@ import pytest
 from django.core.cache import cache
 
 from tests.tournaments.test_standings_heal import _empty_cache, queued, stale_event  # noqa: F401
-from tournaments import services, standings
+from tournaments import standings
 from tournaments.models import Penalty
+from tournaments.services.penalties import penalty_add
 from tournaments.tasks import standings_recompute_task
 
 pytestmark = pytest.mark.django_db
@@ -35,7 +36,7 @@ def gathered(monkeypatch):
 
 def change(event, django_capture_on_commit_callbacks):
     with django_capture_on_commit_callbacks(execute=True):
-        services.penalty_add(event=event, entry=event.entries.first(),
+        penalty_add(event=event, entry=event.entries.first(),
                              kind=Penalty.Kind.POINT_DEDUCTION, points=1, reason="late")
 
 

@@ -23,8 +23,12 @@ from django.core.management import call_command
 from kombu.exceptions import OperationalError as BrokerError
 
 from tests.factories import EventFactory, PlayerFactory
-from tournaments import services, standings
+from tournaments import standings
 from tournaments.models import Event, Penalty, Standing
+from tournaments.services.draws import round_draw
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.penalties import penalty_add
+from tournaments.services.rounds import round_create
 from tournaments.tasks import standings_recompute_task, standings_sweep_task
 
 pytestmark = pytest.mark.django_db
@@ -44,9 +48,9 @@ def _event_with_byes() -> Event:
     publish does not run inside the test's transaction): stale standings."""
     event = EventFactory()
     for _ in range(14):
-        services.entry_check_in(entry=services.entry_register(event=event,
+        entry_check_in(entry=entry_register(event=event,
                                                               player=PlayerFactory()))
-    services.round_draw(round_id=services.round_create(event=event).pk)
+    round_draw(round_id=round_create(event=event).pk)
     event.refresh_from_db()
     return event
 
@@ -133,7 +137,7 @@ def test_a_recompute_queued_on_commit_debounces_the_reads(stale_event, queued,
                                                           django_capture_on_commit_callbacks):
     """Reads right after a change need not queue a second recompute: one is on its way."""
     with django_capture_on_commit_callbacks(execute=True):
-        services.penalty_add(event=stale_event, entry=stale_event.entries.first(),
+        penalty_add(event=stale_event, entry=stale_event.entries.first(),
                              kind=Penalty.Kind.POINT_DEDUCTION, points=1, reason="late")
     assert queued == [stale_event.pk]
     stale_event.refresh_from_db()
@@ -206,7 +210,7 @@ def test_a_broker_error_at_publish_is_a_warning_and_the_change_stays_committed(
     version = fresh_event.results_version
     with caplog.at_level(logging.WARNING, logger="tournaments.standings"):
         with django_capture_on_commit_callbacks(execute=True) as callbacks:
-            penalty = services.penalty_add(event=fresh_event, entry=entry, reason="late",
+            penalty = penalty_add(event=fresh_event, entry=entry, reason="late",
                                            kind=Penalty.Kind.POINT_DEDUCTION, points=3)
     assert len(callbacks) == 1  # the publish ran, and failed quietly
     warnings = _warnings(caplog)
@@ -231,7 +235,7 @@ def test_after_a_failed_publish_the_next_read_heals(fresh_event, monkeypatch,
 
     monkeypatch.setattr(standings_recompute_task, "delay", refuse)
     with django_capture_on_commit_callbacks(execute=True):
-        services.penalty_add(event=fresh_event, entry=entry, reason="late",
+        penalty_add(event=fresh_event, entry=entry, reason="late",
                              kind=Penalty.Kind.POINT_DEDUCTION, points=3)
     monkeypatch.setattr(standings_recompute_task, "delay", real_delay)
     fresh_event.refresh_from_db()

@@ -19,7 +19,7 @@ from games.models import GameResult
 from games.services import result_confirm, result_correct
 from tests.tournaments import test_standings as base
 from tournaments.models import Penalty, RoundStandings, Standing
-from tournaments.services import penalty_add
+from tournaments.services.penalties import penalty_add
 from tournaments.standings import STORED, compute, standings_rebuild, standings_recompute
 
 pytestmark = pytest.mark.django_db

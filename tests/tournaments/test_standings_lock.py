@@ -13,8 +13,10 @@ from django.db import connection, connections, transaction
 from games import services as game_services
 from games.models import GameResult
 from tests.pg import backends_waiting_on_locks
-from tournaments import services, standings
+from tournaments import standings
 from tournaments.models import Event
+from tournaments.services.draws import round_draw
+from tournaments.services.rounds import round_create
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -34,7 +36,7 @@ def submitted(checked_in_event, referee, monkeypatch):
     monkeypatch.setattr(standings, "standings_queue_recompute", lambda *a, **k: False)
     event = checked_in_event
     event.referees.add(referee)
-    rnd = services.round_draw(round_id=services.round_create(event=event).pk)
+    rnd = round_draw(round_id=round_create(event=event).pk)
     rng = random.Random(5)
     for table in rnd.tables.all():
         game_services.result_submit(table=table, number=1, sheet=sheet(rng), by=referee)

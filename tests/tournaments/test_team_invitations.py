@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError
 
-from tournaments import services
 from tournaments.errors import Conflict
 from tournaments.models import Event, TeamMember
+from tournaments.services.events import event_create
+from tournaments.services.players import player_create
+from tournaments.services.teams import team_invitation_accept, team_register
 
 pytestmark = pytest.mark.django_db
 
@@ -16,10 +18,10 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def invited_twice():
     """Player 2 is invited by two teams of one event."""
-    event = services.event_create(name="联邦 cup", slug="team-cup", format=Event.Format.TEAM)
-    p = [services.player_create(name=f"P{i}") for i in range(5)]
-    services.team_register(event=event, name="First", players=p[:3], registrant=p[0])
-    services.team_register(event=event, name="Second", players=[p[3], p[4], p[2]],
+    event = event_create(name="联邦 cup", slug="team-cup", format=Event.Format.TEAM)
+    p = [player_create(name=f"P{i}") for i in range(5)]
+    team_register(event=event, name="First", players=p[:3], registrant=p[0])
+    team_register(event=event, name="Second", players=[p[3], p[4], p[2]],
                            registrant=p[3])
     first, second = TeamMember.objects.filter(player=p[2]).order_by("pk")
     return p[2], first, second
@@ -39,7 +41,7 @@ def test_an_accept_that_lost_the_race_is_a_conflict(invited_twice):
 
     # when / then
     with pytest.raises(Conflict) as refused:
-        services.team_invitation_accept(membership_id=second.pk, player=player)
+        team_invitation_accept(membership_id=second.pk, player=player)
     assert refused.value.code == "already_in_team"
     second.refresh_from_db()
     assert second.status == TeamMember.Status.INVITED

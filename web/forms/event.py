@@ -10,7 +10,6 @@ from django import forms
 from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
-from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.forms import (
     EVENT_NAME_LABEL,
@@ -22,6 +21,14 @@ from tournaments.forms import (
 )
 from tournaments.models import Event
 from tournaments.rule_texts import PRESET_CHOICES, RULE_OPTIONS
+from tournaments.services.events import (
+    EDITABLE_ALWAYS,
+    EDITABLE_BEFORE_ROUND_1,
+    event_create,
+    event_slug,
+    event_update,
+    slug_fixed,
+)
 
 #: the settings, in the order the form shows them (the rules and tie-breaks follow)
 EVENT_FIELDS = ("name", "slug", "format", "rounds_planned", "games_per_match", "bye_points",
@@ -78,7 +85,7 @@ class EventForm(forms.Form):
                        **tie_break_fields()}
         self.fixed_reasons = {}
         if instance is not None:
-            why = services.slug_fixed(instance)
+            why = slug_fixed(instance)
             if why:
                 self._fix(["slug"], why)
             if instance.rounds.exists():
@@ -116,7 +123,7 @@ class EventForm(forms.Form):
             if self.instance is not None:
                 data["slug"] = self.instance.slug
             elif data.get("name"):
-                data["slug"] = services.event_slug(data["name"])
+                data["slug"] = event_slug(data["name"])
         return data
 
     def save(self, *, organizer) -> Event | None:
@@ -125,14 +132,14 @@ class EventForm(forms.Form):
         if not self.is_valid():
             return None
         data = self.cleaned_data
-        settings = services.EDITABLE_ALWAYS | services.EDITABLE_BEFORE_ROUND_1 | {"slug"}
+        settings = EDITABLE_ALWAYS | EDITABLE_BEFORE_ROUND_1 | {"slug"}
         try:
             if self.instance is None:
-                return services.event_create(organizer=organizer,
+                return event_create(organizer=organizer,
                                              **{k: data[k] for k in settings})
             changed = {k: data[k] for k in settings
                        if k not in self.fixed_reasons and data[k] != getattr(self.instance, k)}
-            return services.event_update(event=self.instance, **changed)
+            return event_update(event=self.instance, **changed)
         except ServiceError as exc:
             field = (exc.detail or {}).get("field")
             if field not in self.fields:

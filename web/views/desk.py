@@ -40,11 +40,12 @@ from live import services as live_services
 from live.models import LiveGame
 from live.queries import running_live_games
 from live.selectors import ready_seats
-from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import ROUND_DRAW_DATA, Event, Penalty, Round, Seat, Table
 from tournaments.names import person_name, side_names
 from tournaments.selectors import is_referee, later_draws, round_closed_by
+from tournaments.services.matches import most_games, round_tied_matches
+from tournaments.services.penalties import penalty_add
 from web.forms.penalty import PenaltyForm
 from web.forms.sheet import PLACE_NAMES, SheetForm, seat_label, seats_words
 from web.history import history_rows
@@ -171,8 +172,8 @@ def _desk_context(request, event: Event) -> dict:
     gpm = event.games_per_match
     games = _game_states(rnd)
     tables = list(Table.objects.filter(round=rnd).order_by("number").values_list("pk", flat=True))
-    tied = services.round_tied_matches(round=rnd)
-    most = services.most_games(rnd)
+    tied = round_tied_matches(round=rnd)
+    most = most_games(rnd)
     by_table = {pk: table_state(list(games.get(pk, {}).values()), gpm, tied=pk in tied)
                 for pk in tables}
     counts = {key: 0 for key in STATES}
@@ -440,7 +441,7 @@ def _act(request, *, action: str, table: Table, games: list[dict], game: dict | 
             return None
         d = penalty_form.cleaned_data
         try:
-            services.penalty_add(
+            penalty_add(
                 event=table.round.event, entry=penalty_form.entry, player=penalty_form.player,
                 kind=d["kind"], reason=d["reason"], points=d.get("points") or 0, table=table,
                 game_number=d.get("game_number"), by=user)

@@ -38,7 +38,7 @@ from tournaments.selectors import (
     knockout_matches,
     results_released_through,
 )
-from tournaments.services import draw_change_text
+from tournaments.services.draws import draw_change_text
 from tournaments.standings import public_standings, standings_etag
 from web.caching import PAGE_SECONDS, cached_page
 from web.views.params import search_text

@@ -46,7 +46,6 @@ from games.selectors import (
 )
 from live.models import LiveGame
 from live.selectors import READY_SECONDS, ready_seats
-from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Entry, Event, Player, PlayerLink, Round, Seat
 from tournaments.names import person_name, side_names
@@ -59,6 +58,9 @@ from tournaments.selectors import (
     player_link,
     round_closed_by,
 )
+from tournaments.services import matches
+from tournaments.services.links import entry_link_issue
+from tournaments.services.matches import match_score
 from web.forms.sheet import PLACE_NAMES, SheetForm, seat_label, seats_words
 from web.history import history_rows
 from web.refusals import live_refusal, refusal
@@ -274,7 +276,7 @@ def _page(request, holder: Holder, *, form=None, points=None, upload_error=None,
         "my_link": _my_link(request, holder),
         "live_game": live_game, "playing_live": playing_live, "ready": ready,
         "extra_game": _extra_game_state(table, number),
-        "max_extra_games": services.MAX_EXTRA_GAMES, "ready_minutes": READY_SECONDS // 60,
+        "max_extra_games": matches.MAX_EXTRA_GAMES, "ready_minutes": READY_SECONDS // 60,
         "score_url": holder.url("score/"),
         "js_text": {"points": _("Team points: %(a)s %(pa)s · %(b)s %(pb)s"),
                     "tap_next": _("Tap the seat placed %(place)s"),
@@ -309,10 +311,10 @@ def _extra_game_state(table, number: int | None) -> str | None:
     the match is decided."""
     if number is not None or table.round.stage != Round.Stage.KNOCKOUT:
         return None
-    score = services.match_score(table=table)
+    score = match_score(table=table)
     if score["decided"]:
         return None
-    return "exhausted" if score["extra_games"] >= services.MAX_EXTRA_GAMES else "pending"
+    return "exhausted" if score["extra_games"] >= matches.MAX_EXTRA_GAMES else "pending"
 
 
 def _table_live_game(table):
@@ -602,7 +604,7 @@ def slip_rows(request, pairs) -> list[dict]:
     and its QR code. The missing links are issued; working ones are kept."""
     rows = []
     for entry, player, seat in pairs:
-        links = services.entry_link_issue(entry=entry, player=player, by=request.user,
+        links = entry_link_issue(entry=entry, player=player, by=request.user,
                                           keep=True)
         url = request.build_absolute_uri(reverse("pages:link",
                                                  kwargs={"token": links[0].token()}))

@@ -30,8 +30,11 @@ from benchmarks.event_bench import EventBench, random_sheet
 from benchmarks.figures import percentile
 from games import services as game_services
 from games.models import GameResult
-from tournaments import services, standings
+from tournaments import standings
 from tournaments.models import Table
+from tournaments.services.draws import round_draw
+from tournaments.services.events import event_create
+from tournaments.services.rounds import round_create
 
 
 class Command(BaseCommand):
@@ -50,7 +53,7 @@ class Command(BaseCommand):
         w = self.stdout.write
         rng = random.Random(seed)
         bench = EventBench(w)
-        event = services.event_create(name="confirm bench",
+        event = event_create(name="confirm bench",
                                       slug=f"bench-confirm-{int(time.time())}",
                                       rounds_planned=3, games_per_match=2)
         referee = _referee(event)
@@ -61,8 +64,8 @@ class Command(BaseCommand):
         try:
             rules = engine.Rules.from_spec(event.rules)
             bench.play_rounds(event, players, 2, 2, rng)  # two full rounds, standings computed
-            rnd = services.round_create(event=event)
-            rnd = services.round_draw(round_id=rnd.pk)
+            rnd = round_create(event=event)
+            rnd = round_draw(round_id=rnd.pk)
             scored = []
             for table_id in Table.objects.filter(round=rnd).values_list("pk", flat=True):
                 for game in (1, 2):

@@ -21,7 +21,7 @@ from django.db import connection
 
 from benchmarks.event_bench import EventBench
 from benchmarks.servers import vacuum_if_autovacuum_is_off
-from tournaments import services
+from tournaments.services.events import event_create
 
 
 class Command(BaseCommand):
@@ -45,7 +45,7 @@ class Command(BaseCommand):
           f"{platform.python_version()}; database: {connection.vendor} "
           f"{connection.settings_dict.get('NAME')}; {datetime.date.today().isoformat()}")
         vacuum_if_autovacuum_is_off(w)
-        event = services.event_create(
+        event = event_create(
             name="benchmark", slug=f"bench-{int(time.time())}-{rng.randrange(10**6)}",
             rounds_planned=rounds, games_per_match=games)
         w(f"event {event.slug}: {players} players, {rounds} rounds, {games} games per match, "

@@ -392,24 +392,28 @@ class Command(BaseCommand):
         from django.db import transaction
         from rest_framework.authtoken.models import Token
 
-        from tournaments import services
         from tournaments.models import Seat
+        from tournaments.services.draws import round_draw
+        from tournaments.services.entries import entry_check_in, entry_register
+        from tournaments.services.events import event_create, event_publish
+        from tournaments.services.players import player_create
+        from tournaments.services.rounds import round_create, round_publish
 
         tag = f"{int(time.time())}-{os.getpid()}"
         User = get_user_model()
-        event = services.event_create(name=f"Live bench {tag}", slug=f"{BENCH_EVENTS}{tag}",
+        event = event_create(name=f"Live bench {tag}", slug=f"{BENCH_EVENTS}{tag}",
                                       games_per_match=1, rounds_planned=1)
-        services.event_publish(event=event)
+        event_publish(event=event)
         with transaction.atomic():
             for i in range(6 * n):
                 user = User.objects.create(username=f"bench-{tag}-{i}")
                 Token.objects.create(user=user)
-                player = services.player_create(name=f"Bench {tag} {i}", user=user)
-                services.entry_check_in(entry=services.entry_register(event=event,
+                player = player_create(name=f"Bench {tag} {i}", user=user)
+                entry_check_in(entry=entry_register(event=event,
                                                                       player=player))
-        rnd = services.round_create(event=event)
-        rnd = services.round_draw(round_id=rnd.pk)
-        rnd = services.round_publish(round=rnd)
+        rnd = round_create(event=event)
+        rnd = round_draw(round_id=rnd.pk)
+        rnd = round_publish(round=rnd)
         tokens = dict(Token.objects.filter(user__username__startswith=f"bench-{tag}-")
                       .values_list("user_id", "key"))
         tables = []

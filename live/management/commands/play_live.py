@@ -15,7 +15,11 @@ from django.core.management.base import BaseCommand
 from engine.bots import HeuristicBot
 from engine.cards import CARD_RANK, card_word
 from live import services as live
-from tournaments import services
+from tournaments.services.draws import round_draw
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.events import event_create
+from tournaments.services.players import player_create
+from tournaments.services.rounds import round_create
 
 HELP = """Type cards to play them (e.g. `9S 9H 2C`, `10D`, `BJ`), or:
   p / pass     pass (过牌)          y / yield   yield (让牌)
@@ -45,14 +49,14 @@ class Command(BaseCommand):
     def handle(self, *args, seat, rules, seed, bots_only, **opts):
         rng = random.Random(seed)
         slug = f"live-{secrets.token_hex(6)}"
-        event = services.event_create(name="Live table", slug=slug, rules=rules,
+        event = event_create(name="Live table", slug=slug, rules=rules,
                                       games_per_match=1, rounds_planned=1)
         for i in range(6):
-            entry = services.entry_register(
-                event=event, player=services.player_create(name=f"Seat {i}"))
-            services.entry_check_in(entry=entry)
-        rnd = services.round_create(event=event)
-        rnd = services.round_draw(round_id=rnd.pk)
+            entry = entry_register(
+                event=event, player=player_create(name=f"Seat {i}"))
+            entry_check_in(entry=entry)
+        rnd = round_create(event=event)
+        rnd = round_draw(round_id=rnd.pk)
         table = rnd.tables.get()
         lg = live.live_start(table=table)
         bot = HeuristicBot(rng)

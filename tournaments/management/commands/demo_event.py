@@ -15,8 +15,13 @@ from engine.bots import play_match
 from engine.sheet import sheet_of
 from games import services as game_services
 from games.models import GameResult
-from tournaments import services
 from tournaments.models import Event, Round, Seat, Standing
+from tournaments.services.draws import round_verify
+from tournaments.services.entries import entry_check_in, entry_register
+from tournaments.services.events import event_create, event_finish, event_publish, event_staff_add
+from tournaments.services.links import entry_link_issue
+from tournaments.services.players import player_create
+from tournaments.services.rounds import round_open, round_publish
 
 #: where ``make serve`` answers
 BASE_URL = "http://127.0.0.1:8000"
@@ -51,7 +56,7 @@ def demo_player_link(event: Event, base: str = BASE_URL) -> list[tuple[str, str]
             .order_by("-round__number", "table__number", "seat").first())
     if seat is None:
         return []
-    (link,) = services.entry_link_issue(entry=seat.entry, player=seat.player)
+    (link,) = entry_link_issue(entry=seat.entry, player=seat.player)
     return [(f"{seat.player.name}'s private link",
              base + reverse("pages:link", kwargs={"token": link.token()}))]
 
@@ -85,33 +90,33 @@ class Command(BaseCommand):
         referee.set_password(REFEREE[1])  # a local demo database's referee only
         referee.save(update_fields=["password"])
         slug = f"demo-{int(time.time())}-{rng.randrange(10**6)}"
-        event = services.event_create(
+        event = event_create(
             name="够级 demo cup", slug=slug, rules=rules, rounds_planned=rounds,
             games_per_match=games, bye_points=2, swiss_brackets=swiss)
-        services.event_staff_add(event=event, user=referee, role="referee")
-        services.event_staff_add(event=event, user=demo_organizer(), role="organizer")
-        services.event_publish(event=event)
+        event_staff_add(event=event, user=referee, role="referee")
+        event_staff_add(event=event, user=demo_organizer(), role="organizer")
+        event_publish(event=event)
         w = self.stdout.write
         w(f"event {event.name} ({event.slug}): {players} players, {rounds} rounds, "
           f"{games} games per match, rules {rules}")
-        people = [services.player_create(name=f"Player {i + 1:03d}", number=None)
+        people = [player_create(name=f"Player {i + 1:03d}", number=None)
                   for i in range(players)]
         late = people[-1] if players > 12 else None
         for p in people:
             if p is late:
                 continue
-            entry = services.entry_register(event=event, player=p)
-            services.entry_check_in(entry=entry)
+            entry = entry_register(event=event, player=p)
+            entry_check_in(entry=entry)
         for number in range(1, rounds + 1):
             if number == 2 and late is not None:
-                entry = services.entry_register(event=event, player=late)
-                services.entry_check_in(entry=entry)
+                entry = entry_register(event=event, player=late)
+                entry_check_in(entry=entry)
                 w(f"late entry: {late.name} joins from round 2")
-            rnd = services.round_open(event=event)
+            rnd = round_open(event=event)
             rnd.refresh_from_db()
             w(f"round {number}: commitment {rnd.commitment[:16]}… → {rnd.get_status_display()}, "
               f"seed {rnd.seed[:16]}… revealed")
-            services.round_publish(round=rnd)
+            round_publish(round=rnd)
             submitted = 0
             for table in rnd.tables.order_by("number"):
                 for k, game in enumerate(play_match(event.rules, games, rng)):
@@ -127,11 +132,11 @@ class Command(BaseCommand):
                     submitted += 1
             game_services.results_confirm(
                 results=GameResult.objects.filter(table__round=rnd), by=referee, as_referee=True)
-            problems = services.round_verify(round=Round.objects.get(pk=rnd.pk))
+            problems = round_verify(round=Round.objects.get(pk=rnd.pk))
             w(f"  {rnd.tables.count()} tables, {rnd.byes.count()} byes, {submitted} results "
               f"validated by the engine and confirmed; draw "
               f"{'verified' if not problems else 'NOT verified: ' + '; '.join(problems)}")
-        services.event_finish(event=event)
+        event_finish(event=event)
         w("")
         w("Leaderboard")
         w(f"{'rank':>4} {'player':<14} {'pts':>4} {'wins':>4} {'头科':>4} {'opp':>5} {'±':>3}")

@@ -3,7 +3,7 @@
 from django.core.management.base import BaseCommand, CommandError
 
 from tournaments.models import Round
-from tournaments.services import draw_change_text, round_verification
+from tournaments.services.draws import draw_change_text, round_verification
 
 
 def _plural(n: int, word: str) -> str:

@@ -22,12 +22,17 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from tournaments import draw as draw_module
-from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Event, Round, Table
 from tournaments.names import side_names
 from tournaments.selectors import is_organizer, round_repeats, round_tables
-from tournaments.services import DRAW_REASON_MAX, SeatRef
+from tournaments.services.draw_changes import (
+    DRAW_REASON_MAX,
+    SeatRef,
+    round_redraw,
+    round_seats_swap,
+)
+from tournaments.services.rounds import round_publish
 from web.forms.sheet import seat_label
 from web.views.public import draw_record_view
 
@@ -121,17 +126,17 @@ def _act(request, rnd: Round):
     action = request.POST.get("action")
     reason = request.POST.get("reason", "")
     if action == "swap":
-        services.round_seats_swap(round=rnd, seat_a=_seat_ref(request.POST.get("seat_a")),
+        round_seats_swap(round=rnd, seat_a=_seat_ref(request.POST.get("seat_a")),
                                   seat_b=_seat_ref(request.POST.get("seat_b")),
                                   by=request.user, reason=reason)
         messages.success(request, _("The two seats are swapped; the draw's record says so."))
     elif action == "redraw":
-        services.round_redraw(round=rnd, by=request.user, reason=reason,
+        round_redraw(round=rnd, by=request.user, reason=reason,
                               commitment=request.POST.get("commitment") or "-")
         messages.success(request, _(
             "The round is drawn again from a new seed; its earlier draw stays in the record."))
     elif action == "publish":
-        services.round_publish(round=rnd)
+        round_publish(round=rnd)
         messages.success(request, _("The seating is published."))
         return reverse("pages:console-round-print", kwargs={
             "slug": rnd.event.slug, "number": rnd.number})

@@ -21,11 +21,18 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext_lazy
 from django.views.decorators.http import require_POST
 
-from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.forms import ImportForm
 from tournaments.models import Entry, Event, TeamMember
 from tournaments.selectors import entry_search, link_resolve
+from tournaments.services import imports as entry_imports
+from tournaments.services.entries import (
+    ACTIVE_STATUSES,
+    entry_check_in,
+    entry_check_in_undo,
+    entry_register_by_name,
+    entry_withdraw,
+)
 from web.forms.entry import EntryAddForm
 from web.views.console import console_view, context, wants_json
 from web.views.params import search_text
@@ -74,7 +81,7 @@ def entries_import(request, event):
         if form.is_valid():
             try:
                 rows, source = form.rows(team=team)
-                preview = services.entries_import(event=event, rows=rows,
+                preview = entry_imports.entries_import(event=event, rows=rows,
                                                   organizer=request.user, dry_run=True)
             except ServiceError as exc:
                 form.add_error(None, exc.message)
@@ -99,7 +106,7 @@ def _import_confirm(request, event):
     if signed.get("event") != event.pk:
         raise Http404("no such preview")
     try:
-        done = services.entries_import(event=event, rows=signed["rows"],
+        done = entry_imports.entries_import(event=event, rows=signed["rows"],
                                        organizer=request.user)
     except ServiceError as exc:
         messages.error(request, exc.message)
@@ -136,7 +143,7 @@ def entry_row(entry: Entry, drawn: set[int]) -> dict:
         "left_after_round": entry.left_after_round,
         "can_check_in": status == Entry.Status.REGISTERED,
         "can_undo": status == Entry.Status.CHECKED_IN and entry.pk not in drawn,
-        "can_withdraw": status in services.ACTIVE_STATUSES,
+        "can_withdraw": status in ACTIVE_STATUSES,
     }
 
 
@@ -214,11 +221,11 @@ def _back(request, event) -> str:
 
 
 ENTRY_ACTIONS = {
-    "check-in": (lambda entry: services.entry_check_in(entry=entry),
+    "check-in": (lambda entry: entry_check_in(entry=entry),
                  gettext_lazy("%(name)s is checked in.")),
-    "undo": (lambda entry: services.entry_check_in_undo(entry=entry),
+    "undo": (lambda entry: entry_check_in_undo(entry=entry),
              gettext_lazy("%(name)s is no longer checked in.")),
-    "withdraw": (lambda entry: services.entry_withdraw(entry=entry),
+    "withdraw": (lambda entry: entry_withdraw(entry=entry),
                  gettext_lazy("%(name)s is withdrawn: they leave from the next round.")),
 }
 
@@ -269,7 +276,7 @@ def scan(request, event):
         return _answer(request, event, ok=True, entry=entry, back=back,
                        message=_("%(name)s was checked in already.") % {"name": who})
     try:
-        services.entry_check_in(entry=entry)
+        entry_check_in(entry=entry)
     except ServiceError as exc:
         return _answer(request, event, ok=False, message=exc.message, entry=entry, back=back)
     return _answer(request, event, ok=True, entry=entry, back=back,
@@ -287,7 +294,7 @@ def entry_add(request, event):
     if form.is_valid():
         data = form.cleaned_data
         try:
-            entry = services.entry_register_by_name(
+            entry = entry_register_by_name(
                 event=event, name=data["name"], club=data["club"], number=data["number"],
                 check_in=data["check_in"], organizer=request.user)
         except ServiceError as exc:

@@ -11,10 +11,10 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.names import person_name
 from tournaments.selectors import staff_candidates
+from tournaments.services import events
 from web.forms.event import EventForm
 from web.views.console import console_view, context
 
@@ -37,7 +37,7 @@ def event_publish(request, event):
     """Publish the event (its pages, seating and slips' tables become public) or take it back
     (``published=0``)."""
     published = request.POST.get("published") != "0"
-    services.event_publish(event=event, published=published)
+    events.event_publish(event=event, published=published)
     messages.success(request, _("The event is public now.") if published else _(
         "The event is hidden from the public now."))
     return redirect(_safe_next(request, event))
@@ -68,11 +68,11 @@ def event_referees(request, event):
         try:
             user = _picked_user(request, User)
             if request.POST.get("remove"):
-                services.event_staff_remove(event=event, user=user, role="referee")
+                events.event_staff_remove(event=event, user=user, role="referee")
                 messages.success(request, _("%(name)s no longer referees this event.") % {
                     "name": person_name(user)})
             else:
-                services.event_staff_add(event=event, user=user, role="referee")
+                events.event_staff_add(event=event, user=user, role="referee")
                 messages.success(request, _("%(name)s referees this event now.") % {
                     "name": person_name(user)})
         except ServiceError as exc:

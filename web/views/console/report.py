@@ -24,11 +24,12 @@ from django.utils.translation import gettext_lazy
 
 from games.models import GameResult
 from games.selectors import round_tables_with_results
-from tournaments import exports, services
+from tournaments import exports
 from tournaments.errors import ServiceError
 from tournaments.models import PRIZE_PLACE_MAX, Event, Standing
 from tournaments.names import side_names
 from tournaments.selectors import Prizes
+from tournaments.services.events import event_prizes_set
 from web.views import public
 from web.views.console import console_view
 
@@ -121,7 +122,7 @@ def prizes(request, event):
                        f.cleaned_data["name"]) for f in formset.forms
                       if f.cleaned_data.get("place_from")]
             try:
-                services.event_prizes_set(event=event, prizes=wanted)
+                event_prizes_set(event=event, prizes=wanted)
             except ServiceError as exc:
                 error = exc.message
             else:

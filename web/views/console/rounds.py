@@ -25,11 +25,14 @@ from django.views.decorators.http import require_POST
 
 from games.models import GameResult
 from live.queries import running_live_games
-from tournaments import services
 from tournaments.errors import ServiceError
 from tournaments.models import Entry, Event, Round, Standing, TeamMember
 from tournaments.names import side_names
 from tournaments.selectors import SEATING_PUBLIC, round_tables
+from tournaments.services.events import event_finish
+from tournaments.services.matches import round_missing_results, round_tied_matches
+from tournaments.services.releases import standings_release, standings_release_rounds
+from tournaments.services.rounds import round_open, round_publish, round_request_draw
 from web.forms.sheet import seat_label
 from web.views import public, unavailable
 from web.views.console import console_view, context
@@ -60,7 +63,7 @@ def table_states(rnd: Round) -> dict[int, str]:
     for table_id, _number in running_live_games(rnd):
         statuses[table_id].append("playing")
     gpm = rnd.event.games_per_match
-    tied = services.round_tied_matches(round=rnd)
+    tied = round_tied_matches(round=rnd)
     return {pk: table_state(s, gpm, tied=pk in tied) for pk, s in statuses.items()}
 
 
@@ -73,7 +76,7 @@ def round_progress(rnd: Round | None) -> dict:
     states = table_states(rnd)
     counts.update(Counter(states.values()))
     return {"states": counts, "tables": len(states),
-            "missing": services.round_missing_results(round=rnd), "byes": rnd.byes.count()}
+            "missing": round_missing_results(round=rnd), "byes": rnd.byes.count()}
 
 
 def check_in_counts(event: Event) -> dict:
@@ -145,7 +148,7 @@ def _release(event: Event) -> dict:
     """The standings release: the rounds that may be released, each with its missing results
     (``tournaments.services.standings_release_rounds``), the complete round to offer first,
     and what the public sees now."""
-    rounds = services.standings_release_rounds(event=event)
+    rounds = standings_release_rounds(event=event)
     complete = [r["number"] for r in rounds if not r["missing"]]
     return {"rounds": rounds, "default": complete[-1] if complete else 0,
             "current": event.standings_released_round}
@@ -184,7 +187,7 @@ def console_event(request, event):
 def _can_finish(event, current, next_stage) -> bool:
     return (event.status != Event.Status.FINISHED and current is not None and next_stage is None
             and current.status in SEATING_PUBLIC
-            and not services.round_missing_results(round=current))
+            and not round_missing_results(round=current))
 
 
 def _anyway(request, release) -> dict | None:
@@ -275,14 +278,14 @@ def _round_arg(request) -> int | None:
 
 
 ACTIONS = {
-    "open": lambda request, event: services.round_open(
+    "open": lambda request, event: round_open(
         event=event, knockout=request.POST.get("knockout") == "1"),
-    "draw": lambda request, event: services.round_request_draw(round=_latest_round(event)),
-    "publish": lambda request, event: services.round_publish(round=_latest_round(event)),
-    "release": lambda request, event: services.standings_release(
+    "draw": lambda request, event: round_request_draw(round=_latest_round(event)),
+    "publish": lambda request, event: round_publish(round=_latest_round(event)),
+    "release": lambda request, event: standings_release(
         event=event, round_number=_round_arg(request),
         anyway=request.POST.get("anyway") == "1"),
-    "finish": lambda request, event: services.event_finish(event=event),
+    "finish": lambda request, event: event_finish(event=event),
 }
 DONE = {
     "open": gettext_lazy("Round opened; its draw is queued."),
