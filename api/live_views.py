@@ -19,7 +19,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from rest_framework.views import APIView
 
 from api.serializers import FieldsOncePerThread
-from api.views import ERRORS, _table, require_table_visible
+from api.views.common import ERRORS, require_table_visible, table_or_404
 from config.eventstream import EventStreamResponse
 from config.ratelimit import client_address
 from live import fastjson, spectate, streams
@@ -147,7 +147,7 @@ class LiveStartApi(APIView):
         """Deal and start the table's next game live: a referee at once; a seated player once
         every other seat is ready (``POST …/live/ready/``), else 409 ``seats_not_ready`` with
         ``detail.missing``, the seats (0–5) not ready."""
-        table = _table(request, pk)
+        table = table_or_404(request, pk)
         seat = public_seat_of(request.user, table)
         if seat is None and not is_referee(request.user, table.round.event):
             raise PermissionDenied("only players of this table or referees start its games")
@@ -177,7 +177,7 @@ class LiveReadyApi(APIView):
     def get(self, request, pk):
         """Which seats (0–5) are ready for the table's next live game (each for
         ``ready_seconds`` after saying so): for its players and referees."""
-        table = _table(request, pk)
+        table = table_or_404(request, pk)
         if public_seat_of(request.user, table) is None and not is_referee(
                 request.user, table.round.event):
             raise PermissionDenied("only players of this table or referees see who is ready")
@@ -187,7 +187,7 @@ class LiveReadyApi(APIView):
     def post(self, request, pk):
         """Say your seat is ready for the table's next live game (or, ``ready: false``, no
         longer): a player deals it once all six are."""
-        table = _table(request, pk)
+        table = table_or_404(request, pk)
         ser = LiveReadySerializer(data=request.data)
         ser.is_valid(raise_exception=True)
         return Response(_ready_answer(live.live_ready(

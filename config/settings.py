@@ -371,7 +371,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
     # JSON bodies only: a form or multipart body to a JSON endpoint is a 415 (a garbage one to
     # POST …/publish/ was read as no fields, and the defaults published the event); the CSV
-    # import takes its file as multipart (api.views.EntryImportApi)
+    # import takes its file as multipart (api.views.entries.EntryImportApi)
     "DEFAULT_PARSER_CLASSES": ["api.parsers.StrictJSONParser"],
     "TEST_REQUEST_DEFAULT_FORMAT": "json",
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer",

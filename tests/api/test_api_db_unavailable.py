@@ -111,7 +111,7 @@ def test_an_outage_while_authenticating_is_a_503(player, table, monkeypatch):
 
 
 def test_an_outage_while_reading_is_a_503(anon, monkeypatch):
-    from api.views import EventListCreateApi
+    from api.views.events import EventListCreateApi
 
     monkeypatch.setattr(EventListCreateApi, "get_queryset", _raise(OperationalError(SECRET)))
     assert_database_unavailable(anon.get("/api/v1/events/"))

@@ -37,7 +37,7 @@ def test_every_operation_documents_a_503_with_retry_after(schema):
 
 
 def test_the_documented_503_is_what_an_outage_answers(schema, anon, monkeypatch):
-    from api.views import EventListCreateApi
+    from api.views.events import EventListCreateApi
 
     def down(*args, **kwargs):
         raise OperationalError("server closed the connection unexpectedly")
