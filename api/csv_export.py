@@ -1,7 +1,7 @@
 """The API's CSV downloads (entries, seating, standings, ratings), safe to open in a
 spreadsheet: the files are written by the service's one CSV writer,
-:func:`tournaments.exports.csv_bytes`, whose cells go through its formula guard
-(:func:`tournaments.exports.csv_cell`).
+:func:`tournaments.exchange.exports.csv_bytes`, whose cells go through its formula guard
+(:func:`tournaments.exchange.exports.csv_cell`).
 
 A download's views are :class:`CsvApi`: content negotiation knows ``text/csv`` (an
 ``Accept: text/csv`` was a 406, though the schema documents that type), and a refusal (404,
@@ -16,7 +16,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from tournaments.exports import csv_bytes
+from tournaments.exchange.exports import csv_bytes
 
 
 def csv_response(filename: str, header: Sequence[str], rows: Iterable[Sequence]) -> HttpResponse:

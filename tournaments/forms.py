@@ -13,8 +13,8 @@ from django.utils.translation import gettext_lazy as _
 
 import engine
 from engine import rules as engine_rules
-from tournaments import imports
 from tournaments.errors import ServiceError
+from tournaments.exchange import imports
 from tournaments.models import TIE_BREAK_CHOICES, Entry, Event, Penalty, Team
 from tournaments.rule_texts import PRESET_CHOICES, RULE_OPTIONS, VALUE_LABELS
 from tournaments.services.checks import rules_check

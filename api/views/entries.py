@@ -15,8 +15,8 @@ from api import serializers as s
 from api.filters import EntryFilter
 from api.permissions import ReadOnlyOrAuthenticated, player_of
 from api.views.common import ERRORS, event_entries, event_or_404, require
-from tournaments import imports
 from tournaments.errors import ServiceError
+from tournaments.exchange import imports
 from tournaments.models import Entry, Event, Player, TeamMember
 from tournaments.selectors import is_organizer, is_referee
 from tournaments.services.entries import entry_check_in, entry_register, entry_withdraw
@@ -95,7 +95,7 @@ class EntryImportApi(APIView):
     def post(self, request, slug):
         """Import players (individual events) or 联邦 teams (team events) and register them
         from a CSV (UTF-8, UTF-8 with BOM, GBK or GB18030) or XLSX file, all rows or none
-        (``tournaments.imports``). A bad value is a 400 naming the line and field; a number a
+        (``tournaments.exchange.imports``). A bad value is a 400 naming the line and field; a number a
         self-registered player holds is a 409 ``number_claimed`` listing every such line
         (``detail.collisions``). The same file again changes nothing (``unchanged``)."""
         event = event_or_404(request, slug)

@@ -11,7 +11,7 @@ import pytest
 
 from tests.api.helpers import client_for
 from tests.factories import UserFactory
-from tournaments.exports import csv_cell
+from tournaments.exchange.exports import csv_cell
 from tournaments.services.draws import round_draw
 from tournaments.services.entries import entry_check_in, entry_register
 from tournaments.services.penalties import penalty_add

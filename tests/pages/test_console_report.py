@@ -16,7 +16,7 @@ from django.urls import reverse
 from openpyxl import load_workbook
 
 from tests.pages.helpers import draw_round, play_table
-from tournaments import exports
+from tournaments.exchange import exports
 from tournaments.models import Prize
 from tournaments.services.entries import entry_check_in, entry_register
 from tournaments.services.events import event_finish, event_prizes_set

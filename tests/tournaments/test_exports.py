@@ -1,4 +1,4 @@
-"""The hand-over at the end of an event (issue 52, item 10; tournaments/exports.py): every sheet
+"""The hand-over at the end of an event (issue 52, item 10; tournaments/exchange/exports.py): every sheet
 and column of the XLSX workbook and the CSV files, a name no spreadsheet may mangle (a character
 beyond the BMP), and cells a spreadsheet would run as formulas written as text in both formats."""
 
@@ -16,7 +16,7 @@ from games import services as game_services
 from games.models import GameResult
 from tests.factories import UserFactory
 from tests.pages.helpers import draw_round, play_table
-from tournaments import exports
+from tournaments.exchange import exports
 from tournaments.services.entries import entry_check_in, entry_register
 from tournaments.services.events import event_create, event_prizes_set, event_publish
 from tournaments.services.penalties import penalty_add

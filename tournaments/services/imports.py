@@ -1,4 +1,4 @@
-"""Entries imported from rows (a CSV or XLSX file's, read by ``tournaments.imports``): players
+"""Entries imported from rows (a CSV or XLSX file's, read by ``tournaments.exchange.imports``): players
 or 联邦 teams, all rows or none, with a preview (``dry_run``)."""
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ import engine
 from games.models import GameResult
 from games.selectors import round_tables_with_results
 from live.queries import live_game_number, with_running_live_game
-from tournaments.exports import standing_columns
+from tournaments.exchange.exports import standing_columns
 from tournaments.models import TIE_BREAK_CHOICES, Bye, Event, Round, Seat, Table
 from tournaments.names import SIDES, side_names
 from tournaments.rule_texts import PRESET_LABELS, RULE_OPTIONS, VALUE_LABELS

@@ -1,7 +1,7 @@
 """The end of an event, for its organizers (赛事总结): the printable final report — the
 standings with their tie-break columns and each place's prize, the prizes by place, and every
 round's results table by table —, the form for the prizes (奖项, by place range), and the
-exports of everything they hand on (tournaments/exports.py: one XLSX workbook, or the CSV
+exports of everything they hand on (tournaments/exchange/: one XLSX workbook, or the CSV
 files one by one or in a zip).
 
 For the event's organizers (and superusers) only: anyone else signed in gets a 404, an
@@ -24,8 +24,9 @@ from django.utils.translation import gettext_lazy
 
 from games.models import GameResult
 from games.selectors import round_tables_with_results
-from tournaments import exports
 from tournaments.errors import ServiceError
+from tournaments.exchange import exports
+from tournaments.exchange.formats import CSV_ZIP, XLSX, ExportFormat
 from tournaments.models import PRIZE_PLACE_MAX, Event, Standing
 from tournaments.names import side_names
 from tournaments.selectors import Prizes
@@ -154,17 +155,20 @@ def _download(content: bytes, content_type: str, filename: str) -> HttpResponse:
     return response
 
 
+def _download_as(fmt: ExportFormat, event) -> HttpResponse:
+    """The whole hand-over in a registered format (tournaments/exchange/formats.py)."""
+    return _download(fmt.write(exports.event_sheets(event), event.slug), fmt.content_type,
+                     f"{event.slug}{fmt.suffix}")
+
+
 @console_view
 def export_xlsx(request, event):
-    return _download(exports.xlsx_bytes(exports.event_sheets(event)),
-                     "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-                     f"{event.slug}.xlsx")
+    return _download_as(XLSX, event)
 
 
 @console_view
 def export_zip(request, event):
-    return _download(exports.csv_zip(exports.event_sheets(event), prefix=event.slug),
-                     "application/zip", f"{event.slug}-csv.zip")
+    return _download_as(CSV_ZIP, event)
 
 
 @console_view

@@ -3,7 +3,8 @@ seating and byes, every game's result with its versions and status, the penaltie
 standings — as tables of rows (:func:`event_sheets`), written as one XLSX workbook with a sheet
 each (:func:`xlsx_bytes`), or as CSV files (:func:`csv_bytes`, all of them in a zip:
 :func:`csv_zip`). The one CSV writer of the service (the API's downloads use it too:
-api/csv_export.py), beside the reader of registration files (tournaments/imports.py).
+api/csv_export.py), beside the reader of registration files (tournaments/exchange/imports.py);
+the formats the whole hand-over is offered in are registered in tournaments/exchange/formats.py.
 
 Players choose their own names, and a spreadsheet runs a cell that starts with ``=``, ``+``,
 ``-`` or ``@`` as a formula (``=HYPERLINK(…)``, ``=cmd|' /C calc'!A0``), as do cells starting
