@@ -146,3 +146,11 @@ def result_record_version(result: GameResult) -> GameResultVersion | None:
     ``result.versions`` (prefetched or not)."""
     records = [v for v in result.versions.all() if v.kind == GameResultVersion.Kind.RECORD]
     return max(records, key=lambda v: v.version, default=None)
+
+
+def table_results_with_history(table: Table) -> list[GameResult]:
+    """A table's results in game order, each with its confirmer and its whole history
+    (:data:`RESULT_HISTORY_PREFETCH`)."""
+    return list(GameResult.objects.filter(table=table).order_by("number")
+                .select_related("confirmed_by__player")
+                .prefetch_related(*RESULT_HISTORY_PREFETCH))

@@ -17,14 +17,17 @@ from django.db.models import Prefetch, QuerySet
 
 from tournaments.models import (
     ROUND_DRAW_DATA,
+    Bye,
     Entry,
     Event,
+    Penalty,
     Player,
     PlayerLink,
     Prize,
     Round,
     Seat,
     Table,
+    Team,
     TeamMember,
 )
 from tournaments.names import person_name
@@ -501,3 +504,35 @@ class Prizes:
             if rank is not None and prize.place_from <= rank <= prize.place_to:
                 return prize.name
         return ""
+
+
+# ----------------------------------------------------------------------------- the public pages' reads
+def penalties_listed(**filters) -> QuerySet[Penalty]:
+    """Penalties as the pages list them (who, by whom, at which table), oldest first."""
+    return (Penalty.objects.filter(**filters)
+            .select_related("player", "entry__player", "entry__team", "round", "created_by__player",
+                            "table__round__event").order_by("created_at", "pk"))
+
+
+def public_round_numbers(event: Event) -> list[int]:
+    """The numbers of the event's rounds whose seating is public, in order."""
+    return list(Round.objects.filter(event=event, status__in=SEATING_PUBLIC)
+                .order_by("number").values_list("number", flat=True))
+
+
+def public_byes(entry: Entry) -> QuerySet[Bye]:
+    """An entry's byes (轮空) in rounds whose seating is public, in round order."""
+    return (Bye.objects.filter(entry=entry, round__status__in=SEATING_PUBLIC)
+            .select_related("round").order_by("round__number"))
+
+
+def event_entry(event: Event, *, player: Player | None = None,
+                team: Team | None = None) -> Entry | None:
+    """The entry of ``player`` (individual events) or of ``team`` in ``event``, if any."""
+    return Entry.objects.filter(event=event, **(
+        {"player": player} if team is None else {"team": team})).first()
+
+
+def tables_with_teams(table_ids) -> QuerySet[Table]:
+    """The tables ``table_ids`` with their round and both 联邦 teams."""
+    return Table.objects.filter(pk__in=table_ids).select_related("round", "team_a", "team_b")

@@ -30,19 +30,27 @@ from config.ratelimit import client_address
 from engine.steps import replay_steps
 from games.models import GameResult, GameResultVersion
 from games.selectors import (
-    RESULT_HISTORY_PREFETCH,
     record_access,
     result_record_version,
     round_tables_with_results,
+    table_results_with_history,
 )
 from live import spectate, streams
 from live.cache import GameGone
 from live.deals import public_deal, result_deal
 from live.models import LiveGame
 from live.queries import live_game_number, running_live_game, with_running_live_game
-from tournaments.models import Bye, Entry, Penalty, Player, Round, Seat, Table, Team
+from tournaments.models import Entry, Player, Seat, Table, Team
 from tournaments.names import person_name, side_name, side_names
-from tournaments.selectors import SEATING_PUBLIC, results_released_through
+from tournaments.selectors import (
+    SEATING_PUBLIC,
+    event_entry,
+    penalties_listed,
+    public_byes,
+    public_round_numbers,
+    results_released_through,
+    tables_with_teams,
+)
 from tournaments.standings import compute
 from web.history import history_rows
 from web.views.public import (
@@ -207,20 +215,12 @@ def penalty_views(penalties) -> list[dict]:
              "by": person_name(p.created_by)} for p in penalties]
 
 
-def _penalties(**filters):
-    return (Penalty.objects.filter(**filters)
-            .select_related("player", "entry__player", "entry__team", "round", "created_by__player",
-                            "table__round__event").order_by("created_at", "pk"))
-
-
 def table_results(request, event, rnd, tbl: Table, seats: dict) -> dict:
     """The table page's whole results (:func:`game_details` for each game), the table's
     penalties, the game it plays live now (``live_game``, its deal's commitment ``live_deal``)
     and where to watch it."""
-    results = list(GameResult.objects.filter(table=tbl).order_by("number")
-                   .select_related("confirmed_by__player")
-                   .prefetch_related(*RESULT_HISTORY_PREFETCH))
-    penalties = penalty_views(_penalties(table=tbl))
+    results = table_results_with_history(tbl)
+    penalties = penalty_views(penalties_listed(table=tbl))
     details = []
     access = record_access(request.user, tbl)
     for r in results:
@@ -391,11 +391,6 @@ def record_download(request, slug, number, table, game):
 
 
 # ----------------------------------------------------------------------------- histories
-def _public_round_numbers(event) -> list[int]:
-    return list(Round.objects.filter(event=event, status__in=SEATING_PUBLIC)
-                .order_by("number").values_list("number", flat=True))
-
-
 #: seconds a rank history may lag behind the results (recomputing it on every result of a
 #: large event would cost a whole standings computation per round, per change)
 RANK_HISTORY_STALE = 60
@@ -414,7 +409,7 @@ def rank_history(event) -> dict[int, list[tuple[int, int]]]:
     if stored is not None and (stored[0] == event.results_version
                                or now - stored[1] < RANK_HISTORY_STALE):
         return stored[2]
-    rounds = [n for n in _public_round_numbers(event) if released is None or n <= released]
+    rounds = [n for n in public_round_numbers(event) if released is None or n <= released]
     history: dict[int, list] = {}
     for n in rounds:
         for row in compute(event, n):
@@ -516,9 +511,7 @@ def _standing_of(event, entry) -> dict | None:
 
 
 def _byes(event, entry) -> list[dict]:
-    return [{"round": b.round.number, "points": b.points}
-            for b in Bye.objects.filter(entry=entry, round__status__in=SEATING_PUBLIC)
-            .select_related("round").order_by("round__number")]
+    return [{"round": b.round.number, "points": b.points} for b in public_byes(entry)]
 
 
 def player_history(request, slug, player):
@@ -527,7 +520,7 @@ def player_history(request, slug, player):
     event = _public_event(slug)
     person = get_object_or_404(Player, pk=player)
     seats = list(_history_seats(event, player=person))
-    entry = Entry.objects.filter(event=event, player=person).first()
+    entry = event_entry(event, player=person)
     if entry is None and not seats:
         raise Http404("this player does not play in this event")
     team_entry = seats[-1].entry if seats and entry is None else None
@@ -541,7 +534,7 @@ def player_history(request, slug, player):
         "rows": rows, "byes": _byes(event, entry) if entry is not None else [],
         "standing": _standing_of(event, ranked) if ranked is not None else None,
         "chart": rank_chart(history, event.entries.exclude(status="withdrawn").count()),
-        "penalties": penalty_views(_penalties(event=event).filter(
+        "penalties": penalty_views(penalties_listed(event=event).filter(
             Q(player=person) | Q(entry__player=person))),
     })
 
@@ -560,7 +553,7 @@ def team_history(request, slug, team):
     seats and places, points, penalties, and rank after each round."""
     event = _public_event(slug)
     squad = get_object_or_404(Team, pk=team, event=event)
-    entry = Entry.objects.filter(event=event, team=squad).first()
+    entry = event_entry(event, team=squad)
     if entry is None:
         raise Http404("this team has no entry")
     seats = list(_history_seats(event, entry=entry))
@@ -573,8 +566,7 @@ def team_history(request, slug, team):
             "held_back": row["held_back"]})
         rnd["members"].append({"name": row["name"], "seat": row["seat"],
                                "places": [g["place_label"] for g in row["games"]]})
-    tables = {t.round.number: t for t in Table.objects.filter(
-        pk__in=[s.table_id for s in seats]).select_related("round", "team_a", "team_b")}
+    tables = {t.round.number: t for t in tables_with_teams([s.table_id for s in seats])}
     for number, rnd in by_round.items():
         tbl = tables.get(number)
         if tbl is not None:
@@ -592,7 +584,7 @@ def team_history(request, slug, team):
         "rows": [by_round[n] for n in sorted(by_round)], "byes": _byes(event, entry),
         "standing": _standing_of(event, entry),
         "chart": rank_chart(history, event.entries.exclude(status="withdrawn").count()),
-        "penalties": penalty_views(_penalties(event=event, entry=entry)),
+        "penalties": penalty_views(penalties_listed(event=event, entry=entry)),
     })
 
 
@@ -630,6 +622,6 @@ def round_results(request, slug, number):
     return render(request, "web/watch/round_results.html", {
         **_base_context(event, "leaderboard"), "round": rnd, "tables": views, "page": page,
         "held_back": held_back,
-        "rounds": _public_round_numbers(event), "byes": _bye_views(rnd),
-        "penalties": penalty_views(_penalties(event=event, round=rnd)),
+        "rounds": public_round_numbers(event), "byes": _bye_views(rnd),
+        "penalties": penalty_views(penalties_listed(event=event, round=rnd)),
     })
