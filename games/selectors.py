@@ -154,3 +154,21 @@ def table_results_with_history(table: Table) -> list[GameResult]:
     return list(GameResult.objects.filter(table=table).order_by("number")
                 .select_related("confirmed_by__player")
                 .prefetch_related(*RESULT_HISTORY_PREFETCH))
+
+
+def round_open_proposal_games(rnd: Round) -> set[tuple[int, int]]:
+    """The (table id, game number) of the round's results with an open proposed correction."""
+    return set(ResultProposal.objects.filter(
+        result__table__round=rnd, status=ResultProposal.Status.OPEN).order_by()
+        .values_list("result__table_id", "result__number"))
+
+
+def round_result_states(rnd: Round):
+    """(table id, game number, status) of each result of the round."""
+    return (GameResult.objects.filter(table__round=rnd).order_by()
+            .values_list("table_id", "number", "status"))
+
+
+def round_result_count(rnd: Round, status: str) -> int:
+    """How many of the round's results are in ``status``."""
+    return GameResult.objects.filter(table__round=rnd, status=status).count()

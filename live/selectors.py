@@ -6,7 +6,7 @@ from datetime import timedelta
 
 from django.utils import timezone
 
-from live.models import SeatReady
+from live.models import LiveGame, SeatReady
 from tournaments.models import Table
 
 #: seconds a seat's "ready" (:class:`live.models.SeatReady`) counts: a player who said so
@@ -20,3 +20,9 @@ def ready_seats(table: Table) -> set[int]:
     since = timezone.now() - timedelta(seconds=READY_SECONDS)
     return set(SeatReady.objects.filter(table=table, at__gte=since).order_by()
                .values_list("seat", flat=True))
+
+
+def running_game_numbers(table: Table) -> set[int]:
+    """The numbers of the table's games being played live now."""
+    return set(LiveGame.objects.filter(table=table, status=LiveGame.Status.RUNNING)
+               .values_list("number", flat=True))

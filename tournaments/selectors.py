@@ -13,7 +13,7 @@ import hashlib
 import hmac
 from dataclasses import dataclass
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import Prefetch, Q, QuerySet
 
 from tournaments.models import (
     ROUND_DRAW_DATA,
@@ -536,3 +536,28 @@ def event_entry(event: Event, *, player: Player | None = None,
 def tables_with_teams(table_ids) -> QuerySet[Table]:
     """The tables ``table_ids`` with their round and both 联邦 teams."""
     return Table.objects.filter(pk__in=table_ids).select_related("round", "team_a", "team_b")
+
+
+# ----------------------------------------------------------------------------- the desk's reads
+def drawn_rounds(event: Event) -> list[Round]:
+    """The event's rounds that have tables (drawn, published or finished), in order, without
+    their bulky draw data."""
+    return list(Round.objects.filter(event=event).exclude(status=Round.Status.COMMITTED)
+                .defer(*ROUND_DRAW_DATA).order_by("number"))
+
+
+def round_tables_matching(rnd: Round, query: str) -> set[int]:
+    """The ids of the round's tables found by table number, player number, or a player's or
+    team's name."""
+    match = (Q(seats__player__name__icontains=query) | Q(team_a__name__icontains=query)
+             | Q(team_b__name__icontains=query))
+    if query.isascii() and query.isdigit() and len(query) <= 9:
+        match |= Q(number=int(query)) | Q(seats__player__number=int(query))
+    return set(Table.objects.filter(round=rnd).filter(match).order_by()
+               .values_list("pk", flat=True).distinct())
+
+
+def table_penalties(table: Table) -> QuerySet[Penalty]:
+    """The penalties given at ``table``, oldest first, with their player and entry."""
+    return (Penalty.objects.filter(table=table).select_related("player", "entry")
+            .order_by("created_at", "pk"))

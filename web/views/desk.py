@@ -19,7 +19,7 @@ from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.db.models import Prefetch, Q
+from django.db.models import Prefetch
 from django.http import Http404, HttpResponse, HttpResponseNotModified
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -30,20 +30,29 @@ from django.views.decorators.http import require_http_methods
 
 import engine
 from games import services as game_services
-from games.models import GameResult, ResultProposal
+from games.models import GameResult
 from games.selectors import (
     RESULT_HISTORY_PREFETCH,
     result_open_dispute,
     result_open_proposal,
+    round_open_proposal_games,
+    round_result_count,
+    round_result_states,
 )
 from live import services as live_services
-from live.models import LiveGame
 from live.queries import running_live_games
-from live.selectors import ready_seats
+from live.selectors import ready_seats, running_game_numbers
 from tournaments.errors import ServiceError
-from tournaments.models import ROUND_DRAW_DATA, Event, Penalty, Round, Seat, Table
+from tournaments.models import ROUND_DRAW_DATA, Event, Round, Seat, Table
 from tournaments.names import person_name, side_names
-from tournaments.selectors import is_referee, later_draws, round_closed_by
+from tournaments.selectors import (
+    drawn_rounds,
+    is_referee,
+    later_draws,
+    round_closed_by,
+    round_tables_matching,
+    table_penalties,
+)
 from tournaments.services.matches import most_games, round_tied_matches
 from tournaments.services.penalties import penalty_add
 from web.forms.penalty import PenaltyForm
@@ -116,8 +125,7 @@ def desk_view(view):
 
 def _desk_rounds(event: Event) -> list[Round]:
     """The rounds that have tables (drawn, published or finished), in order."""
-    return list(Round.objects.filter(event=event).exclude(status=Round.Status.COMMITTED)
-                .defer(*ROUND_BULK).order_by("number"))
+    return drawn_rounds(event)
 
 
 # ----------------------------------------------------------------------------- the list
@@ -125,14 +133,11 @@ def _game_states(rnd: Round) -> dict[int, dict[int, str]]:
     """The states of the round's games that have a result or are being played live (table id
     → game number → state, ``playing`` for a live one); three queries over the round's
     results, open proposals and running live games."""
-    open_ = set(ResultProposal.objects.filter(
-        result__table__round=rnd, status=ResultProposal.Status.OPEN).order_by()
-        .values_list("result__table_id", "result__number"))
+    open_ = round_open_proposal_games(rnd)
     games: dict[int, dict] = {}
     for table_id, number in running_live_games(rnd):
         games.setdefault(table_id, {})[number] = "playing"
-    for table_id, number, status in (GameResult.objects.filter(table__round=rnd).order_by()
-                                     .values_list("table_id", "number", "status")):
+    for table_id, number, status in round_result_states(rnd):
         games.setdefault(table_id, {})[number] = game_state(status, (table_id, number) in open_)
     return games
 
@@ -147,12 +152,7 @@ def _game_chip(number: int, state: str) -> dict:
 def _search(rnd: Round, query: str) -> set[int]:
     """Tables of the round found by table number, player number, or a player's or team's
     name."""
-    match = (Q(seats__player__name__icontains=query) | Q(team_a__name__icontains=query)
-             | Q(team_b__name__icontains=query))
-    if query.isascii() and query.isdigit() and len(query) <= 9:
-        match |= Q(number=int(query)) | Q(seats__player__number=int(query))
-    return set(Table.objects.filter(round=rnd).filter(match).order_by()
-               .values_list("pk", flat=True).distinct())
+    return round_tables_matching(rnd, query)
 
 
 def _desk_context(request, event: Event) -> dict:
@@ -247,10 +247,8 @@ def desk_round_confirm(request, event: Event, number: int):
             "%(n)s results of round %(round)s confirmed.") % {"n": len(confirmed),
                                                               "round": rnd.number})
         return redirect(back)
-    waiting = GameResult.objects.filter(table__round=rnd,
-                                        status=GameResult.Status.SUBMITTED).count()
-    disputed = GameResult.objects.filter(table__round=rnd,
-                                         status=GameResult.Status.DISPUTED).count()
+    waiting = round_result_count(rnd, GameResult.Status.SUBMITTED)
+    disputed = round_result_count(rnd, GameResult.Status.DISPUTED)
     return render(request, "web/desk/round_confirm.html", {
         "event": event, "round": rnd, "waiting": waiting, "disputed": disputed,
         "back": back})
@@ -314,8 +312,7 @@ def _game_views(table: Table, seats: list[dict]) -> list[dict]:
     extra = game_services.next_game_number(table, results)
     if extra is not None:
         numbers.add(extra)
-    running = set(LiveGame.objects.filter(table=table, status=LiveGame.Status.RUNNING)
-                  .values_list("number", flat=True))
+    running = running_game_numbers(table)
     views = []
     for n in sorted(numbers):
         r = results.get(n)
@@ -414,8 +411,7 @@ def desk_table(request, event: Event, table_id: int):
         "later_draws": later_draw_lines(table.round, games) if closed_by else [],
         "seats": seats, "sides": sides, "sheet_form": sheet_form,
         "penalty_form": penalty_form, "errors": errors,
-        "penalties": Penalty.objects.filter(table=table).select_related("player", "entry")
-        .order_by("created_at", "pk"),
+        "penalties": table_penalties(table),
         "desk_url": reverse("pages:desk", kwargs={"slug": event.slug}) + f"?round="
                     f"{table.round.number}",
     }, status=400 if errors or (action and (sheet_form.errors or penalty_form.errors)) else 200)
