@@ -231,8 +231,6 @@ KNOWN_CIRCLES = {
         "the services queue the re-rating tasks, which call the services",
     frozenset({"live.services", "live.tasks"}):
         "an act arms its 托管 timer task, which plays through the services",
-    frozenset({"web.views.public", "web.views.watch"}):
-        "watch builds on public's reads, and public's table page shows watch's table_results",
     frozenset({"web.views.live_stream", "web.views.live_table"}):
         "the stream uses the table page's checks, and the table page routes to the stream",
 }

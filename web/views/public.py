@@ -27,8 +27,8 @@ from games.models import GameResult
 from games.selectors import round_tables_with_results
 from live.queries import live_game_number, with_running_live_game
 from tournaments.exchange.exports import standing_columns
-from tournaments.models import TIE_BREAK_CHOICES, Bye, Event, Round, Seat, Table
-from tournaments.names import SIDES, side_names
+from tournaments.models import TIE_BREAK_CHOICES, Event, Round, Seat, Table
+from tournaments.names import side_names
 from tournaments.rule_texts import PRESET_LABELS, RULE_OPTIONS, VALUE_LABELS
 from tournaments.selectors import (
     SEATING_PUBLIC,
@@ -42,6 +42,15 @@ from tournaments.services.draws import draw_change_text
 from tournaments.standings import public_standings, standings_etag
 from web.caching import PAGE_SECONDS, cached_page
 from web.views.params import search_text
+from web.views.shown import (
+    base_context,
+    bye_views,
+    entry_name,
+    public_event,
+    public_round,
+    seat_view,
+)
+from web.views.watch import table_results
 
 LEADERBOARD_PAGE = 100
 SEATING_PAGE = 60
@@ -59,47 +68,8 @@ COLUMN_SHORT = {
     "games_played": pgettext_lazy("column", "Games"),
 }
 
-#: Texts the page scripts show (handed over as JSON, so they are translated like the rest).
-JS_TEXT = {
-    "table": _("Table %(n)s"),
-    "seat": _("seat %(s)s"),
-    "opposite": _("对头: seat %(s)s"),
-    "found": _("%(name)s: table %(table)s, seat %(seat)s, %(side)s"),
-    "sides": [SIDES[0], SIDES[1]],
-    "no_match": _("No table found for “%(q)s”."),
-    "bye": _("%(name)s has a bye this round (%(points)s points)."),
-    "confirmed": _("%(c)s/%(n)s confirmed"),
-    "up": _("up %(n)s"),
-    "down": _("down %(n)s"),
-    "same": _("same place"),
-    "updated": _("Updated %(time)s"),
-    "offline": _("Connection lost; retrying…"),
-    "new_round": _("The seating of round %(n)s is published."),
-    "show": _("Show it"),
-    "submitted": GameResult.Status.SUBMITTED.label,
-    "confirmed_status": GameResult.Status.CONFIRMED.label,
-    "disputed": GameResult.Status.DISPUTED.label,
-    "void": _("void (流局)"),
-    "leaderboard": _("Leaderboard"),
-    "places": _("places %(from)s–%(to)s"),
-    "seating": _("Seating · round %(n)s"),
-    "seating_names": _("names %(from)s – %(to)s"),
-    "no_results": _("No confirmed results yet."),
-    "through": _("after round %(n)s"),
-    "released_through": _("released after round %(n)s"),
-    "rating": _("rating"),
-    "bye_short": _("bye"),
-    "where": _("table %(t)s · seat %(s)s"),
-    "not_played": _("not played yet"),
-    "live_now": _("being played live: watch"),
-    "live_game": _("G%(n)s being played live: watch"),
-}
-
 
 # ----------------------------------------------------------------------------- reads
-def _public_event(slug: str) -> Event:
-    """A published event, or 404: unpublished events do not exist for the public."""
-    return get_object_or_404(Event, slug=slug, published=True)
 
 
 def _public_rounds(event: Event):
@@ -111,9 +81,6 @@ def _current_round(event: Event) -> Round | None:
     return _public_rounds(event).order_by("-number").first()
 
 
-def _public_round(event: Event, number: int) -> Round:
-    return get_object_or_404(Round, event=event, number=number, status__in=SEATING_PUBLIC)
-
 
 def _columns(event: Event) -> list[dict]:
     """The leaderboard's numeric columns: the event's tie-break order (the drawn order is a
@@ -122,10 +89,6 @@ def _columns(event: Event) -> list[dict]:
     return [{"key": k, "label": COLUMN_LABELS[k], "short": COLUMN_SHORT[k],
              "explain": str(COLUMN_SHORT[k]) != str(COLUMN_LABELS[k])} for k in keys]
 
-
-def _entry_name(entry) -> str:
-    """A player's or a team's name (``str(entry)`` adds the player number, shown apart)."""
-    return entry.player.name if entry.player_id else entry.team.name
 
 
 def _shown_ratings(event: Event) -> dict[str, float]:
@@ -146,7 +109,7 @@ def _standing_rows(standings, columns, ratings=None) -> list[dict]:
         rows.append({
             "rank": st.rank,
             "entry": entry.pk,
-            "name": _entry_name(entry),
+            "name": entry_name(entry),
             "number": entry.player.number if entry.player_id else None,
             "movement": movement, "moved": abs(movement or 0),
             "values": [getattr(st, c["key"]) for c in columns],
@@ -164,7 +127,7 @@ def standings_view(event: Event, standings) -> dict:
     rows = []
     for st in standings:
         entry = st.entry
-        rows.append({"rank": st.rank, "entry": entry.pk, "name": _entry_name(entry),
+        rows.append({"rank": st.rank, "entry": entry.pk, "name": entry_name(entry),
                      "number": entry.player.number if entry.player_id else None,
                      "cells": [{"key": c["key"], "value": getattr(st, c["key"])}
                                for c in columns],
@@ -192,16 +155,6 @@ def _standings(event: Event, search: str = ""):
     return qs
 
 
-def _seat_view(seat: Seat, hit: bool = False, *, sides: dict | None = None) -> dict:
-    """A seat as people see it: ``label`` and ``opposite`` are 1–6 (号位); ``seat`` stays the
-    engine's 0–5 for the layout; ``side_name``, its 联邦 as ``sides`` (the table's
-    :func:`~tournaments.names.side_names`) calls it, else 红方 or 黑方."""
-    return {"seat": seat.seat, "label": seat.seat + 1, "side": seat.side,
-            "side_name": (sides or side_names())[seat.side],
-            "opposite": (seat.seat + 3) % 6 + 1,
-            "name": seat.player.name, "number": seat.player.number, "hit": hit,
-            "entry": seat.entry_id, "rating": None}
-
 
 def _result_counts(table: Table) -> dict:
     results = list(table.results.all())
@@ -221,7 +174,7 @@ def _table_view(table: Table, query: str = "") -> dict:
     """A table's card on the seating page (``table`` read with
     :func:`live.queries.with_running_live_game`: ``live_game``, the game it plays live now)."""
     sides = side_names(table)
-    seats = [_seat_view(s, _matches(query, s), sides=sides) for s in table.seats.all()]
+    seats = [seat_view(s, _matches(query, s), sides=sides) for s in table.seats.all()]
     return {"id": table.pk, "number": table.number, "seats": seats,
             "team_a": table.team_a.name if table.team_a_id else None,
             "team_b": table.team_b.name if table.team_b_id else None,
@@ -229,14 +182,6 @@ def _table_view(table: Table, query: str = "") -> dict:
             "live_game": live_game_number(table),
             **_result_counts(table)}
 
-
-def _bye_views(rnd: Round) -> list[dict]:
-    """The round's byes (轮空) by name: who sits out and what it scores."""
-    byes = (Bye.objects.filter(round=rnd).select_related("entry__player", "entry__team")
-            .order_by("entry__player__name", "entry__team__name"))
-    return [{"name": _entry_name(b.entry),
-             "number": b.entry.player.number if b.entry.player_id else None,
-             "points": b.points} for b in byes]
 
 
 def _when(iso: str | None):
@@ -307,9 +252,6 @@ def _page_number(request) -> str:
     return (request.GET.get("page") or "1").strip()[:12]
 
 
-def _base_context(event: Event, section: str) -> dict:
-    return {"event": event, "section": section, "js_text": JS_TEXT}
-
 
 # ----------------------------------------------------------------------------- pages
 def event_list(request):
@@ -318,12 +260,12 @@ def event_list(request):
 
 
 def event_detail(request, slug):
-    event = _public_event(slug)
+    event = public_event(slug)
     rounds = list(Round.objects.filter(event=event).order_by("number"))
     tie_breaks = [TIE_BREAK_CHOICES[k] for k in event.tie_break_order]
     url = request.build_absolute_uri(reverse("pages:event", kwargs={"slug": slug}))
     return render(request, "web/public/event_detail.html", {
-        **_base_context(event, "event"),
+        **base_context(event, "event"),
         "rounds": rounds, "public_statuses": SEATING_PUBLIC, "tie_breaks": tie_breaks,
         "rules": _rules_view(event), "qr": qr_svg(url), "event_url": url,
         "entries_count": event.entries.exclude(status="withdrawn").count(),
@@ -338,7 +280,7 @@ def leaderboard(request, slug):
     standings' ETag (which a held-back board changes only on release, and live standings at
     most every few seconds: ``tournaments.standings.GATHER_SECONDS``), the event, its public
     rounds, the page and the search."""
-    event = _public_event(slug)
+    event = public_event(slug)
     query = search_text(request)
     shows = [standings_etag(event), _event_shows(event),
              list(_public_rounds(event).values_list("number", flat=True)),
@@ -359,7 +301,7 @@ def _leaderboard(request, event: Event, query: str):
         params["search"] = query
     api = _api("standings", slug=slug) + "?" + urlencode(params)
     return render(request, "web/public/leaderboard.html", {
-        **_base_context(event, "leaderboard"),
+        **base_context(event, "leaderboard"),
         "columns": columns, "rows": _standing_rows(page.object_list, columns, ratings),
         "page": page, "query": query, "through_round": through or 0, "released": released,
         "live": {"api": api, "etag": standings_etag(event), "released": released,
@@ -382,11 +324,11 @@ def final_standings_shown(event: Event) -> bool:
 
 def final_standings(request, slug):
     """The final standings with their tie-breaks and the prizes by place, printable."""
-    event = _public_event(slug)
+    event = public_event(slug)
     if not final_standings_shown(event):
         raise Http404("the final standings are not out yet")
     return render(request, "web/report/final.html", {
-        **_base_context(event, "leaderboard"),
+        **base_context(event, "leaderboard"),
         **standings_view(event, list(public_standings(event))),
         "finished": event.status == Event.Status.FINISHED,
         "released": event.standings_released_round,
@@ -398,7 +340,7 @@ def seating(request, slug, number=None):
     :data:`POLL_SECONDS` (the tables' results and live games change every second during a
     round; the page's own poll then shows them), keyed by the event, its public rounds
     (a newly published round or draw shows at once), the page and the search."""
-    event = _public_event(slug)
+    event = public_event(slug)
     rounds = list(_public_rounds(event))
     shows = [_event_shows(event), [(r.pk, r.number, r.status) for r in rounds], number,
              _page_number(request), search_text(request)]
@@ -411,23 +353,23 @@ def _seating(request, event: Event, rounds: list, number):
     if number is None:
         rnd = rounds[-1] if rounds else None
     else:
-        rnd = _public_round(event, number)
+        rnd = public_round(event, number)
     live = {"rounds_api": _api("rounds", slug=slug), "round": rnd.number if rnd else 0,
             "seating_url": reverse("pages:seating", kwargs={"slug": slug}),
             "interval": POLL_SECONDS}
-    ctx = {**_base_context(event, "seating"), "round": rnd, "rounds": rounds, "live": live}
+    ctx = {**base_context(event, "seating"), "round": rnd, "rounds": rounds, "live": live}
     if rnd is None:
         return render(request, "web/public/seating.html", ctx)
     query = search_text(request)
     tables = with_running_live_game(round_tables_with_results(rnd))
-    bye_views = _bye_views(rnd)
+    byes = bye_views(rnd)
     if query:
         match = Q(seats__player__name__icontains=query)
         number = _as_number(query)
         if number is not None:
             match |= Q(seats__player__number=number) | Q(number=number)
         found = [_table_view(t, query) for t in tables.filter(match).distinct()]
-        bye_hits = [b for b in bye_views if query.casefold() in b["name"].casefold() or (
+        bye_hits = [b for b in byes if query.casefold() in b["name"].casefold() or (
             number is not None and b["number"] == number)]
         ctx.update(found=found, bye_hits=bye_hits, page=None, table_views=found)
     else:
@@ -438,12 +380,12 @@ def _seating(request, event: Event, rounds: list, number):
         for seat in view["seats"]:
             seat["rating"] = ratings.get(str(seat["entry"]))
     ctx.update(
-        query=query, byes=bye_views, draw_record=draw_record_view(rnd),
+        query=query, byes=byes, draw_record=draw_record_view(rnd),
         seating_csv=_api("round-seating-csv", slug=slug, number=rnd.number),
         live={**live, "tables_api": _api("round-tables", slug=slug, number=rnd.number),
               "table_url": reverse("pages:table", kwargs={"slug": slug, "number": rnd.number,
                                                           "table": 0}),
-              "games_per_match": event.games_per_match, "byes": bye_views, "ratings": ratings,
+              "games_per_match": event.games_per_match, "byes": byes, "ratings": ratings,
               "latest": rnd.number == rounds[-1].number},
     )
     return render(request, "web/public/seating.html", ctx)
@@ -451,16 +393,16 @@ def _seating(request, event: Event, rounds: list, number):
 
 def round_byes(request, slug, number):
     """A published round's byes as JSON (the projector's seating slides list them)."""
-    rnd = _public_round(_public_event(slug), number)
-    return JsonResponse({"round": rnd.number, "byes": _bye_views(rnd)})
+    rnd = public_round(public_event(slug), number)
+    return JsonResponse({"round": rnd.number, "byes": bye_views(rnd)})
 
 
 def table_detail(request, slug, number, table):
-    event = _public_event(slug)
-    rnd = _public_round(event, number)
+    event = public_event(slug)
+    rnd = public_round(event, number)
     tbl = get_object_or_404(with_running_live_game(round_tables_with_results(rnd)), number=table)
     sides = side_names(tbl)
-    seats = {s.seat: _seat_view(s, sides=sides) for s in tbl.seats.all()}
+    seats = {s.seat: seat_view(s, sides=sides) for s in tbl.seats.all()}
     results = list(tbl.results.all())
     games = []
     for r in results:
@@ -475,8 +417,6 @@ def table_detail(request, slug, number, table):
     url = request.build_absolute_uri(reverse("pages:table-current",
                                              kwargs={"slug": slug, "table": table}))
     ring = [seats.get(i) for i in (3, 4, 2, 5, 1, 0)]
-    from web.views.watch import table_results  # (it builds on this module's reads)
-
     whole = table_results(request, event, rnd, tbl, seats)
     live_game = whole["live_game"]
     planned = list(range(len(results) + 1, event.games_per_match + 1))
@@ -484,7 +424,7 @@ def table_detail(request, slug, number, table):
         planned.append(live_game)  # (a knockout match's deciding extra game, 加赛)
     return render(request, "web/public/table.html", {
         **whole,
-        **_base_context(event, "seating"), "round": rnd, "table": tbl, "sides": sides,
+        **base_context(event, "seating"), "round": rnd, "table": tbl, "sides": sides,
         "seats": [seats[k] for k in sorted(seats)], "ring": ring, "games": games,
         "total": total, "games_planned": planned,
         "qr": qr_svg(url, scale=3),
@@ -497,16 +437,16 @@ def table_detail(request, slug, number, table):
 
 def table_current(request, slug, table):
     """A table's stable address (its QR code): the table in the current round."""
-    event = _public_event(slug)
+    event = public_event(slug)
     rnd = _current_round(event)
     if rnd is not None and Table.objects.filter(round=rnd, number=table).exists():
         return redirect("pages:table", slug=slug, number=rnd.number, table=table)
     return render(request, "web/public/table_waiting.html", {
-        **_base_context(event, "seating"), "table_number": table, "round": rnd})
+        **base_context(event, "seating"), "table_number": table, "round": rnd})
 
 
 def projector(request, slug):
-    event = _public_event(slug)
+    event = public_event(slug)
 
     def _int(name, default, low, high):
         try:
@@ -518,7 +458,7 @@ def projector(request, slug):
     rows = _int("rows", 12, 4, 40)
     seating_url = request.build_absolute_uri(reverse("pages:seating", kwargs={"slug": slug}))
     return render(request, "web/public/projector.html", {
-        **_base_context(event, "projector"), "columns": columns,
+        **base_context(event, "projector"), "columns": columns,
         "qr": qr_svg(seating_url, scale=3), "seating_url": seating_url,
         "live": {
             "standings_api": _api("standings", slug=slug),
@@ -536,14 +476,14 @@ def projector(request, slug):
 def bracket(request, slug):
     """The knockout finals (淘汰赛) as a bracket: a column per round, each match with its score
     and winner (the same read as the bracket API, :func:`knockout_matches`)."""
-    event = _public_event(slug)
+    event = public_event(slug)
     if event.knockout_teams < 2:
         raise Http404("this event has no knockout finals")
     rounds: dict[int, list[dict]] = {}
     for match in knockout_matches(request.user, event):
         rounds.setdefault(match["round"], []).append(match)
     return render(request, "web/public/bracket.html", {
-        **_base_context(event, "bracket"),
+        **base_context(event, "bracket"),
         "rounds": [{"number": n, "matches": m, "final": len(m) == 1}
                    for n, m in sorted(rounds.items())],
         "games_per_match": event.games_per_match,

@@ -53,13 +53,13 @@ from tournaments.selectors import (
 )
 from tournaments.standings import compute
 from web.history import history_rows
-from web.views.public import (
-    _base_context,
-    _bye_views,
-    _entry_name,
-    _public_event,
-    _public_round,
-    _seat_view,
+from web.views.shown import (
+    base_context,
+    bye_views,
+    entry_name,
+    public_event,
+    public_round,
+    seat_view,
 )
 
 POLL_SECONDS = 5
@@ -138,8 +138,8 @@ WATCH_TEXT = {
 
 # ----------------------------------------------------------------------------- reads
 def _public_table(slug: str, number: int, table: int) -> tuple:
-    event = _public_event(slug)
-    rnd = _public_round(event, number)
+    event = public_event(slug)
+    rnd = public_round(event, number)
     tbl = get_object_or_404(Table.objects.select_related("team_a", "team_b"), round=rnd,
                             number=table)
     rnd.event, tbl.round = event, rnd  # (read already: no query for them again)
@@ -148,7 +148,7 @@ def _public_table(slug: str, number: int, table: int) -> tuple:
 
 def _seats(tbl: Table) -> dict[int, dict]:
     sides = side_names(tbl)
-    return {s.seat: _seat_view(s, sides=sides)
+    return {s.seat: seat_view(s, sides=sides)
             for s in tbl.seats.select_related("player").order_by("seat")}
 
 
@@ -207,7 +207,7 @@ def game_details(result: GameResult, seats: dict, *, replay_url: str | None,
 
 def penalty_views(penalties) -> list[dict]:
     return [{"kind": p.get_kind_display(), "points": p.points, "reason": p.reason,
-             "who": p.player.name if p.player_id else _entry_name(p.entry),
+             "who": p.player.name if p.player_id else entry_name(p.entry),
              "game": p.game_number, "at": p.created_at,
              "round": p.round.number if p.round_id else None,
              "table": p.table.number if p.table_id else None,
@@ -241,7 +241,7 @@ def watch(request, slug, number, table):
     event, rnd, tbl = _public_table(slug, number, table)
     seats = _seats(tbl)
     return render(request, "web/watch/watch.html", {
-        **_base_context(event, "seating"), "js_text": {**WATCH_TEXT}, "round": rnd,
+        **base_context(event, "seating"), "js_text": {**WATCH_TEXT}, "round": rnd,
         "table": tbl, "ring": [seats.get(i) for i in (3, 4, 2, 5, 1, 0)],
         "delay": event.spectator_delay,
         "live": {"api": reverse("pages:watch-data", kwargs={
@@ -368,7 +368,7 @@ def replay(request, slug, number, table, game):
     """The replay viewer (复盘) of one game: the page; its steps come from :func:`replay_data`."""
     event, rnd, tbl, result, stored = _replay_result(request, slug, number, table, game)
     return render_replay(
-        request, _base_context(event, "seating"), rnd=rnd, tbl=tbl, result=result,
+        request, base_context(event, "seating"), rnd=rnd, tbl=tbl, result=result,
         stored=stored, data_url=reverse("pages:replay-data", kwargs={
             "slug": slug, "number": number, "table": table, "game": game}),
         record_url=reverse("pages:record-download", kwargs={
@@ -517,7 +517,7 @@ def _byes(event, entry) -> list[dict]:
 def player_history(request, slug, player):
     """A player's event (individual events): each round's table, seat, 联邦 partners, places and
     points, links to the games, penalties with their reasons, and rank after each round."""
-    event = _public_event(slug)
+    event = public_event(slug)
     person = get_object_or_404(Player, pk=player)
     seats = list(_history_seats(event, player=person))
     entry = event_entry(event, player=person)
@@ -528,7 +528,7 @@ def player_history(request, slug, player):
     history = rank_history(event).get(ranked.pk, []) if ranked is not None else []
     rows = _seat_rounds(event, seats)
     return render(request, "web/watch/player.html", {
-        **_base_context(event, "leaderboard"), "player": person, "entry": entry,
+        **base_context(event, "leaderboard"), "player": person, "entry": entry,
         "title": person.name,
         "team": team_entry.team if team_entry is not None and team_entry.team_id else None,
         "rows": rows, "byes": _byes(event, entry) if entry is not None else [],
@@ -541,7 +541,7 @@ def player_history(request, slug, player):
 
 def entry_history(request, slug, entry):
     """An entry's history: its player's page, or its team's (the leaderboard links here)."""
-    event = _public_event(slug)
+    event = public_event(slug)
     found = get_object_or_404(Entry, pk=entry, event=event)
     if found.player_id:
         return redirect("pages:player-history", slug=slug, player=found.player_id)
@@ -551,7 +551,7 @@ def entry_history(request, slug, entry):
 def team_history(request, slug, team):
     """A 联邦 team's event (team events): each round's table and opponents, its members'
     seats and places, points, penalties, and rank after each round."""
-    event = _public_event(slug)
+    event = public_event(slug)
     squad = get_object_or_404(Team, pk=team, event=event)
     entry = event_entry(event, team=squad)
     if entry is None:
@@ -576,7 +576,7 @@ def team_history(request, slug, team):
                                                    kwargs={"slug": slug, "team": other.pk})}
     history = rank_history(event).get(entry.pk, [])
     return render(request, "web/watch/team.html", {
-        **_base_context(event, "leaderboard"), "team": squad, "entry": entry,
+        **base_context(event, "leaderboard"), "team": squad, "entry": entry,
         "title": squad.name,
         "members": [{"player": m.player, "url": reverse("pages:player-history", kwargs={
             "slug": slug, "player": m.player_id})}
@@ -593,8 +593,8 @@ def round_results(request, slug, number):
     the game a table is playing live (with the way to watch it), the byes, and the penalties
     given in the round. While the standings are held back at an earlier round, the round's
     tables are listed without their results (they follow the release)."""
-    event = _public_event(slug)
-    rnd = _public_round(event, number)
+    event = public_event(slug)
+    rnd = public_round(event, number)
     through = results_released_through(event)
     held_back = through is not None and rnd.number > through
     tables = with_running_live_game(round_tables_with_results(rnd))
@@ -602,7 +602,7 @@ def round_results(request, slug, number):
     views = []
     for tbl in page.object_list:
         sides = side_names(tbl)
-        seats = {s.seat: _seat_view(s, sides=sides) for s in tbl.seats.all()}
+        seats = {s.seat: seat_view(s, sides=sides) for s in tbl.seats.all()}
         games = []
         for r in [] if held_back else tbl.results.all():
             places = r.places or []
@@ -620,8 +620,8 @@ def round_results(request, slug, number):
                       "total_a": sum(g["points_a"] for g in confirmed),
                       "total_b": sum(g["points_b"] for g in confirmed)})
     return render(request, "web/watch/round_results.html", {
-        **_base_context(event, "leaderboard"), "round": rnd, "tables": views, "page": page,
+        **base_context(event, "leaderboard"), "round": rnd, "tables": views, "page": page,
         "held_back": held_back,
-        "rounds": public_round_numbers(event), "byes": _bye_views(rnd),
+        "rounds": public_round_numbers(event), "byes": bye_views(rnd),
         "penalties": penalty_views(penalties_listed(event=event, round=rnd)),
     })

@@ -31,7 +31,7 @@ from tournaments.models import PRIZE_PLACE_MAX, Event, Standing
 from tournaments.names import side_names
 from tournaments.selectors import Prizes
 from tournaments.services.events import event_prizes_set
-from web.views import public
+from web.views import public, shown
 from web.views.console import console_view
 
 #: empty rows the prize form offers beyond the prizes already set
@@ -71,7 +71,7 @@ def _round_view(rnd) -> dict:
                        "total": [sum(g["a"] for g in confirmed), sum(g["b"] for g in confirmed)],
                        "complete": len(confirmed) == len(games) and bool(games)})
     return {"number": rnd.number, "stage": rnd.get_stage_display(), "knockout":
-            rnd.stage == rnd.Stage.KNOCKOUT, "tables": tables, "byes": public._bye_views(rnd)}
+            rnd.stage == rnd.Stage.KNOCKOUT, "tables": tables, "byes": shown.bye_views(rnd)}
 
 
 # ----------------------------------------------------------------------------- pages

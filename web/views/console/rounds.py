@@ -34,7 +34,7 @@ from tournaments.services.matches import round_missing_results, round_tied_match
 from tournaments.services.releases import standings_release, standings_release_rounds
 from tournaments.services.rounds import round_open, round_publish, round_request_draw
 from web.forms.sheet import seat_label
-from web.views import public, unavailable
+from web.views import shown, unavailable
 from web.views.console import console_view, context
 from web.views.desk import table_state
 
@@ -51,7 +51,7 @@ TABLE_STATES = {
 }
 #: the two 联邦 of a table of an individual event, as people call them
 #: the texts poll.js shows ("updated at …", "connection lost")
-JS_TEXT = {k: public.JS_TEXT[k] for k in ("updated", "offline")}
+JS_TEXT = {k: shown.JS_TEXT[k] for k in ("updated", "offline")}
 
 
 def table_states(rnd: Round) -> dict[int, str]:
@@ -235,7 +235,7 @@ def console_round(request, event, number: int):
                            states.get(table.pk), ""),
                        "desk": reverse("pages:desk-table", kwargs={
                            "slug": event.slug, "table_id": table.pk})})
-    byes = public._bye_views(rnd)
+    byes = shown.bye_views(rnd)
     status = _status(event, rnd)
     return render(request, "web/console/round.html", context(
         event, "event", round=rnd, tables=tables, byes=byes, status=status,
