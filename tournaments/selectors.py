@@ -561,3 +561,21 @@ def table_penalties(table: Table) -> QuerySet[Penalty]:
     """The penalties given at ``table``, oldest first, with their player and entry."""
     return (Penalty.objects.filter(table=table).select_related("player", "entry")
             .order_by("created_at", "pk"))
+
+
+# ----------------------------------------------------------------------------- the API's reads
+def players_visible_to(user) -> QuerySet[Player]:
+    """The players a staff user may list: all of them for a superuser or a holder of
+    ``tournaments.view_player``, else those of the events they organize or referee."""
+    if user.is_superuser or user.has_perm("tournaments.view_player"):
+        return Player.objects.all()
+    events = Event.objects.filter(Q(organizers=user) | Q(referees=user))
+    return Player.objects.filter(Q(entries__event__in=events)
+                                 | Q(memberships__event__in=events)).distinct()
+
+
+def pending_invitations(player: Player | None) -> QuerySet[TeamMember]:
+    """``player``'s invitations to 联邦 teams still waiting for an answer, oldest first."""
+    return (TeamMember.objects.filter(player=player, status=TeamMember.Status.INVITED)
+            .select_related("event", "team").prefetch_related("team__members__player")
+            .order_by("pk"))

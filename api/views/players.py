@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from django.db.models import Q
 from drf_spectacular.utils import extend_schema
 from rest_framework import generics, status
 from rest_framework.exceptions import NotFound
@@ -14,7 +13,8 @@ from api import serializers as s
 from api.permissions import player_of
 from api.views.common import ERRORS, event_entries, require
 from tournaments.errors import ServiceError
-from tournaments.models import Event, Player, TeamMember
+from tournaments.models import Player, TeamMember
+from tournaments.selectors import pending_invitations, players_visible_to
 from tournaments.services.players import player_create
 from tournaments.services.teams import team_invitation_accept, team_invitation_decline
 
@@ -38,12 +38,7 @@ class PlayerListCreateApi(generics.ListCreateAPIView):
         if getattr(self, "swagger_fake_view", False):
             return Player.objects.none()
         require(self._staff(), "only organizers and referees list players")
-        user = self.request.user
-        if user.is_superuser or user.has_perm("tournaments.view_player"):
-            return Player.objects.all()
-        events = Event.objects.filter(Q(organizers=user) | Q(referees=user))
-        return Player.objects.filter(Q(entries__event__in=events)
-                                     | Q(memberships__event__in=events)).distinct()
+        return players_visible_to(self.request.user)
 
     def perform_create(self, serializer):
         require(self._staff(), "only organizers create players for others; use /players/me/")
@@ -84,10 +79,7 @@ class InvitationListApi(generics.ListAPIView):
     def get_queryset(self):
         if getattr(self, "swagger_fake_view", False):
             return TeamMember.objects.none()
-        return (TeamMember.objects.filter(player=player_of(self.request.user),
-                                          status=TeamMember.Status.INVITED)
-                .select_related("event", "team").prefetch_related("team__members__player")
-                .order_by("pk"))
+        return pending_invitations(player_of(self.request.user))
 
 
 def _my_player(request) -> Player:

@@ -16,7 +16,7 @@ from api.permissions import ReadOnlyOrAuthenticated
 from api.views.common import ERRORS, event_or_404, require, round_or_404
 from games import services as game_services
 from games.models import GameResult
-from games.selectors import round_tables_with_results
+from games.selectors import round_result_count, round_tables_with_results
 from live.queries import with_running_live_game
 from tournaments.models import Round, Table
 from tournaments.selectors import can_see_seating, is_organizer, is_referee, knockout_matches
@@ -87,8 +87,7 @@ class RoundConfirmApi(APIView):
         require(is_referee(request.user, rnd.event),
                  "only the event's referees confirm a round's results")
         ids = game_services.round_results_confirm(round=rnd, by=request.user)
-        disputed = GameResult.objects.filter(table__round=rnd,
-                                             status=GameResult.Status.DISPUTED).count()
+        disputed = round_result_count(rnd, GameResult.Status.DISPUTED)
         return Response({"confirmed": len(ids), "results": ids, "disputed": disputed})
 
 
