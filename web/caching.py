@@ -44,11 +44,13 @@ from django.views.i18n import set_language as django_set_language
 logger = logging.getLogger(__name__)
 
 #: The public pages a shared cache may keep, as nginx's micro-cache location spells them (the
-#: event list, the ratings, a player's rating page, an event's public pages). Keep it equal to
+#: event list, the ratings, a player's rating page, an event's public pages, and a round's
+#: find-my-table shards and tables' status, :mod:`web.seating_index`). Keep it equal to
 #: the ``location ~`` of deploy/nginx/gouji-locations.conf that sets ``proxy_cache``.
 PUBLIC_PAGES = re.compile(
     r"^/(ratings/|players/[0-9]+/|e/[^/]+/(leaderboard/|seating/|rounds/[0-9]+/(tables/[0-9]+/"
-    r"|results/)?|table/[0-9]+/|players/[0-9]+/|teams/[0-9]+/|projector/|bracket/|final/)?)?$")
+    r"|results/|find\.json|status\.json)?|table/[0-9]+/|players/[0-9]+/|teams/[0-9]+/"
+    r"|projector/|bracket/|final/)?)?$")
 
 #: Pages that are someone's own whoever asks: never stored anywhere.
 PERSONAL_PAGES = re.compile(

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
-from django.db.models import Max, Q
+from django.db.models import Count, Max, Q
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -25,9 +25,9 @@ from django.utils.translation import pgettext_lazy
 import engine
 from games.models import GameResult
 from games.selectors import round_tables_with_results
-from live.queries import live_game_number, with_running_live_game
+from live.queries import live_game_number, running_live_games, with_running_live_game
 from tournaments.exchange.exports import standing_columns
-from tournaments.models import TIE_BREAK_CHOICES, Event, Round, Seat, Table
+from tournaments.models import TIE_BREAK_CHOICES, Event, Penalty, Round, Seat, Table
 from tournaments.names import side_names
 from tournaments.rule_texts import PRESET_LABELS, RULE_OPTIONS, VALUE_LABELS
 from tournaments.selectors import (
@@ -41,6 +41,7 @@ from tournaments.selectors import (
 from tournaments.services.draws import draw_change_text
 from tournaments.standings import public_standings, standings_etag
 from web.caching import PAGE_SECONDS, cached_page
+from web.seating_index import INDEX_SECONDS, MAX_BUCKETS, seating_index, seating_version
 from web.views.params import search_text
 from web.views.shown import (
     base_context,
@@ -338,11 +339,13 @@ def final_standings(request, slug):
 def seating(request, slug, number=None):
     """Find my table: a round's tables, a page of them or a search's hits. Kept rendered for
     :data:`POLL_SECONDS` (the tables' results and live games change every second during a
-    round; the page's own poll then shows them), keyed by the event, its public rounds
-    (a newly published round or draw shows at once), the page and the search."""
+    round; the page's own poll then shows them), keyed by the event, its public rounds and
+    their seatings (a newly published round, a swap or a re-draw shows at once), the page and
+    the search."""
     event = public_event(slug)
     rounds = list(_public_rounds(event))
-    shows = [_event_shows(event), [(r.pk, r.number, r.status) for r in rounds], number,
+    shows = [_event_shows(event), [(r.pk, r.number, r.status, seating_version(r))
+                                   for r in rounds], number,
              _page_number(request), search_text(request)]
     return cached_page(request, name="seating", shows=shows, seconds=POLL_SECONDS,
                        render=lambda: _seating(request, event, rounds, number))
@@ -364,11 +367,9 @@ def _seating(request, event: Event, rounds: list, number):
     tables = with_running_live_game(round_tables_with_results(rnd))
     byes = bye_views(rnd)
     if query:
-        match = Q(seats__player__name__icontains=query)
         number = _as_number(query)
-        if number is not None:
-            match |= Q(seats__player__number=number) | Q(number=number)
-        found = [_table_view(t, query) for t in tables.filter(match).distinct()]
+        hits = seating_index(rnd).table_numbers(query)  # (not a query over the round's seats)
+        found = [_table_view(t, query) for t in tables.filter(number__in=hits)]
         bye_hits = [b for b in byes if query.casefold() in b["name"].casefold() or (
             number is not None and b["number"] == number)]
         ctx.update(found=found, bye_hits=bye_hits, page=None, table_views=found)
@@ -386,9 +387,52 @@ def _seating(request, event: Event, rounds: list, number):
               "table_url": reverse("pages:table", kwargs={"slug": slug, "number": rnd.number,
                                                           "table": 0}),
               "games_per_match": event.games_per_match, "byes": byes, "ratings": ratings,
-              "latest": rnd.number == rounds[-1].number},
+              "latest": rnd.number == rounds[-1].number,
+              "find_api": reverse("pages:round-find", kwargs={"slug": slug,
+                                                              "number": rnd.number}),
+              "find_of": seating_index(rnd).buckets,
+              "status_api": reverse("pages:round-status", kwargs={"slug": slug,
+                                                                  "number": rnd.number})},
     )
     return render(request, "web/public/seating.html", ctx)
+
+
+def round_find(request, slug, number):
+    """Shard ``k`` of ``of`` of a published round's seating index (``?k=&of=``: the page's
+    script hashes the search, :mod:`web.seating_index`), as JSON: the same few URLs for every
+    phone, so nginx micro-caches them; kept rendered, keyed by the seating's version."""
+    rnd = public_round(public_event(slug), number)
+    try:
+        k, of = int(request.GET.get("k", "")), int(request.GET.get("of", ""))
+    except ValueError:
+        raise Http404("k and of are numbers") from None
+    if not (1 <= of <= MAX_BUCKETS and 0 <= k < of):
+        raise Http404("no such shard")
+    return cached_page(
+        request, name="find", shows=[rnd.pk, seating_version(rnd), k, of],
+        seconds=INDEX_SECONDS, render=lambda: JsonResponse(
+            {"round": rnd.number, "of": of, **seating_index(rnd).shard(k, of)}))
+
+
+def round_status(request, slug, number):
+    """Each table of a published round: ``{number: [confirmed, submitted, live game or
+    null]}`` (what the search's cards show beside the seats), the same for every phone. Kept
+    rendered :data:`POLL_SECONDS`, keyed by the event's results."""
+    event = public_event(slug)
+    rnd = public_round(event, number)
+
+    def render_status():
+        confirmed = GameResult.Status.CONFIRMED
+        counts = (Table.objects.filter(round=rnd).order_by("number").annotate(
+            submitted=Count("results"), confirmed=Count("results", filter=Q(
+                results__status=confirmed))).values_list("pk", "number", "confirmed",
+                                                         "submitted"))
+        live = dict(running_live_games(rnd))
+        return JsonResponse({"round": rnd.number, "tables": {
+            str(n): [c, s, live.get(pk)] for pk, n, c, s in counts}})
+
+    return cached_page(request, name="round-status", shows=[rnd.pk, event.results_version],
+                       seconds=POLL_SECONDS, render=render_status)
 
 
 def round_byes(request, slug, number):
@@ -398,8 +442,27 @@ def round_byes(request, slug, number):
 
 
 def table_detail(request, slug, number, table):
+    """A table of a published round: its seats, results and penalties, the game it plays live.
+    Kept rendered, keyed by what it shows: the event, the round's seating, the table's results
+    (each one's version and status), its penalties and the game it plays live now."""
     event = public_event(slug)
     rnd = public_round(event, number)
+    tbl_id = Table.objects.filter(round=rnd, number=table).values_list("pk", flat=True).first()
+    if tbl_id is None:
+        raise Http404("no such table")
+    shows = [_event_shows(event), rnd.pk, seating_version(rnd), tbl_id, list(
+        GameResult.objects.filter(table_id=tbl_id).order_by("pk").values_list(
+            "pk", "status", "version", "updated_at")), list(
+        Penalty.objects.filter(table_id=tbl_id).order_by("pk").values_list(
+            "pk", "kind", "points", "reason", "game_number")),
+        [n for t, n in running_live_games(rnd) if t == tbl_id],
+        request.build_absolute_uri("/")]
+    return cached_page(request, name="table", shows=shows, seconds=PAGE_SECONDS,
+                       render=lambda: _table_detail(request, event, rnd, table))
+
+
+def _table_detail(request, event: Event, rnd: Round, table: int):
+    slug = event.slug
     tbl = get_object_or_404(with_running_live_game(round_tables_with_results(rnd)), number=table)
     sides = side_names(tbl)
     seats = {s.seat: seat_view(s, sides=sides) for s in tbl.seats.all()}

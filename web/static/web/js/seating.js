@@ -1,5 +1,7 @@
-/* Find my table: the search answered from the tables API as one types (the form still works
- * without the script), and a note when a newer round's seating is published. */
+/* Find my table: the search answered as one types from a shard of the round's seating index
+ * (web/seating_index.py: the same few URLs for every phone, micro-cached), the tables API
+ * only for what no name or number equals (the form still works without the script); and a
+ * note when a newer round's seating is published. */
 import { LIVE, T, debounce, el, fmt } from "./common.js";
 import { getJSON, liveState, newestPublicRound, poll } from "./poll.js";
 import { appendRating } from "./standings.js";
@@ -27,6 +29,57 @@ function matches(query, player) {
   return player.name.toLocaleLowerCase().indexOf(query.toLocaleLowerCase()) !== -1;
 }
 
+/* What a search is looked up by, and its shard: web/seating_index.py's find_key and bucket. */
+export function findKey(text) {
+  text = text.trim().split(/\s+/).join(" ");
+  if (/^\d{1,9}$/.test(text)) return String(parseInt(text, 10));
+  return text.toLowerCase();
+}
+
+export function bucket(key, of) {
+  var h = 0;
+  for (var ch of key) h = (Math.imul(h, 31) + ch.codePointAt(0)) >>> 0;
+  return h % Math.max(1, of);
+}
+
+var shards = {};
+var status = { at: 0, data: null };
+
+/* The tables whose name, player number or table number equals ``query``, as the tables API
+ * gives them (null when none does: the API's substring search then answers). */
+function fromIndex(query) {
+  var key = findKey(query);
+  if (!key || !LIVE.find_api || !LIVE.find_of) return Promise.resolve(null);
+  var k = bucket(key, LIVE.find_of);
+  var url = LIVE.find_api + "?k=" + k + "&of=" + LIVE.find_of;
+  var shard = shards[url] || (shards[url] = getJSON(url).catch(function (e) {
+    delete shards[url]; throw e;
+  }));
+  return shard.then(function (data) {
+    var numbers = data.keys[key];
+    if (!numbers || !numbers.length) return null;
+    if (!status.data || Date.now() - status.at > LIVE.interval * 1000) {
+      status = { at: Date.now(), data: getJSON(LIVE.status_api).catch(function () {
+        return { tables: {} };
+      }) };
+    }
+    return status.data.then(function (now) {
+      return numbers.map(function (n) {
+        var row = data.tables[String(n)];
+        var state = now.tables[String(n)] || [0, 0, null];
+        return {
+          number: n, team_a: row[0], team_b: row[1], live_game: state[2],
+          confirmed: state[0], submitted: state[1],
+          seats: row[2].map(function (s) {
+            return { seat: s[0], side: s[0] % 2, entry_id: s[3],
+                     player: { name: s[1], number: s[2] } };
+          }),
+        };
+      });
+    });
+  });
+}
+
 function tableCard(t, query) {
   var tableHit = /^\d+$/.test(query) && t.number === parseInt(query, 10);
   var card = el("article", "table-card");
@@ -36,9 +89,11 @@ function tableCard(t, query) {
   var link = el("a", "", fmt("table", { n: t.number }));
   link.href = LIVE.table_url.replace(/\/0\/$/, "/" + t.number + "/");
   header.appendChild(link);
-  var submitted = (t.results || []).length;
+  var submitted = t.results ? t.results.length : t.submitted;
   if (submitted) {
-    var confirmed = t.results.filter(function (r) { return r.status === "confirmed"; }).length;
+    var confirmed = t.results ? t.results.filter(function (r) {
+      return r.status === "confirmed";
+    }).length : t.confirmed;
     header.appendChild(el("span", "badge" + (confirmed === LIVE.games_per_match ? " done" : ""),
       fmt("confirmed", { c: confirmed, n: LIVE.games_per_match })));
   }
@@ -98,9 +153,10 @@ function findMyTable() {
     if (pager) pager.hidden = true;
     if (byesBox) byesBox.hidden = true;
     var api = LIVE.tables_api + "?page_size=100&player=" + encodeURIComponent(query);
-    getJSON(api).then(function (data) {
+    fromIndex(query).catch(function () { return null; }).then(function (tables) {
+      return tables || getJSON(api).then(function (data) { return data.results || []; });
+    }).then(function (found) {
       if (mine !== request) return;  // a newer search is under way
-      var found = data.results || [];
       var cards = document.createDocumentFragment();
       var lines = document.createDocumentFragment();
       found.forEach(function (t) {
