@@ -33,6 +33,7 @@ from tournaments.models import Event, Round, Seat, Standing
 from tournaments.services.draws import round_draw
 from tournaments.services.events import event_publish
 from tournaments.services.rounds import round_create, round_publish
+from web.seating_index import bucket, find_key
 
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parents[2]
@@ -161,6 +162,8 @@ def test_find_my_table_searches_and_highlights_the_players_seat(live_server, pag
         "player", "table").order_by("table__number", "seat").last()
     name = seat.player.name
 
+    asked = []
+    page.on("request", lambda request: asked.append(request.url))
     page.goto(url(live_server, "pages:seating", slug=demo.slug))
     assert "round 3" in page.locator(".page-head .meta").inner_text()
     page.evaluate("window.__sameDocument = true")
@@ -178,6 +181,15 @@ def test_find_my_table_searches_and_highlights_the_players_seat(live_server, pag
     assert page.locator(".table-card").count() == 1  # only the table found
     assert f"q={name.replace(' ', '+')}" in page.url  # the address can be shared
     assert page.evaluate("window.__sameDocument") is True
+    # answered from the seating index's shard (the script's hash is web/seating_index.py's),
+    # not from a search of the tables API
+    assert any("/rounds/3/find.json?k=" in u for u in asked), asked
+    assert not any("player=" in u for u in asked), asked
+    same = page.evaluate("""async () => {
+        const m = await import("/static/web/js/seating.js");
+        return ["张伟", " Zhang  Wei ", "0012", "1024"].map((t) => m.bucket(m.findKey(t), 37));
+    }""")
+    assert same == [bucket(find_key(t), 37) for t in ["张伟", " Zhang  Wei ", "0012", "1024"]]
 
     # clearing the box brings every table back
     page.fill("#find-q", "")
