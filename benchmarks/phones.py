@@ -1,21 +1,26 @@
 """The phones of event day (``bench_phones``, issue 54): simulated phones on the public pages
-while results arrive and the desk refreshes, through nginx (aiohttp, one client process).
+while results arrive and the desk refreshes, through nginx (aiohttp; the phones shared out
+among ``clients`` processes, their figures merged).
 
-A phone opens the leaderboard, searches its player's name on find-my-table, opens its table,
-then polls while the page is visible: its table's API every :data:`POLL_SECONDS` with the ETag
-it was given, and every third poll the standings API (the leaderboard's own poll). Phones start
+A phone opens the leaderboard, then find-my-table as its script does it: the seating page, the
+shard of the round's seating index its player's name hashes to and the round's tables' status
+(web/seating_index.py), then its table's page; then it polls while the page is visible: its
+table's API every :data:`POLL_SECONDS` with the ETag it was given (a 304 until the table
+changes), and every third poll the standings API (the leaderboard's own poll). Phones start
 spread over the first poll interval. Latencies are measured from the moment a phone wants the
-page, so they include the client's own wait for one of its connections (said in the figures:
-one client process on a shared 2-core machine is part of what is measured).
+page, so they include the client's own wait for one of its connections (the client processes
+share the machine's two cores with the servers: part of what is measured).
 """
 
 from __future__ import annotations
 
 import asyncio
+import multiprocessing
 import random
 import ssl
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
 import aiohttp
@@ -49,6 +54,14 @@ class Samples:
                         percentile(values, 99), statuses))
         return out
 
+    def merge(self, other: Samples) -> None:
+        for label, values in other.ms.items():
+            self.ms.setdefault(label, []).extend(values)
+            by = self.statuses.setdefault(label, {})
+            for status, n in other.statuses[label].items():
+                by[status] = by.get(status, 0) + n
+            self.bytes[label] = self.bytes.get(label, 0) + other.bytes.get(label, 0)
+
     def p99(self, label: str) -> float | None:
         values = sorted(self.ms.get(label, []))
         return percentile(values, 99) if values else None
@@ -59,6 +72,7 @@ class Phone:
     name: str  # the player's name, searched on find-my-table
     table_page: str  # /e/<slug>/rounds/1/tables/<n>/
     table_api: str  # /api/v1/tables/<id>/
+    find: str  # /e/<slug>/rounds/1/find.json?k=…&of=…: the shard its name hashes to
 
 
 @dataclass(frozen=True)
@@ -96,8 +110,10 @@ async def phone(session, plan: Plan, who: Phone, samples: Samples, until: float,
     base, slug = plan.base, plan.slug
     await asyncio.sleep(rng.uniform(0, POLL_SECONDS))
     await _get(session, samples, "leaderboard", f"{base}/e/{slug}/leaderboard/")
-    await _get(session, samples, "find my table (search)",
-               f"{base}/e/{slug}/seating/?q={who.name.replace(' ', '+')}")
+    await _get(session, samples, "find: seating page", f"{base}/e/{slug}/seating/")
+    await _get(session, samples, "find: index shard", base + who.find)
+    await _get(session, samples, "find: tables' status",
+               f"{base}/e/{slug}/rounds/1/status.json")
     await _get(session, samples, "table page", base + who.table_page)
     etags: dict[str, str] = {}
     polls = 0
@@ -165,40 +181,102 @@ async def desk(session, plan: Plan, samples: Samples, until: float) -> None:
             etag = got.get("ETag")
 
 
-async def event_day(plan: Plan, *, phones: int, seconds: float, cafile: str,
-                    connections: int, seed: int = 54) -> tuple[Samples, int]:
-    """Run the phones (``phones`` of them; 0: results and desk alone) for ``seconds``."""
+async def _crowd(base: str, slug: str, people: list[Phone], *, until: float, cafile: str,
+                 connections: int, seed: int) -> Samples:
     samples = Samples()
     rng = random.Random(seed)
+    plan = Plan(base=base, slug=slug, phones=[], results=iter(()), referee_token="",
+                desk_cookie="", results_per_second=1.0, desk_every=3.0)
     connector = aiohttp.TCPConnector(limit=connections, ssl=ssl_context(cafile))
-    timeout = aiohttp.ClientTimeout(total=30)
-    async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
-        until = time.monotonic() + seconds
-        tasks = [asyncio.create_task(phone(session, plan, plan.phones[i % len(plan.phones)],
-                                           samples, until, random.Random(rng.random())))
-                 for i in range(phones)]
-        # the desk and the submissions on connections of their own (a referee's laptop and
-        # the tables' phones are not queued behind the crowd's)
-        own = aiohttp.TCPConnector(limit=8, ssl=ssl_context(cafile))
-        async with aiohttp.ClientSession(connector=own, timeout=timeout) as staff:
-            confirmed, _ = await asyncio.gather(results(staff, plan, samples, until),
-                                                desk(staff, plan, samples, until))
-        await asyncio.gather(*tasks, return_exceptions=True)
-    return samples, confirmed
+    async with aiohttp.ClientSession(connector=connector,
+                                     timeout=aiohttp.ClientTimeout(total=30)) as session:
+        await asyncio.gather(*(phone(session, plan, who, samples, until,
+                                     random.Random(rng.random())) for who in people),
+                             return_exceptions=True)
+    return samples
 
 
-async def closed_loop(urls: list[str], *, seconds: float, workers: int, cafile: str,
-                      label: str, samples: Samples) -> None:
-    """``workers`` clients GETting ``urls`` in turn back to back for ``seconds``."""
+def _crowd_process(args: tuple) -> tuple[Samples, float]:
+    """One client process's phones (run in a child): its samples and its own CPU seconds."""
+    base, slug, people, until, cafile, connections, seed = args
+    cpu = time.process_time()
+    samples = asyncio.run(_crowd(base, slug, people, until=until, cafile=cafile,
+                                 connections=connections, seed=seed))
+    return samples, time.process_time() - cpu
+
+
+def _pool(clients: int) -> ProcessPoolExecutor:
+    from django.db import connections
+
+    connections.close_all()  # (the children touch no database; no shared socket either)
+    return ProcessPoolExecutor(clients, mp_context=multiprocessing.get_context("fork"))
+
+
+def event_day(plan: Plan, *, phones: int, seconds: float, cafile: str, connections: int,
+              clients: int = 1, seed: int = 54) -> tuple[Samples, int, float]:
+    """Run the phones (``phones`` of them, shared out among ``clients`` processes; 0: results
+    and the desk alone) for ``seconds``, the results and the desk in this process. Returns the
+    merged samples, the results confirmed and the client processes' CPU seconds."""
+    until = time.monotonic() + seconds  # (CLOCK_MONOTONIC: the same clock in every process)
+    people = [plan.phones[i % len(plan.phones)] for i in range(phones)]
+    jobs = [(plan.base, plan.slug, people[k::clients], until, cafile,
+             max(1, connections // clients), seed + k) for k in range(clients) if people[k::clients]]
+    samples, cpu = Samples(), 0.0
+    with _pool(max(1, len(jobs))) as pool:
+        futures = [pool.submit(_crowd_process, job) for job in jobs]
+        own_cpu = time.process_time()
+        confirmed = asyncio.run(_staff(plan, samples, until, cafile))
+        cpu += time.process_time() - own_cpu
+        for future in futures:
+            got, used = future.result(timeout=seconds + 60)
+            samples.merge(got)
+            cpu += used
+    return samples, confirmed, cpu
+
+
+async def _staff(plan: Plan, samples: Samples, until: float, cafile: str) -> int:
+    # the desk and the submissions on connections of their own (a referee's laptop and the
+    # tables' phones are not queued behind the crowd's)
+    own = aiohttp.TCPConnector(limit=8, ssl=ssl_context(cafile))
+    async with aiohttp.ClientSession(connector=own,
+                                     timeout=aiohttp.ClientTimeout(total=30)) as staff:
+        confirmed, _ = await asyncio.gather(results(staff, plan, samples, until),
+                                            desk(staff, plan, samples, until))
+    return confirmed
+
+
+async def _closed_loop(urls: list[str], *, until: float, workers: int, first: int,
+                       step: int, cafile: str, label: str) -> Samples:
+    samples = Samples()
     connector = aiohttp.TCPConnector(limit=workers, ssl=ssl_context(cafile))
     async with aiohttp.ClientSession(connector=connector,
                                      timeout=aiohttp.ClientTimeout(total=30)) as session:
-        until = time.monotonic() + seconds
 
         async def one(k: int) -> None:
-            i = k
+            i = first + k * step
             while time.monotonic() < until:
                 await _get(session, samples, label, urls[i % len(urls)])
-                i += workers
+                i += workers * step
 
         await asyncio.gather(*(one(k) for k in range(workers)))
+    return samples
+
+
+def _closed_loop_process(args: tuple) -> Samples:
+    urls, until, workers, first, step, cafile, label = args
+    return asyncio.run(_closed_loop(urls, until=until, workers=workers, first=first, step=step,
+                                    cafile=cafile, label=label))
+
+
+def closed_loop(urls: list[str], *, seconds: float, workers: int, cafile: str, label: str,
+                samples: Samples, clients: int = 1) -> None:
+    """``workers`` clients (shared out among ``clients`` processes) GETting ``urls`` in turn,
+    back to back, for ``seconds``."""
+    until = time.monotonic() + seconds
+    each = max(1, workers // clients)
+    with _pool(clients) as pool:
+        futures = [pool.submit(_closed_loop_process,
+                               (urls, until, each, k, clients, cafile, label))
+                   for k in range(clients)]
+        for future in futures:
+            samples.merge(future.result(timeout=seconds + 60))

@@ -26,3 +26,17 @@ def test_samples_give_each_pages_rate_percentiles_and_statuses():
 def test_a_run_without_the_layout_is_refused_before_building(tmp_path, db):
     with pytest.raises(CommandError, match="tls.crt is missing"):
         call_command("bench_phones", "--dir", str(tmp_path), "--phones", "1")
+
+
+def test_the_client_processes_figures_merge_into_one():
+    one, other = Samples(), Samples()
+    one.add("leaderboard", 1.0, 200, 5)
+    other.add("leaderboard", 3.0, 304)
+    other.add("table page", 2.0, 200, 7)
+
+    one.merge(other)
+
+    rows = {r[0]: r for r in one.rows(seconds=1)}
+    assert rows["leaderboard"][1:] == (2, 2.0, 1.0, 3.0, "200:1 304:1")
+    assert rows["table page"][1:] == (1, 1.0, 2.0, 2.0, "200:1")
+    assert one.bytes == {"leaderboard": 5, "table page": 7}

@@ -18,10 +18,13 @@ It builds a published event of ``--tables`` tables (6 players each, round 1 publ
    referee confirms it (``--results-per-second``, about one a second during a 1,667-table
    round), the referee's desk polls its list every 3 s;
 2. the same with ``--phones`` phones for ``--seconds`` (benchmarks/phones.py: leaderboard,
-   find my table, the table page, then polls every 5 s);
-3. back to back for ``--compare`` seconds each, with 64 clients: a static file of the size of
-   the leaderboard's first page, the leaderboard's first page and find-my-table searches, all
-   through the same nginx.
+   find my table as its script does it, the table page, then polls every 5 s), shared out
+   among ``--clients`` client processes so that one Python process does not limit their rate;
+3. back to back for ``--compare`` seconds each, with 64 connections from the same client
+   processes: the leaderboard's first page and a static file of its size, find-my-table's
+   shards (each phone's own, as its name hashes) and a static file of a shard's size, and the
+   search without the script (``seating/?q=``, a distinct page each), all through the same
+   nginx.
 
 It prints each page's rate, p50 and p99, the service processes' CPU (supervisord's children)
 and the machine's, the static file's rate beside the pages', and the desk's and the
@@ -30,7 +33,6 @@ submissions' p99 with and without the phones.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import random
@@ -48,6 +50,7 @@ from benchmarks.servers import children, loadavg
 from engine.bots import play_match
 from tournaments.models import Seat, Table
 from tournaments.standings import standings_recompute
+from web.seating_index import bucket, find_key, seating_index
 
 
 def _descendants(pid: int) -> list[int]:
@@ -78,7 +81,9 @@ class Command(BaseCommand):
         parser.add_argument("--tables", type=int, default=1667)
         parser.add_argument("--results-per-second", type=float, default=1.0)
         parser.add_argument("--connections", type=int, default=256,
-                            help="the phones' connections at most (one client process)")
+                            help="the phones' connections at most (shared out among clients)")
+        parser.add_argument("--clients", type=int, default=2,
+                            help="client processes the phones are shared out among")
 
     def handle(self, *args, **o):
         w = self.stdout.write
@@ -87,8 +92,10 @@ class Command(BaseCommand):
         if not cafile.exists():
             raise CommandError(f"{cafile} is missing: start the layout (deploy/prod-local)")
         static_root = Path(settings.STATIC_ROOT or run / "static")
-        if o["phones"] < 0 or o["tables"] < 2 or o["results_per_second"] <= 0:
-            raise CommandError("--phones ≥ 0, --tables ≥ 2, --results-per-second > 0")
+        if o["phones"] < 0 or o["tables"] < 2 or o["results_per_second"] <= 0 or \
+                o["clients"] < 1:
+            raise CommandError("--phones ≥ 0, --tables ≥ 2, --results-per-second > 0, "
+                               "--clients ≥ 1")
         base = f"https://localhost:{o['port']}"
         w(f"building {o['tables']} tables ({6 * o['tables']} players)…")
         t0 = time.monotonic()
@@ -98,14 +105,14 @@ class Command(BaseCommand):
         w(f"service processes (supervisord's): {len(pids)}; load average before: {loadavg()}")
 
         # 1. results and the desk alone
-        alone, confirmed_alone = asyncio.run(phones.event_day(
+        alone, confirmed_alone, _cpu = phones.event_day(
             plan, phones=0, seconds=o["alone"], cafile=str(cafile),
-            connections=o["connections"]))
+            connections=o["connections"])
         # 2. the crowd
         cpu0, m0 = machine.cpu_seconds(pids), machine.cpu_times()
-        crowd, confirmed = asyncio.run(phones.event_day(
+        crowd, confirmed, client_cpu = phones.event_day(
             plan, phones=o["phones"], seconds=o["seconds"], cafile=str(cafile),
-            connections=o["connections"]))
+            connections=o["connections"], clients=o["clients"])
         cpu1, m1 = machine.cpu_seconds(pids), machine.cpu_times()
         load = loadavg()
         w(f"\n{o['phones']} phones for {o['seconds']:.0f} s; {confirmed} results confirmed "
@@ -113,11 +120,11 @@ class Command(BaseCommand):
         w(f"{'page':<26} {'count':>7} {'per s':>7} {'p50 ms':>8} {'p99 ms':>8}  statuses")
         for label, n, rate, p50, p99, statuses in crowd.rows(o["seconds"]):
             w(f"{label:<26} {n:>7} {rate:>7.1f} {p50:>8.1f} {p99:>8.1f}  {statuses}")
-        want = o["phones"] * (3 / o["seconds"] + (1 + 1 / 3) / phones.POLL_SECONDS)
+        want = o["phones"] * (5 / o["seconds"] + (1 + 1 / 3) / phones.POLL_SECONDS)
         got = sum(len(v) for k, v in crowd.ms.items() if k not in (
             "desk page", "desk poll", "submit result", "confirm result"))
         w(f"phones' requests: {got / o['seconds']:.0f}/s reached of about {want:.0f}/s wanted "
-          f"(one client process)")
+          f"({o['clients']} client processes, {client_cpu / o['seconds']:.2f} cores)")
         used = machine.used(m0, m1)
         w(f"service CPU: {(cpu1 - cpu0) / o['seconds']:.2f} cores; machine: "
           + (f"{used.busy:.2f} of {os.cpu_count()} cores busy" if used else "unknown")
@@ -128,29 +135,37 @@ class Command(BaseCommand):
                 w(f"{label} p99: {with_:.1f} ms with the phones, {without:.1f} ms without "
                   f"({with_ / without:.2f}×)")
 
-        # 3. a static file of the same size, side by side with the pages
+        # 3. static files of the same sizes, side by side with the pages
         board = f"{base}/e/{plan.slug}/leaderboard/"
-        size = self._size(board, cafile)
-        static = static_root / "bench-phones" / "leaderboard-size.html"
-        static.parent.mkdir(parents=True, exist_ok=True)
-        static.write_bytes(b"x" * size)
-        static.chmod(0o644)
-        static.parent.chmod(0o755)
-        compare = phones.Samples()
+        shards = [base + p.find for p in plan.phones]
         searches = [f"{base}/e/{plan.slug}/seating/?q={p.name.replace(' ', '+')}"
                     for p in plan.phones]
-        for label, urls in (("static file (same size)", [f"{base}/static/bench-phones/"
-                                                         "leaderboard-size.html"]),
-                            ("leaderboard page 1", [board]),
-                            ("find my table (search)", searches)):
-            asyncio.run(phones.closed_loop(urls, seconds=o["compare"], workers=64,
-                                           cafile=str(cafile), label=label, samples=compare))
-        w(f"\nback to back, 64 clients, {o['compare']:.0f} s each "
-          f"(leaderboard page 1: {size} bytes)")
+        static_urls = {}
+        for name, url in (("leaderboard", board), ("shard", shards[0])):
+            static = static_root / "bench-phones" / f"{name}-size.html"
+            static.parent.mkdir(parents=True, exist_ok=True)
+            static.write_bytes(b"x" * self._size(url, cafile))
+            static.chmod(0o644)
+            static.parent.chmod(0o755)
+            static_urls[name] = f"{base}/static/bench-phones/{name}-size.html"
+        compare = phones.Samples()
+        runs = (("static (leaderboard's size)", [static_urls["leaderboard"]]),
+                ("leaderboard page 1", [board]),
+                ("static (a shard's size)", [static_urls["shard"]]),
+                ("find: index shards", shards),
+                ("find without script (?q=)", searches))
+        for label, urls in runs:
+            phones.closed_loop(urls, seconds=o["compare"], workers=64, cafile=str(cafile),
+                               label=label, samples=compare, clients=o["clients"])
+        w(f"\nback to back, 64 connections from {o['clients']} client processes, "
+          f"{o['compare']:.0f} s each (leaderboard page 1: {self._size(board, cafile)} bytes, "
+          f"a shard: {self._size(shards[0], cafile)} bytes)")
         rows = {r[0]: r for r in compare.rows(o["compare"])}
-        static_rate = rows["static file (same size)"][2]
-        for label, _n, rate, p50, p99, statuses in rows.values():
-            w(f"{label:<26} {rate:>8.1f}/s  p50 {p50:>6.1f} ms  p99 {p99:>6.1f} ms  "
+        for label, _urls in runs:
+            _label, _n, rate, p50, p99, statuses = rows[label]
+            static_rate = rows["static (a shard's size)" if "find" in label else
+                               "static (leaderboard's size)"][2]
+            w(f"{label:<28} {rate:>8.1f}/s  p50 {p50:>6.1f} ms  p99 {p99:>6.1f} ms  "
               f"{rate / static_rate:>5.2f} of static  {statuses}")
         w(f"load average: {loadavg()}")
 
@@ -165,10 +180,13 @@ class Command(BaseCommand):
         token = Token.objects.create(user=referee)
         session = self._session(referee)
         numbers = dict(Table.objects.filter(round=rnd).values_list("pk", "number"))
+        of = seating_index(rnd).buckets
         people = [phones.Phone(name=s.player.name,
                                table_page=f"/e/{event.slug}/rounds/1/tables/"
                                           f"{numbers[s.table_id]}/",
-                               table_api=f"/api/v1/tables/{s.table_id}/")
+                               table_api=f"/api/v1/tables/{s.table_id}/",
+                               find=f"/e/{event.slug}/rounds/1/find.json?k="
+                                    f"{bucket(find_key(s.player.name), of)}&of={of}")
                   for s in Seat.objects.filter(round=rnd).select_related("player")]
         random.Random(1).shuffle(people)
         rng = random.Random(2)
