@@ -163,7 +163,7 @@ class Command(BaseCommand):
         rows = {r[0]: r for r in compare.rows(o["compare"])}
         for label, _urls in runs:
             _label, _n, rate, p50, p99, statuses = rows[label]
-            static_rate = rows["static (a shard's size)" if "find" in label else
+            static_rate = rows["static (a shard's size)" if "shard" in label or "find" in label else
                                "static (leaderboard's size)"][2]
             w(f"{label:<28} {rate:>8.1f}/s  p50 {p50:>6.1f} ms  p99 {p99:>6.1f} ms  "
               f"{rate / static_rate:>5.2f} of static  {statuses}")
