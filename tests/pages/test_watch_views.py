@@ -329,12 +329,14 @@ def test_the_table_page_sends_spectators_to_its_game_being_played_live(client, e
     as 'not played yet'."""
     from live import services as live
 
-    live.live_start(table=event.rounds.get(number=1).tables.get(number=2))
+    game = live.live_start(table=event.rounds.get(number=1).tables.get(number=2))
     url = _url("table", event, table=2)
     html = client.get(url).content.decode()
     watch = _url("watch", event, table=2)
     assert (f'<tr class="pending live-now"><td>1</td><td colspan="5"><a href="{watch}">'
-            f'being played live: watch</a></td></tr>') in html
+            f'being played live: watch</a>') in html
+    assert f'<code class="deal-commitment">{game.deal_commitment}</code>' in html  # (发牌可验证)
+    assert game.deal_seed not in html
     rows = html[html.index('id="results"'):html.index("</table>")]
     assert rows.count("not played yet") == 1  # (game 2)
     assert "正在线上进行：观战" in client.get(url, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
