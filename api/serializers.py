@@ -60,6 +60,7 @@ class EventSerializer(serializers.ModelSerializer):
         fields = ["slug", "name", "format", "rules", "rounds_planned", "games_per_match",
                   "bye_points", "swiss_brackets", "tie_breaks", "knockout_teams",
                   "move_seconds", "rated", "show_ratings", "rating_balance", "knockout_seeding",
+                  "duplicate", "duplicate_group",
                   "status", "published", "standings_version", "created_at"]
         read_only_fields = ["status", "published", "standings_version", "created_at"]
         extra_kwargs = {"slug": {"validators": []}}

@@ -146,6 +146,18 @@ class Event(models.Model):
         default=KnockoutSeeding.STANDINGS,
         help_text=_("Team events: the knockout finals take the top teams of the standings and "
                     "seed the bracket by their standing or by their players' mean rating"))
+    class Duplicate(models.TextChoices):
+        OFF = "off", _("off")
+        MP = "mp", _("复式, matchpoints")
+        IMP = "imp", _("复式, IMPs")
+
+    duplicate = models.CharField(
+        _("duplicate (复式)"), max_length=3, choices=Duplicate.choices, default=Duplicate.OFF,
+        help_text=_("Live-played rounds: every table of a group plays the same deals (boards), "
+                    "and each 联邦 is scored against the field on the same cards"))
+    duplicate_group = models.PositiveSmallIntegerField(
+        _("duplicate group (tables)"), default=2,
+        help_text=_("Tables that play the same boards: an even number; 0 = the whole round"))
     tie_breaks = models.JSONField(_("tie-break order"), default=list, blank=True,
                                   help_text=_("Empty: the default order"))
     status = models.CharField(_("status"), max_length=20, choices=Status.choices,
@@ -187,6 +199,8 @@ class Event(models.Model):
                                    name="event_format_valid"),
             models.CheckConstraint(condition=Q(knockout_teams__in=[0, 2, 4, 8, 16, 32, 64]),
                                    name="event_knockout_power_of_two"),
+            models.CheckConstraint(condition=Q(duplicate__in=["off", "mp", "imp"]),
+                                   name="event_duplicate_valid"),
         ]
 
     def __str__(self):
@@ -403,6 +417,57 @@ class Table(models.Model):
         return reverse("pages:table", kwargs={"slug": self.round.event.slug,
                                               "number": self.round.number,
                                               "table": self.number})
+
+
+class Board(models.Model):
+    """A duplicate (复式) board: game ``number`` of a round's group of tables, dealt once from a
+    secret seed and played at every table of the group; its commitment is public from the draw,
+    its seed once every table of the group has finished it (:mod:`tournaments.duplicate`)."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="boards",
+                              verbose_name=_("round"))
+    group = models.PositiveSmallIntegerField(_("group"))
+    number = models.PositiveSmallIntegerField(_("board"))
+    label = models.CharField(_("deal label"), max_length=120)
+    seed = models.CharField(_("seed"), max_length=64)
+    commitment = models.CharField(_("commitment"), max_length=64)
+    leader = models.PositiveSmallIntegerField(_("first lead (seat)"))
+    scored_at = models.DateTimeField(_("scored"), null=True, blank=True)
+
+    class Meta:
+        verbose_name = _("board")
+        verbose_name_plural = _("boards")
+        ordering = ["round", "group", "number"]
+        constraints = [models.UniqueConstraint(fields=["round", "group", "number"],
+                                               name="board_unique")]
+
+    def __str__(self):
+        return f"{self.round} · {self.group}/{self.number}"
+
+
+class BoardResult(models.Model):
+    """One table's play of a board, scored against the field on the same cards: per 联邦 of the
+    table (A: seats 0, 2, 4; B: 1, 3, 5) its net game points and its duplicate score
+    (``score_*``: :func:`engine.duplicate.score_board`, a share or mean IMPs; ``points_*``: the
+    score times the field's size — matchpoints 2 a twin beaten, 1 a tie, or the IMPs summed —
+    what the standings add up). ``twin``: the table played the board rotated one seat."""
+
+    board = models.ForeignKey(Board, on_delete=models.CASCADE, related_name="results")
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="board_results")
+    twin = models.BooleanField(_("rotated (twin)"), default=False)
+    net_a = models.IntegerField(_("net points A"))
+    net_b = models.IntegerField(_("net points B"))
+    score_a = models.FloatField(_("score A"), null=True)
+    score_b = models.FloatField(_("score B"), null=True)
+    points_a = models.IntegerField(_("duplicate points A"), default=0)
+    points_b = models.IntegerField(_("duplicate points B"), default=0)
+
+    class Meta:
+        verbose_name = _("board result")
+        verbose_name_plural = _("board results")
+        ordering = ["board", "table__number"]
+        constraints = [models.UniqueConstraint(fields=["board", "table"],
+                                               name="board_result_unique")]
 
 
 class Seat(models.Model):

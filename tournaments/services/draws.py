@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 
 from tournaments import draw as draw_module
 from tournaments import locks
+from tournaments.boards import boards_make
 from tournaments.models import Bye, Entry, Event, Round, Seat, Table, TeamMember
 from tournaments.selectors import round_seating
 from tournaments.services.rounds import bracket_order, knockout_seeds_by_rating
@@ -111,6 +112,7 @@ def round_draw(*, round_id: int) -> Round:
         Seat.objects.bulk_create(seat_objs, batch_size=2000)
         Bye.objects.bulk_create([Bye(round=rnd, entry_id=e, points=event.bye_points)
                                  for e in drawn["byes"]])
+        boards_make(rnd)  # a duplicate event's boards, committed from now on
         rnd.status = Round.Status.DRAWN
         rnd.drawn_at = timezone.now()
         rnd.save(update_fields=["status", "drawn_at"])

@@ -22,7 +22,8 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
                  move_seconds: int = 60, rated: bool = False, show_ratings: bool = False,
                  rating_balance: bool = False,
                  knockout_seeding: str = Event.KnockoutSeeding.STANDINGS,
-                 spectator_delay: int = 0, organizer=None) -> Event:
+                 spectator_delay: int = 0, duplicate: str = Event.Duplicate.OFF,
+                 duplicate_group: int = 2, organizer=None) -> Event:
     """Create an event after checking its rules with the engine and its settings against the
     bounds on the model's fields (``tournaments.models``: games per match, rounds, move time,
     bye score)."""
@@ -41,6 +42,7 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
         raise ServiceError("bad_format", _("unknown event format %(f)s") % {"f": format})
     _check_knockout(format, knockout_teams)
     _check_knockout_seeding(knockout_seeding)
+    _check_duplicate(duplicate, duplicate_group)
     with transaction.atomic():
         if Event.objects.filter(slug=slug).exists():
             raise Conflict("slug_taken", _("an event with slug %(s)s exists") % {"s": slug},
@@ -52,7 +54,8 @@ def event_create(*, name: str, slug: str, format: str = Event.Format.INDIVIDUAL,
             knockout_teams=knockout_teams, move_seconds=move_seconds, rated=rated,
             show_ratings=show_ratings, rating_balance=rating_balance,
             knockout_seeding=knockout_seeding,
-            spectator_delay=spectator_delay)
+            spectator_delay=spectator_delay, duplicate=duplicate,
+            duplicate_group=duplicate_group)
         if organizer is not None:
             event.organizers.add(organizer)
     return event
@@ -83,6 +86,20 @@ def _check_knockout(format: str, knockout_teams: int) -> None:
         raise ServiceError("bad_event", _("knockout finals are for team events"))
 
 
+def _check_duplicate(duplicate: str, group: int) -> None:
+    """A duplicate (复式) setting: off, matchpoints or IMPs, and a group of an even number of
+    tables (twins in pairs), or 0 for the whole round."""
+    if duplicate not in Event.Duplicate.values:
+        raise ServiceError("bad_event", _("duplicate is one of %(v)s, not %(d)s") % {
+            "v": ", ".join(Event.Duplicate.values), "d": str(duplicate)[:20]},
+            detail={"field": "duplicate"})
+    if not isinstance(group, int) or isinstance(group, bool) or group < 0 or group % 2:
+        raise ServiceError("bad_event", _(
+            "a duplicate group is an even number of tables (a table and its twin), or 0 for "
+            "the whole round, not %(g)s") % {"g": str(group)[:20]},
+            detail={"field": "duplicate_group"})
+
+
 def _check_knockout_seeding(value: str) -> None:
     if value not in Event.KnockoutSeeding.values:
         raise ServiceError("bad_event", _("knockout seeding is by standings or by rating"))
@@ -94,7 +111,7 @@ EDITABLE_ALWAYS = {"name", "bye_points", "tie_breaks", "rounds_planned", "move_s
 
 
 EDITABLE_BEFORE_ROUND_1 = {"rules", "format", "games_per_match", "swiss_brackets",
-                           "knockout_teams"}
+                           "knockout_teams", "duplicate", "duplicate_group"}
 
 
 #: the event's address (/e/<slug>/): changed only while nobody may have it (:func:`slug_fixed`)
@@ -147,6 +164,9 @@ def event_update(*, event: Event, **fields) -> Event:
             if bad:
                 raise ServiceError("bad_tie_break", _("unknown tie-break %(name)s") % {
                     "name": bad[0]})
+        if "duplicate" in fields or "duplicate_group" in fields:
+            _check_duplicate(fields.get("duplicate", event.duplicate),
+                             fields.get("duplicate_group", event.duplicate_group))
         if "knockout_seeding" in fields:
             _check_knockout_seeding(fields["knockout_seeding"])
         if "rounds_planned" in fields:

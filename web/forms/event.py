@@ -33,12 +33,13 @@ from tournaments.services.events import (
 #: the settings, in the order the form shows them (the rules and tie-breaks follow)
 EVENT_FIELDS = ("name", "slug", "format", "rounds_planned", "games_per_match", "bye_points",
                 "swiss_brackets", "knockout_teams", "knockout_seeding", "move_seconds",
-                "spectator_delay", "rated", "show_ratings", "rating_balance")
+                "spectator_delay", "duplicate", "duplicate_group", "rated", "show_ratings",
+                "rating_balance")
 GROUPS = [
     (_("The event"), ["name", "slug", "format", "rounds_planned", "games_per_match",
                       "bye_points", "swiss_brackets"]),
     (_("Knockout finals (team events)"), ["knockout_teams", "knockout_seeding"]),
-    (_("Live play"), ["move_seconds", "spectator_delay"]),
+    (_("Live play"), ["move_seconds", "spectator_delay", "duplicate", "duplicate_group"]),
     (_("Ratings"), ["rated", "show_ratings", "rating_balance"]),
 ]
 KNOCKOUT_CHOICES = [(0, _("none")), *((n, str(n)) for n in (2, 4, 8, 16, 32, 64))]
@@ -90,6 +91,7 @@ class EventForm(forms.Form):
                 self._fix(["slug"], why)
             if instance.rounds.exists():
                 self._fix(["format", "games_per_match", "swiss_brackets", "knockout_teams",
+                           "duplicate", "duplicate_group",
                            "rules_preset", *(f"rule_{n}" for n in RULE_OPTIONS)],
                           _("fixed once round 1 exists: results are scored under it"))
                 self.fixed_reasons["rules"] = self.fixed_reasons["rules_preset"]
