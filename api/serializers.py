@@ -396,7 +396,7 @@ class ResultSerializer(serializers.ModelSerializer):
     @extend_schema_field(DealSerializer(allow_null=True))
     def get_verifiable_deal(self, obj) -> dict | None:
         access = self.context.get("record_access") or RecordAccess()
-        return result_deal(obj, access.allows(obj))
+        return result_deal(obj, access.allows_seed(obj))
 
 
 class FieldsOncePerThread:

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.db.models import Prefetch, QuerySet
 
+from games.duplicate import result_hidden, revealed
 from games.models import GameResult, GameResultVersion, ResultDispute, ResultProposal
 from tournaments.models import Round, Table
 from tournaments.selectors import (
@@ -29,8 +30,18 @@ class RecordAccess:
     seated: bool = False
 
     def allows(self, result: GameResult) -> bool:
-        """Whether the records among ``result``'s versions may be shown."""
-        return self.staff or self.seated or result.status == GameResult.Status.CONFIRMED
+        """Whether the records among ``result``'s versions may be shown. A duplicate (复式)
+        board's game is hidden from all but the staff until every table of its group has
+        finished the board (:mod:`games.duplicate`): its own table's players see theirs."""
+        if self.staff or self.seated:
+            return True
+        return result.status == GameResult.Status.CONFIRMED and not result_hidden(result)
+
+    def allows_seed(self, result: GameResult) -> bool:
+        """Whether the seed of ``result``'s live deal may be shown: with its record, and for
+        a duplicate board — the same cards as the group's other tables — to all but the
+        staff only once the group has finished it."""
+        return self.staff or (self.allows(result) and not result_hidden(result))
 
     def allows_proposal(self) -> bool:
         """Whether a proposed correction's record may be shown: it does not count until it is
@@ -46,10 +57,14 @@ def record_access(user, table: Table) -> RecordAccess:
                         seated=not staff and public_seat_of(user, table) is not None)
 
 
-def round_tables_with_results(rnd: Round) -> QuerySet[Table]:
-    """:func:`tournaments.selectors.round_tables`, each table with its results by game number."""
-    return round_tables(rnd).prefetch_related(
-        Prefetch("results", GameResult.objects.order_by("number")))
+def round_tables_with_results(rnd: Round, *, staff: bool = False) -> QuerySet[Table]:
+    """:func:`tournaments.selectors.round_tables`, each table with its results by game number:
+    for all but the ``staff``, without a duplicate board's results its group has not finished
+    (:func:`games.duplicate.revealed`)."""
+    results = GameResult.objects.order_by("number")
+    if not staff:
+        results = results.filter(revealed())
+    return round_tables(rnd).prefetch_related(Prefetch("results", results))
 
 
 #: what :func:`result_history` and a result's page read: its versions, proposed corrections

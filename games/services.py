@@ -26,6 +26,7 @@ from django.utils.translation import gettext as _
 import engine
 from engine.game import RESULT_KEYS
 from games.models import GameResult, GameResultVersion, ResultDispute, ResultProposal
+from tournaments.boards import is_duplicate
 from tournaments.errors import Conflict, Forbidden, ServiceError
 from tournaments.locks import (
     Advisory,
@@ -135,15 +136,19 @@ def result_validate(*, event: Event, table: Table, number: int, sheet=None, reco
             raise ServiceError("bad_record", _("a record holds at most %(n)s actions") % {
                 "n": MAX_RECORD_ACTIONS})
         payload = dict(record)
-        if as_played:
+        board = is_duplicate(event)  # a duplicate board: a match's first game, whatever k
+        if board:
+            previous = None
+        elif as_played:
             previous = payload.get("previous")
         elif previous is _READ_IT:
             previous = _previous_result(table, number)
-        _check_record_fits_table(payload, rules=rules, number=number, previous=previous)
+        _check_record_fits_table(payload, rules=rules, number=1 if board else number,
+                                 previous=previous)
         payload["rules"] = rules.spec()
         if previous is not None:
             payload["previous"] = previous
-        res = engine.replay(payload, first_game=(number == 1 and previous is None))
+        res = engine.replay(payload, first_game=((number == 1 or board) and previous is None))
         kind = GameResultVersion.Kind.RECORD
         if res.get("ok") and not res["complete"]:
             raise ServiceError("record_unfinished", _(
@@ -596,6 +601,9 @@ def _results_counted(*, event_id: int, result_ids: list[int]) -> None:
     earliest = GameResult.objects.filter(pk__in=result_ids).order_by(
         "table__round__number").values("table__round__number")
     _standings_on_commit(event_id, from_round=Subquery(earliest[:1]))
+    from games.duplicate import boards_score_on_commit
+
+    boards_score_on_commit(result_ids)  # a duplicate board its group has finished is scored
 
 
 def _result_counted(*, result: GameResult, event_id: int) -> None:

@@ -6,6 +6,10 @@ goes into it) and the game's *label*, fixed before the deal:
 
 * a live game of an event: ``gouji/event/<event id>/round/<round number>/table/<table
   number>/game/<game number>`` (:func:`event_game_label`);
+* a live game of a duplicate (复式) event: its board's label,
+  ``gouji/event/<id>/round/<n>/group/<g>/board/<k>`` (:mod:`tournaments.boards`), the same
+  seed and commitment at every table of the group; a twin table's seat ``s`` holds the
+  derived hand ``s − 1``;
 * a practice game: ``gouji/practice/<practice id>``, the id 16 random hex digits drawn for the
   game (:func:`practice_label`): not its token, which stays the player's key.
 
@@ -92,13 +96,18 @@ def deal_verification(live) -> list[str]:
 
     if not live.deal_commitment:
         return ["the game was dealt before deals were verifiable: it has no commitment"]
+    from tournaments.boards import rotated, table_board
+
     problems = verify(live.deal_seed, live.deal_label, live.deal_commitment)
-    expected = event_game_label(live.table, live.number)
+    board = table_board(live.table, live.number)  # a duplicate board, maybe rotated (a twin)
+    expected = board[0].label if board else event_game_label(live.table, live.number)
     if live.deal_label != expected:
         problems.append(f"its label {live.deal_label} does not name the game ({expected})")
+    if board and live.deal_commitment != board[0].commitment:
+        problems.append("its commitment is not the board's published one")
     if problems:
         return problems
-    hands = derive_deal(live.deal_seed, live.deal_label)
+    hands = rotated(derive_deal(live.deal_seed, live.deal_label), bool(board and board[1]))
     dealt = engine.Game.from_state(live.state).record(actions=False)["deal"]
     if [sort_cards(h) for h in dealt] != hands:
         problems.append("the hands of its stored state are not the deal the seed derives")

@@ -33,6 +33,7 @@ from live.locks import lock_live
 from live.models import LiveGame, SeatReady
 from live.notify import announce, announce_committed
 from live.selectors import ready_seats
+from tournaments.boards import board_hands, board_leader, table_board
 from tournaments.errors import Conflict, ServiceError
 from tournaments.locks import lock_table
 from tournaments.models import Round, Table
@@ -121,7 +122,8 @@ def live_start(*, table: Table, number: int | None = None, leader: int | None = 
             raise Conflict("already_started", _("game %(n)s of this table is already played or "
                                                 "running") % {"n": number})
         previous = None
-        if number > 1:
+        board = table_board(table, number)  # a duplicate event's board: a match's first game
+        if number > 1 and board is None:
             prev = GameResult.objects.filter(table=table, number=number - 1).first()
             if prev is None:
                 raise ServiceError("previous_missing", _(
@@ -139,9 +141,15 @@ def live_start(*, table: Table, number: int | None = None, leader: int | None = 
         SeatReady.objects.filter(table=table).delete()
         # verifiable (live.deals): a fresh secret seed and the game's label; the commitment
         # is public from now on, the seed once the record may be seen
-        hands, verifiable = deals.deal(deals.event_game_label(table, number))
+        if board is not None:  # the board's hands (rotated at a twin), seed and first lead
+            board, twin = board
+            hands, leader = board_hands(board, twin), board_leader(board, twin)
+            verifiable = {"deal_label": board.label, "deal_seed": board.seed,
+                          "deal_commitment": board.commitment}
+        else:
+            hands, verifiable = deals.deal(deals.event_game_label(table, number))
         game = engine.Game(event.rules, hands, previous, TABLE_OPENING_SEAT,
-                           first_game=(number == 1), leader=leader)
+                           first_game=(number == 1 or board is not None), leader=leader)
         game.published_deal = deals.public_deal(verifiable)
         # seats in 托管 stay so for the match's next game, until their players take them back
         hosted = LiveGame.objects.filter(table=table, number=number - 1).values_list(

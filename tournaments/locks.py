@@ -105,3 +105,12 @@ def lock_round_tables(round_id: int) -> None:
     whole round: ``games.services.round_results_confirm``)."""
     list(Table.objects.filter(round_id=round_id).select_for_update(of=("self",))
          .order_by("pk").values_list("pk", flat=True))
+
+
+def lock_board(board_id: int):
+    """Lock one duplicate board's row (:class:`tournaments.models.Board`), taken alone, after
+    its tables' results are committed: scoring a board waits for another scoring of it."""
+    from .models import Board
+
+    return Board.objects.select_for_update(of=("self",)).select_related(
+        "round__event").get(pk=board_id)

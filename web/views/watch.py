@@ -28,6 +28,7 @@ from django.views.decorators.gzip import gzip_page
 
 from config.ratelimit import client_address
 from engine.steps import replay_steps
+from games.duplicate import result_hidden
 from games.models import GameResult, GameResultVersion
 from games.selectors import (
     record_access,
@@ -327,8 +328,9 @@ def render_replay(request, context: dict, *, rnd, tbl, result: GameResult,
         **context, "js_text": {**WATCH_TEXT}, "round": rnd,
         "table": tbl, "game": result, "stored": stored,
         "superseded": stored.version != result.version,
-        # (the caller checked that the record may be seen: the seed with it)
-        "verifiable_deal": result_deal(result, record_shown=True),
+        # (the caller checked that the record may be seen: the seed with it, but a duplicate
+        # board's only once its group has finished it: the same cards are played elsewhere)
+        "verifiable_deal": result_deal(result, record_shown=not result_hidden(result)),
         "back_url": back_url, "back_label": back_label, "record_url": record_url,
         "seats": [seats[k] for k in sorted(seats)],
         "live": {"api": data_url, "names": {s: v["name"] for s, v in seats.items()},
