@@ -37,6 +37,7 @@ from django.db.models.functions import Coalesce, Least
 
 from tournaments.locks import Advisory, advisory_xact_lock
 from tournaments.models import (
+    BoardResult,
     Bye,
     Entry,
     Event,
@@ -108,8 +109,9 @@ def load(event: Event) -> Loaded:
                                         status=GameResult.Status.CONFIRMED).order_by()
     return Loaded(
         entries=list(Entry.objects.filter(event=event).values_list("pk", "status")),
-        results=list(results.values_list("table__round__number", "table_id", "points_a",
-                                         "points_b", "places")),
+        results=_duplicate_results(event) if event.duplicate != Event.Duplicate.OFF else
+        list(results.values_list("table__round__number", "table_id", "points_a",
+                                 "points_b", "places")),
         seats=list(Seat.objects.filter(round__event=event, round__stage=swiss).order_by()
                    .values_list("round__number", "table_id", "seat", "entry_id")),
         byes=list(Bye.objects.filter(round__event=event, round__stage=swiss).order_by()
@@ -632,7 +634,9 @@ def _recompute_incremental(event: Event, through: int) -> tuple[list[Row], dict[
     byes = Bye.objects.filter(**later).order_by().values_list("round__number", "entry_id",
                                                               "points")
     by_round: dict[int, tuple[list, list, list]] = {}
-    for kind, items in enumerate((_results(results), seats, byes)):
+    results = (_duplicate_results(event, start) if event.duplicate != Event.Duplicate.OFF
+               else _results(results))
+    for kind, items in enumerate((results, seats, byes)):
         for item in items:
             by_round.setdefault(item[0], ([], [], []))[kind].append(item[1:])
     table_round = dict(Table.objects.filter(round__event=event, round__number__gt=start)
@@ -657,6 +661,23 @@ def _recompute_incremental(event: Event, through: int) -> tuple[list[Row], dict[
             RoundStandings.objects.create(event=event, round_number=number,
                                           rows=_raw_to_json(raw))
     return _finalize(event, raw, entries, penalties, salt), previous or {}
+
+
+def _duplicate_results(event: Event, after_round: int = 0) -> list[tuple]:
+    """A duplicate (复式) event's results as the standings count them: (round number, table
+    id, duplicate points of 联邦 A, of 联邦 B, places) for each scored board game
+    (:class:`BoardResult`: its group finished it); an unscored one counts nothing yet."""
+    from games.models import GameResult
+
+    rows = list(BoardResult.objects.filter(
+        board__round__event=event, board__round__stage=Round.Stage.SWISS,
+        board__round__number__gt=after_round).order_by().values_list(
+        "board__round__number", "table_id", "board__number", "points_a", "points_b"))
+    places = dict(((t, n), p) for t, n, p in GameResult.objects.filter(
+        table_id__in={r[1] for r in rows}).order_by().values_list("table_id", "number",
+                                                                  "places"))
+    return [(rnd, table_id, pa, pb, places.get((table_id, number)))
+            for rnd, table_id, number, pa, pb in rows]
 
 
 def _results(results) -> list[tuple]:
