@@ -5,7 +5,7 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from web.views import daily, desk, live_table, practice, public, ratings, table, watch
+from web.views import boards, daily, desk, live_table, practice, public, ratings, table, watch
 from web.views.console import entries as console_entries
 from web.views.console import event as console_event
 from web.views.console import home as console_home
@@ -43,6 +43,9 @@ urlpatterns = [
          watch.replay_data, name="replay-data"),
     path("e/<slug:slug>/rounds/<int:number>/tables/<int:table>/games/<int:game>/record.json",
          watch.record_download, name="record-download"),
+    path("e/<slug:slug>/rounds/<int:number>/boards/", boards.round_boards, name="round-boards"),
+    path("e/<slug:slug>/rounds/<int:number>/boards/<int:group>/<int:board>/",
+         boards.board_detail, name="board"),
     path("e/<slug:slug>/rounds/<int:number>/results/", watch.round_results,
          name="round-results"),
     path("e/<slug:slug>/players/<int:player>/", watch.player_history, name="player-history"),

@@ -18,6 +18,7 @@ from api import serializers as s
 from api.permissions import ReadOnlyOrAuthenticated
 from api.views.common import ERRORS, require, table_or_404
 from games import services as game_services
+from games.duplicate import result_hidden, revealed
 from games.models import GameResult, ResultProposal
 from games.selectors import (
     RESULT_HISTORY_PREFETCH,
@@ -53,7 +54,11 @@ class TableResultsApi(generics.ListAPIView):
         if getattr(self, "swagger_fake_view", False):
             return GameResult.objects.none()
         self.table = table_or_404(self.request, self.kwargs["pk"])
-        return GameResult.objects.filter(table=self.table).prefetch_related(
+        results = GameResult.objects.filter(table=self.table)
+        access = record_access(self.request.user, self.table)
+        if not (access.staff or access.seated):  # a duplicate board its group has not finished
+            results = results.filter(revealed())
+        return results.prefetch_related(
             *RESULT_HISTORY_PREFETCH).select_related("confirmed_by").order_by("number")
 
     def get_serializer_context(self):
@@ -120,6 +125,10 @@ def _result_data(request, result: GameResult) -> dict:
 def _result(request, pk) -> GameResult:
     result = get_object_or_404(GameResult.objects.select_related("table__round__event"), pk=pk)
     table_or_404(request, result.table_id)
+    if result_hidden(result):  # a duplicate board its group has not finished it: as if none
+        access = record_access(request.user, result.table)
+        if not (access.staff or access.seated):
+            raise NotFound("no such result")
     return result
 
 

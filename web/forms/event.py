@@ -76,6 +76,8 @@ class EventForm(forms.Form):
         fields["knockout_teams"] = forms.TypedChoiceField(
             label=fields["knockout_teams"].label, help_text=fields["knockout_teams"].help_text,
             choices=KNOCKOUT_CHOICES, coerce=int, initial=0)
+        for name in ("duplicate", "duplicate_group"):  # left out: off, a pair of tables
+            fields[name].required = False
         slug = fields["slug"]
         slug.required = False
         slug.help_text = _("The event's address (/e/…/). Leave it empty to make it from the "
@@ -121,6 +123,10 @@ class EventForm(forms.Form):
         data["tie_breaks"], refused = tie_breaks_from(data)
         if refused:
             self.add_error("tie_break_0", refused)
+        if not data.get("duplicate"):
+            data["duplicate"] = getattr(self.instance, "duplicate", Event.Duplicate.OFF)
+        if data.get("duplicate_group") is None:
+            data["duplicate_group"] = getattr(self.instance, "duplicate_group", 2)
         if not data.get("slug"):
             if self.instance is not None:
                 data["slug"] = self.instance.slug

@@ -27,7 +27,7 @@ from games.models import GameResult
 from games.selectors import round_tables_with_results
 from live.queries import live_game_number, running_live_games, with_running_live_game
 from tournaments.exchange.exports import standing_columns
-from tournaments.models import TIE_BREAK_CHOICES, Event, Penalty, Round, Seat, Table
+from tournaments.models import TIE_BREAK_CHOICES, BoardResult, Event, Penalty, Round, Seat, Table
 from tournaments.names import side_names
 from tournaments.rule_texts import PRESET_LABELS, RULE_OPTIONS, VALUE_LABELS
 from tournaments.selectors import (
@@ -448,6 +448,9 @@ def table_detail(request, slug, number, table):
             "pk", "status", "version", "updated_at")), list(
         Penalty.objects.filter(table_id=tbl_id).order_by("pk").values_list(
             "pk", "kind", "points", "reason", "game_number")),
+        # a duplicate board's results show once its group finished it (scored)
+        list(BoardResult.objects.filter(table_id=tbl_id).order_by("pk").values_list(
+            "pk", "points_a", "points_b")),
         [n for t, n in running_live_games(rnd) if t == tbl_id],
         request.build_absolute_uri("/")]
     return cached_page(request, name="table", shows=shows, seconds=PAGE_SECONDS,

@@ -225,6 +225,8 @@ def table_results(request, event, rnd, tbl: Table, seats: dict) -> dict:
     details = []
     access = record_access(request.user, tbl)
     for r in results:
+        if result_hidden(r):  # a duplicate board its group has not finished: not a trace
+            continue
         stored = result_record_version(r)
         url = (_replay_url(event, rnd, tbl, r.number)
                if stored is not None and access.allows(r) else None)

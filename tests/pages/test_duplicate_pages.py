@@ -1,0 +1,70 @@
+"""The pages and the API of a duplicate (复式) event: a board's results, replays and seed
+hidden from the public — and from the other tables' players — until every table of its group
+has finished it, then shown on the boards page, the board page and the (kept) table page."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from django.urls import reverse
+
+from games.models import GameResult
+from tests.duplicate_helpers import duplicate_event, play_game
+from tournaments.models import Board
+
+pytestmark = pytest.mark.django_db
+
+
+def _pages(event, rnd, board, table):
+    slug, n = event.slug, rnd.number
+    return {
+        "boards": reverse("pages:round-boards", args=[slug, n]),
+        "board": reverse("pages:board", args=[slug, n, board.group, board.number]),
+        "table": reverse("pages:table", kwargs={"slug": slug, "number": n,
+                                                "table": table.number}),
+        "results": reverse("pages:round-results", args=[slug, n]),
+        "replay": reverse("pages:replay", kwargs={"slug": slug, "number": n,
+                                                  "table": table.number, "game": 1}),
+    }
+
+
+def test_a_board_shows_nothing_of_its_play_until_its_group_finished(client):
+    event, rnd = duplicate_event(players=12, games=1, method="imp")
+    first, twin = rnd.tables.order_by("number")
+    board = Board.objects.get(round=rnd)
+    urls = _pages(event, rnd, board, first)
+    before = client.get(urls["table"]).content.decode()  # kept rendered: its key must move
+    assert "复式" in before or "Duplicate" in before
+    play_game(first, 1, seed=3)
+    result = GameResult.objects.get(table=first, number=1)
+    # a player of the twin table (still to play the board) is the public here
+    other = Client()
+    other.force_login(twin.seats.get(seat=0).player.user)
+    api = f"/api/v1/tables/{first.pk}/results/"
+    for c in (client, other):
+        for name in ("boards", "board", "table", "results"):
+            page = c.get(urls[name])
+            assert page.status_code == 200
+            assert board.seed not in page.content.decode(), name
+        assert c.get(urls["board"]).content.decode().count('id="board-hidden"') == 1
+        assert c.get(urls["replay"]).status_code == 404
+        assert c.get(api).json() == []
+        assert c.get(f"/api/v1/results/{result.pk}/").status_code == 404
+    table_page = client.get(urls["table"]).content.decode()
+    assert f"{result.points_a}:{result.points_b}" not in table_page.replace(" ", "")
+    play_game(twin, 1, seed=4)
+    page = client.get(urls["board"]).content.decode()
+    assert 'id="board-results"' in page and board.seed in page
+    assert "python -m engine deal --seed" in page
+    assert client.get(urls["replay"]).status_code == 200
+    assert [r["number"] for r in client.get(api).json()] == [1]
+    assert 'id="board-hidden"' not in client.get(urls["board"]).content.decode()
+    assert client.get(urls["table"]).content.decode() != before
+
+
+def test_a_plain_event_has_no_boards_page(client):
+    from tests.live.helpers import make_live_table
+
+    lt = make_live_table()
+    url = reverse("pages:round-boards", args=[lt.event.slug, 1])
+    assert client.get(url).status_code == 404
