@@ -12,7 +12,8 @@
   with duplicate scoring (:mod:`engine.luck`).
 * ``deal --seed HEX --label LABEL [--commitment HEX] [--record FILE]`` re-derives a verifiable
   deal (:mod:`engine.deals`), prints its six hands and checks the published commitment and a
-  game record's dealt hands; exit 1 naming what does not hold.
+  game record's dealt hands (``--twin``: a duplicate board's twin table, rotated one seat);
+  exit 1 naming what does not hold.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import time
 from collections import Counter
 
 from .bots import BOT_NAMES, play_match
-from .deals import commitment, derive_deal, verify
+from .deals import commitment, derive_deal, twin_hands, verify
 from .duel import duel
 from .game import Game
 from .record import replay, replay_match
@@ -286,6 +287,8 @@ def cmd_deal(args) -> int:
         hands = derive_deal(args.seed, args.label)
     except ValueError as exc:
         return _fail(str(exc))
+    if args.twin:  # a duplicate board as its twin table was dealt it: rotated one seat
+        hands = twin_hands(hands)
     for seat, hand in enumerate(hands):
         print(f"seat {seat}: {' '.join(hand)}")
     print(f"label: {args.label}")
@@ -296,7 +299,7 @@ def cmd_deal(args) -> int:
     if args.record is not None:
         problems += [p.replace("the hands", f"the hands of {args.record}")
                      for p in verify(args.seed, args.label, commitment(args.seed, args.label),
-                                     _hands_of_record(args.record))]
+                                     _hands_of_record(args.record), twin=args.twin)]
     for problem in problems:
         print(f"does not hold: {problem}", file=sys.stderr)
     if problems:
@@ -373,6 +376,8 @@ def main(argv=None) -> int:
     p.add_argument("--label", required=True, help="the game's label, as published")
     p.add_argument("--commitment", help="the commitment published before the game")
     p.add_argument("--record", help="a game record (gouji-record/1) whose deal to check")
+    p.add_argument("--twin", action="store_true", help="a duplicate (复式) board as its twin "
+                   "table holds it: seat s gets hand s-1")
     p.set_defaults(func=cmd_deal)
     args = ap.parse_args(argv)
     if getattr(args, "rules", None) and isinstance(args.rules, str) and args.rules.startswith("{"):

@@ -89,14 +89,25 @@ def derive_deal(seed: str, label: str) -> list[list[str]]:
     return [sort_cards(cards[s * 36:(s + 1) * 36]) for s in range(6)]
 
 
-def verify(seed: str, label: str, published: str, hands: list[list[str]] | None = None) -> list[str]:
+def twin_hands(hands: list[list[str]]) -> list[list[str]]:
+    """A duplicate board's hands as its twin table holds them (复式): rotated by one seat,
+    seat ``s`` holding hand ``s − 1``, so that the 联邦 (seats 0, 2, 4 and 1, 3, 5) swap cards."""
+    return [list(hands[(s - 1) % 6]) for s in range(6)]
+
+
+def verify(seed: str, label: str, published: str, hands: list[list[str]] | None = None,
+           *, twin: bool = False) -> list[str]:
     """What does not hold of a revealed deal: an empty list when ``published`` is the
-    commitment of ``seed`` and ``label`` and (if given) ``hands`` are the deal they derive."""
+    commitment of ``seed`` and ``label`` and (if given) ``hands`` are the deal they derive
+    (``twin``: as a duplicate board's twin table holds it, :func:`twin_hands`)."""
     problems = []
     try:
         if commitment(seed, label) != published.lower():
             problems.append("the seed and label do not give the published commitment")
-        if hands is not None and [sort_cards(list(h)) for h in hands] != derive_deal(seed, label):
+        derived = derive_deal(seed, label) if hands is not None else None
+        if twin and derived is not None:
+            derived = twin_hands(derived)
+        if hands is not None and [sort_cards(list(h)) for h in hands] != derived:
             problems.append("the hands are not the deal the seed and label derive")
     except ValueError as exc:
         problems.append(str(exc))

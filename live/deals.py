@@ -80,10 +80,24 @@ def result_deal(result, record_shown: bool) -> dict | None:
     from live.models import LiveGame
 
     live = LiveGame.objects.filter(result=result).only(
-        "deal_label", "deal_commitment", "deal_seed", "status").first()
+        "deal_label", "deal_commitment", "deal_seed", "status", "table", "number").first()
     if live is None:
         return None
-    return revealed_deal(live, record_shown and live.status == LiveGame.Status.FINISHED)
+    shown = revealed_deal(live, record_shown and live.status == LiveGame.Status.FINISHED)
+    if shown is not None and is_twin(live):
+        shown["command"] += " --twin"
+        shown["twin"] = True
+    return shown
+
+
+def is_twin(live) -> bool:
+    """Whether ``live`` is a duplicate board's game at a twin table (dealt rotated one seat)."""
+    if "/board/" not in (live.deal_label or ""):
+        return False
+    from tournaments.boards import table_board
+
+    board = table_board(live.table, live.number)
+    return bool(board and board[1])
 
 
 def deal_verification(live) -> list[str]:

@@ -16,7 +16,7 @@ and its first lead is the board's (seat ``(k − 1) mod 6`` at an untwinned tabl
 
 from __future__ import annotations
 
-from engine.deals import commitment, derive_deal, new_seed
+from engine.deals import commitment, derive_deal, new_seed, twin_hands
 from tournaments.models import Board, Event, Round, Table
 
 
@@ -57,7 +57,7 @@ def group_tables(rnd: Round, group: int) -> list[Table]:
 
 def rotated(hands: list, twin: bool) -> list:
     """The hands as seated at a table: at a twin, seat ``s`` holds hand ``s − 1``."""
-    return [hands[(s - 1) % 6] for s in range(6)] if twin else list(hands)
+    return twin_hands(hands) if twin else list(hands)
 
 
 def board_hands(board: Board, twin: bool) -> list[list[str]]:

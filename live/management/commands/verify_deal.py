@@ -2,7 +2,7 @@
 
 from django.core.management.base import BaseCommand, CommandError
 
-from live.deals import VERIFY_COMMAND, deal_verification
+from live.deals import VERIFY_COMMAND, deal_verification, is_twin
 from live.models import LiveGame
 
 
@@ -29,4 +29,6 @@ class Command(BaseCommand):
                           f"{live.deal_commitment[:16]}…)")
         command = VERIFY_COMMAND.format(seed=live.deal_seed, label=live.deal_label,
                                         commitment=live.deal_commitment)
+        if is_twin(live):  # a duplicate board's twin table: dealt rotated one seat
+            command += " --twin"
         self.stdout.write(f"  anyone checks it, once the seed is revealed, with: {command}")
