@@ -4,9 +4,13 @@ standings — and hidden from all but the staff until then."""
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from django.core.management import call_command
 from django.test import TestCase
 
+from engine.cli import main as engine_cli
 from engine.deals import derive_deal
 from games.duplicate import board_score
 from games.models import GameResult
@@ -43,7 +47,7 @@ def test_the_setting_refuses_an_odd_group_and_is_fixed_once_round_1_exists():
     assert exc.value.code == "event_started"
 
 
-def test_boards_are_made_at_the_draw_and_dealt_rotated_at_the_twin():
+def test_boards_are_made_at_the_draw_and_dealt_rotated_at_the_twin(capsys):
     event, rnd = duplicate_event(players=12, games=2)
     boards = list(Board.objects.filter(round=rnd).order_by("number"))
     assert [(b.group, b.number) for b in boards] == [(1, 1), (1, 2)]
@@ -61,6 +65,12 @@ def test_boards_are_made_at_the_draw_and_dealt_rotated_at_the_twin():
     assert "previous" not in dealt_a or dealt_a["previous"] is None
     assert a.deal_commitment == b.deal_commitment == boards[1].commitment
     assert deals.deal_verification(a) == [] and deals.deal_verification(b) == []
+    out = io.StringIO()
+    call_command("verify_deal", str(b.pk), stdout=out)
+    assert "verified" in out.getvalue() and out.getvalue().rstrip().endswith("--twin")
+    assert engine_cli(["deal", "--seed", boards[1].seed, "--label", boards[1].label,
+                       "--twin"]) == 0
+    assert capsys.readouterr().out.startswith("seat 0: " + " ".join(hands[5]))
     b.deal_label = boards[0].label
     assert deals.deal_verification(b)  # another board's label is refused
 
