@@ -16,7 +16,8 @@ from django.core.management import get_commands, load_command_class
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ["README.md", "docs/API.md", "docs/LIVE.md", "docs/EVENT-DAY.md", "docs/BENCHMARKS.md",
-        "docs/DEPLOY.md", "docs/DEALS.md", "docs/DAILY.md", "engine/README.md"]
+        "docs/DEPLOY.md", "docs/DEALS.md", "docs/DAILY.md", "docs/DUPLICATE.md",
+        "engine/README.md"]
 #: a command and what follows it up to the end of its code span, line, table cell, the next
 #: command (`&&`, `;`) or a comment
 MANAGE = re.compile(r"manage\.py ([a-z_]+)([^`\n|&;#]*)")
