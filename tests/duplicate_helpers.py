@@ -8,7 +8,7 @@ import random
 
 from django.test import TestCase
 
-from engine.bots import HeuristicBot, next_act
+from engine.bots import CarefulBot, HeuristicBot, next_act
 from live import services as live
 from live.models import LiveGame
 from tests.factories import UserFactory
@@ -23,10 +23,10 @@ _serial = itertools.count(1)
 
 
 def duplicate_event(*, players: int = 12, games: int = 1, method: str = "mp", group: int = 2,
-                    slug: str | None = None):
+                    slug: str | None = None, name: str | None = None):
     """A published duplicate event with round 1 drawn and published: (event, round)."""
     tag = f"{random.randrange(10**9)}-{next(_serial)}"
-    event = event_create(name=f"Duplicate {tag}", slug=slug or f"dup-{tag}",
+    event = event_create(name=name or f"Duplicate {tag}", slug=slug or f"dup-{tag}",
                          games_per_match=games, rounds_planned=2, duplicate=method,
                          duplicate_group=group)
     event_publish(event=event)
@@ -38,12 +38,14 @@ def duplicate_event(*, players: int = 12, games: int = 1, method: str = "mp", gr
     return event, rnd
 
 
-def play_game(table: Table, number: int, seed: int = 0) -> LiveGame:
-    """Deal game ``number`` of ``table`` live and have bots play it out through the services,
-    the on-commit work (the board's scoring) run as a commit would."""
+def play_game(table: Table, number: int, seed: int = 0, careful: bool = False) -> LiveGame:
+    """Deal game ``number`` of ``table`` live and have bots play it out through the services
+    (``careful``: 托管's careful bot, else the plain heuristic one), the on-commit work (the
+    board's scoring) run as a commit would."""
     with TestCase.captureOnCommitCallbacks(execute=True):
         lg = live.live_start(table=table, number=number)
-    bots = [HeuristicBot(random.Random(seed * 10 + s)) for s in range(6)]
+    bot = CarefulBot if careful else HeuristicBot
+    bots = [bot(random.Random(seed * 10 + s)) for s in range(6)]
     while True:
         lg = LiveGame.objects.get(pk=lg.pk)
         game = live.live_game(lg)
