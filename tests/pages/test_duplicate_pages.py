@@ -50,6 +50,9 @@ def test_a_board_shows_nothing_of_its_play_until_its_group_finished(client):
         assert c.get(urls["replay"]).status_code == 404
         assert c.get(api).json() == []
         assert c.get(f"/api/v1/results/{result.pk}/").status_code == 404
+    history = reverse("pages:player-history", args=[event.slug,
+                                                    first.seats.get(seat=0).player_id])
+    assert urls["replay"] not in client.get(history).content.decode()
     table_page = client.get(urls["table"]).content.decode()
     assert f"{result.points_a}:{result.points_b}" not in table_page.replace(" ", "")
     play_game(twin, 1, seed=4)
@@ -60,6 +63,7 @@ def test_a_board_shows_nothing_of_its_play_until_its_group_finished(client):
     assert [r["number"] for r in client.get(api).json()] == [1]
     assert 'id="board-hidden"' not in client.get(urls["board"]).content.decode()
     assert client.get(urls["table"]).content.decode() != before
+    assert urls["replay"] in client.get(history).content.decode()
 
 
 def test_a_plain_event_has_no_boards_page(client):

@@ -28,7 +28,7 @@ from django.views.decorators.gzip import gzip_page
 
 from config.ratelimit import client_address
 from engine.steps import replay_steps
-from games.duplicate import result_hidden
+from games.duplicate import result_hidden, revealed
 from games.models import GameResult, GameResultVersion
 from games.selectors import (
     record_access,
@@ -500,8 +500,9 @@ def _history_seats(event, **filters):
             .prefetch_related(
                 Prefetch("table__seats", Seat.objects.select_related("player").order_by("seat")),
                 running_live_game("table__"),
-                Prefetch("table__results", GameResult.objects.order_by("number")
-                         .prefetch_related(Prefetch("versions", GameResultVersion.objects
+                # (a duplicate board's results once its group finished it: games.duplicate)
+                Prefetch("table__results", GameResult.objects.filter(revealed())
+                         .order_by("number").prefetch_related(Prefetch("versions", GameResultVersion.objects
                                                     .only("id", "result_id", "kind")))))
             .order_by("round__number", "seat"))
 
