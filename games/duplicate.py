@@ -21,13 +21,14 @@ from engine.duplicate import score_board
 from games.models import GameResult
 from tournaments.boards import group_tables, groups_of, is_duplicate
 from tournaments.locks import lock_board
-from tournaments.models import Board, BoardResult, Event, Table
+from tournaments.models import Board, BoardResult, Event, Round, Table
 
 
 def revealed() -> Q:
-    """The filter of :class:`GameResult` rows anyone may see: outside a duplicate event, or a
-    board whose group finished it (scored: its :class:`BoardResult` rows exist)."""
-    return Q(table__round__event__duplicate=Event.Duplicate.OFF) | Exists(
+    """The filter of :class:`GameResult` rows anyone may see: outside a duplicate event's Swiss
+    rounds, or a board whose group finished it (scored: its :class:`BoardResult` rows exist)."""
+    return Q(table__round__event__duplicate=Event.Duplicate.OFF) | ~Q(
+        table__round__stage=Round.Stage.SWISS) | Exists(
         BoardResult.objects.filter(table_id=OuterRef("table_id"),
                                    board__number=OuterRef("number")))
 
@@ -43,6 +44,7 @@ def boards_score_on_commit(result_ids: list[int]) -> None:
     def run():
         rows = (GameResult.objects.filter(pk__in=result_ids)
                 .exclude(table__round__event__duplicate=Event.Duplicate.OFF)
+                .filter(table__round__stage=Round.Stage.SWISS)
                 .values_list("table_id", "number").distinct())
         for table_id, number in rows:
             table = Table.objects.select_related("round__event").get(pk=table_id)

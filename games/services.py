@@ -26,7 +26,7 @@ from django.utils.translation import gettext as _
 import engine
 from engine.game import RESULT_KEYS
 from games.models import GameResult, GameResultVersion, ResultDispute, ResultProposal
-from tournaments.boards import is_duplicate
+from tournaments.boards import is_board_round
 from tournaments.errors import Conflict, Forbidden, ServiceError
 from tournaments.locks import (
     Advisory,
@@ -136,7 +136,7 @@ def result_validate(*, event: Event, table: Table, number: int, sheet=None, reco
             raise ServiceError("bad_record", _("a record holds at most %(n)s actions") % {
                 "n": MAX_RECORD_ACTIONS})
         payload = dict(record)
-        board = is_duplicate(event)  # a duplicate board: a match's first game, whatever k
+        board = is_board_round(table.round)  # a duplicate board: a match's first game
         if board:
             previous = None
         elif as_played:

@@ -25,6 +25,12 @@ def is_duplicate(event: Event) -> bool:
     return event.duplicate != Event.Duplicate.OFF
 
 
+def is_board_round(rnd: Round) -> bool:
+    """Whether round ``rnd`` is played on boards: a Swiss round of a duplicate event (a
+    knockout final is a match of its own, decided by its games' points)."""
+    return rnd.stage == Round.Stage.SWISS and is_duplicate(rnd.event)
+
+
 def board_label(rnd: Round, group: int, number: int) -> str:
     """The deal label of board ``number`` of ``group`` in round ``rnd``."""
     return f"gouji/event/{rnd.event_id}/round/{rnd.number}/group/{group}/board/{number}"
@@ -75,7 +81,7 @@ def boards_make(rnd: Round) -> list[Board]:
     already is kept, so its published commitment never changes); nothing for an event that
     is not duplicate. Called when the round is drawn."""
     event = rnd.event
-    if not is_duplicate(event):
+    if not is_board_round(rnd):
         return []
     numbers = list(Table.objects.filter(round=rnd).values_list("number", flat=True))
     groups = sorted({g for g, _twin in groups_of(numbers, event.duplicate_group).values()})
@@ -95,7 +101,7 @@ def boards_make(rnd: Round) -> list[Board]:
 def table_board(table: Table, number: int) -> tuple[Board, bool] | None:
     """The board game ``number`` of ``table`` plays and whether the table is its twin;
     ``None`` outside a duplicate event (or before its boards are made)."""
-    if not is_duplicate(table.round.event):
+    if not is_board_round(table.round):
         return None
     group, twin = table_place(table)
     board = Board.objects.filter(round_id=table.round_id, group=group, number=number).first()
