@@ -55,7 +55,9 @@ def boards_score_on_commit(result_ids: list[int]) -> None:
                                          number=number).first()
             if board is not None:
                 board_score(board.pk)
-    transaction.on_commit(run)
+    # robust: a failure is logged, not the act's or confirmation's error (their results are
+    # committed); ``manage.py score_boards`` scores what it left behind
+    transaction.on_commit(run, robust=True)
 
 
 def board_score(board_id: int) -> bool:
@@ -105,3 +107,12 @@ def board_score(board_id: int) -> bool:
 def group_finished(board: Board) -> bool:
     """Whether every table of ``board``'s group has finished it (it is scored)."""
     return board.scored_at is not None
+
+
+def boards_unscored(event: Event | None = None) -> list[int]:
+    """The boards (ids) not scored yet, of ``event`` or of every event, oldest first: those
+    a lost on-commit run left behind, and those whose group is still playing."""
+    boards = Board.objects.filter(scored_at__isnull=True)
+    if event is not None:
+        boards = boards.filter(round__event=event)
+    return list(boards.order_by("pk").values_list("pk", flat=True))

@@ -87,6 +87,9 @@ def test_a_board_is_hidden_until_its_group_finished_then_scored_once():
     shown = {t.number: list(t.results.all()) for t in round_tables_with_results(rnd)}
     assert shown[first.number] == []
     assert not BoardResult.objects.exists()
+    out = io.StringIO()
+    call_command("score_boards", event.slug, stdout=out)
+    assert out.getvalue().startswith("0 board(s) scored, 1 still")
     play_game(twin, 1, seed=2)
     rows = {r.table_id: r for r in BoardResult.objects.all()}
     assert set(rows) == {first.pk, twin.pk}
@@ -103,6 +106,9 @@ def test_a_board_is_hidden_until_its_group_finished_then_scored_once():
     before = list(BoardResult.objects.order_by("pk").values_list(
         "table_id", "points_a", "points_b"))
     board_score(Board.objects.get(round=rnd).pk)  # a retried run counts nothing twice
+    Board.objects.update(scored_at=None)  # (as if the on-commit run had been lost)
+    call_command("score_boards", stdout=out)
+    assert "1 board(s) scored" in out.getvalue()
     standings_recompute(event_id=event.pk, force=True)
     assert list(BoardResult.objects.order_by("pk").values_list(
         "table_id", "points_a", "points_b")) == before
