@@ -34,7 +34,8 @@ def test_a_board_shows_nothing_of_its_play_until_its_group_finished(client):
     board = Board.objects.get(round=rnd)
     urls = _pages(event, rnd, board, first)
     before = client.get(urls["table"]).content.decode()  # kept rendered: its key must move
-    assert "复式" in before or "Duplicate" in before
+    assert 'id="duplicate-note"' in before
+    assert 'id="duplicate-note"' in client.get(event.get_absolute_url()).content.decode()
     play_game(first, 1, seed=3)
     result = GameResult.objects.get(table=first, number=1)
     # a player of the twin table (still to play the board) is the public here
