@@ -114,3 +114,15 @@ def test_a_board_is_hidden_until_its_group_finished_then_scored_once():
         "table_id", "points_a", "points_b")) == before
     assert {s.entry.player_id: s.points
             for s in Standing.objects.select_related("entry")} == totals
+
+
+def test_a_later_board_is_led_by_its_seat_and_stored_without_a_previous_game():
+    _event, rnd = duplicate_event(players=12, games=2)
+    first, twin = rnd.tables.order_by("number")
+    board = Board.objects.get(round=rnd, number=2)
+    for table, is_twin in ((first, False), (twin, True)):
+        lg = play_game(table, 2, seed=5)  # game 1 not played: a board follows no game
+        record = GameResult.objects.get(table=table, number=2).versions.get().payload
+        assert record.get("previous") is None
+        assert record["leader"] == (board.leader + is_twin) % 6 == lg.state["record"]["leader"]
+    assert BoardResult.objects.filter(board=board).count() == 2
