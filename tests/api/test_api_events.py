@@ -304,3 +304,20 @@ def test_wrong_password_and_bad_token_are_refused(fast_hasher):
     client = client_for(None)
     client.credentials(HTTP_AUTHORIZATION="Token not-a-real-token")
     assert error_of(client.get(EVENTS), 401)["code"] == "authentication_failed"
+
+
+def test_the_duplicate_setting_is_set_over_the_api_before_round_1_only(organizer, event):
+    url = f"{EVENTS}{event.slug}/"
+    err = error_of(client_for(organizer).patch(url, {"duplicate": "mp", "duplicate_group": 3},
+                                               format="json"), 400)
+    assert err["code"] == "bad_event" and "even number" in err["message"]
+    r = client_for(organizer).patch(url, {"duplicate": "imp", "duplicate_group": 4},
+                                    format="json")
+    assert r.status_code == 200 and (r.json()["duplicate"], r.json()["duplicate_group"]) == (
+        "imp", 4)
+
+
+def test_the_duplicate_setting_is_fixed_once_round_1_exists(organizer, event, drawn_round):
+    r = client_for(organizer).patch(f"{EVENTS}{event.slug}/", {"duplicate": "mp"},
+                                    format="json")
+    assert error_of(r, 400)["code"] == "event_started"
