@@ -479,3 +479,16 @@ def test_release_form_refuses_a_bad_round(event, organizer):
 def test_the_old_dashboard_address_leads_to_the_console(event, organizer):
     response = _client(organizer).get(_url("dashboard", event))
     assert response.status_code == 301 and response["Location"] == _url("console-event", event)
+
+
+def test_the_event_form_refuses_an_odd_duplicate_group_at_the_field(db):
+    creator = User.objects.create_user("dup-creator", is_staff=True)
+    client = _client(creator, "en")
+    response = client.post(_url("console-event-new"), {
+        "name": "Duplicate cup", "slug": "", "format": "individual", "rounds_planned": 5,
+        "games_per_match": 2, "bye_points": 0, "move_seconds": 60, "spectator_delay": 0,
+        "knockout_teams": 0, "knockout_seeding": "standings", "rules_preset": "dagang",
+        "duplicate": "mp", "duplicate_group": 3})
+    assert response.status_code == 200 and not Event.objects.exists()
+    form = response.context["form"]
+    assert "even number" in form.errors["duplicate_group"][0]
