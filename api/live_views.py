@@ -31,7 +31,8 @@ from live.models import LiveGame
 from live.queries import live_for_view
 from live.selectors import READY_SECONDS, ready_seats
 from live.streams import MAX_STREAM, MAX_WAIT, RECHECK
-from tournaments.errors import ServiceError
+from tournaments.boards import board_hidden
+from tournaments.errors import Forbidden, ServiceError
 from tournaments.selectors import is_referee, public_seat_of
 
 
@@ -117,6 +118,10 @@ def _live(request, pk) -> LiveGame:
     require_table_visible(request, lg.table)
     if lg.user_seat is not None:
         games.remember(lg, request.user)
+    elif board_hidden(lg.deal_label) and _spectator(request, lg):
+        raise Forbidden("board_hidden", _(
+            "this game is a duplicate (复式) board: it is watched once every table of its "
+            "group has finished it"))
     return lg
 
 

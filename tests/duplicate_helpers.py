@@ -39,15 +39,20 @@ def duplicate_event(*, players: int = 12, games: int = 1, method: str = "mp", gr
 
 
 def play_game(table: Table, number: int, seed: int = 0, careful: bool = False) -> LiveGame:
-    """Deal game ``number`` of ``table`` live and have bots play it out through the services
-    (``careful``: 托管's careful bot, else the plain heuristic one), the on-commit work (the
-    board's scoring) run as a commit would."""
+    """Deal game ``number`` of ``table`` live and have bots play it out (:func:`play_out`)."""
     with TestCase.captureOnCommitCallbacks(execute=True):
         lg = live.live_start(table=table, number=number)
+    return play_out(lg.pk, seed, careful)
+
+
+def play_out(live_id: int, seed: int = 0, careful: bool = False) -> LiveGame:
+    """Have bots play live game ``live_id`` to its end through the services (``careful``:
+    托管's careful bot, else the plain heuristic one), the on-commit work (the board's
+    scoring) run as a commit would."""
     bot = CarefulBot if careful else HeuristicBot
     bots = [bot(random.Random(seed * 10 + s)) for s in range(6)]
     while True:
-        lg = LiveGame.objects.get(pk=lg.pk)
+        lg = LiveGame.objects.get(pk=live_id)
         game = live.live_game(lg)
         if game.state == "over":
             return lg

@@ -106,3 +106,12 @@ def table_board(table: Table, number: int) -> tuple[Board, bool] | None:
     group, twin = table_place(table)
     board = Board.objects.filter(round_id=table.round_id, group=group, number=number).first()
     return None if board is None else (board, twin)
+
+
+def board_hidden(label: str) -> bool:
+    """Whether a live game dealt with ``label`` is a duplicate board its group has not finished
+    yet (not scored): nobody but the table's players and the staff may watch it, for the
+    other tables of the group play the same cards."""
+    if "/board/" not in (label or ""):
+        return False
+    return not Board.objects.filter(label=label, scored_at__isnull=False).exists()

@@ -5,11 +5,13 @@ has finished it, then shown on the boards page, the board page and the (kept) ta
 from __future__ import annotations
 
 import pytest
-from django.test import Client
+from django.test import Client, TestCase
 from django.urls import reverse
 
 from games.models import GameResult
-from tests.duplicate_helpers import duplicate_event, play_game
+from live import services as live
+from tests.duplicate_helpers import duplicate_event, play_game, play_out
+from tests.live.helpers import token_client
 from tournaments.models import Board
 
 pytestmark = pytest.mark.django_db
@@ -73,3 +75,24 @@ def test_a_plain_event_has_no_boards_page(client):
     lt = make_live_table()
     url = reverse("pages:round-boards", args=[lt.event.slug, 1])
     assert client.get(url).status_code == 404
+
+
+def test_a_board_being_played_is_not_watched_until_its_group_finished(client):
+    event, rnd = duplicate_event(players=12, games=2)
+    first, twin = rnd.tables.order_by("number")
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        running = live.live_start(table=first, number=2)
+    api = f"/api/v1/live/{running.pk}/"
+    watch = reverse("pages:watch-data", kwargs={"slug": event.slug, "number": rnd.number,
+                                                "table": first.number})
+    anon = token_client(None)
+    refused = anon.get(api)
+    assert refused.status_code == 403 and refused.json()["error"]["code"] == "board_hidden"
+    twin_player = token_client(twin.seats.get(seat=0).player.user)
+    assert twin_player.get(api).status_code == 403  # the twin plays the same cards
+    assert token_client(first.seats.get(seat=0).player.user).get(api).status_code == 200
+    assert client.get(watch).json()["game"] is None
+    play_game(twin, 2, seed=7)
+    play_out(running.pk, seed=8)
+    assert anon.get(api).status_code == 200
+    assert client.get(watch).json()["game"] == 2

@@ -41,11 +41,13 @@ from live.cache import GameGone
 from live.deals import public_deal, result_deal
 from live.models import LiveGame
 from live.queries import live_game_number, running_live_game, with_running_live_game
+from tournaments.boards import board_hidden
 from tournaments.models import Entry, Player, Seat, Table, Team
 from tournaments.names import person_name, side_name, side_names
 from tournaments.selectors import (
     SEATING_PUBLIC,
     event_entry,
+    is_referee,
     penalties_listed,
     public_byes,
     public_round_numbers,
@@ -270,6 +272,8 @@ def watch_data(request, slug, number, table):
     live = spectate.watched_game(tbl.pk, delay)
     if live is None:
         return _no_game(delay)
+    if board_hidden(live.deal_label) and not is_referee(request.user, event):
+        return _no_game(delay)  # a duplicate board its group is still playing: not watched
     try:
         since = int(request.GET.get("since", -1))
         shown = int(request.GET.get("game", 0))
