@@ -38,6 +38,24 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
 
 
+def task_named(name: str) -> Task:
+    """The task registered as ``name``, for a module that queues a task which calls it back (a
+    service whose task runs the service): queued by its name, the module need not import the
+    tasks module, which would close an import circle (tests/test_layout.py). It is the task
+    itself, so its ``delay``/``apply_async`` go through the broker's breaker, or run it
+    in-process when tasks are eager. A process that has not imported the tasks modules yet (a
+    web server; a worker imports them as it starts) imports them at the first miss. An unknown
+    name is a :class:`LookupError`; tests/test_layout.py checks every name the project passes."""
+    try:
+        return app.tasks[name]
+    except KeyError:
+        app.autodiscover_tasks(force=True)
+    try:
+        return app.tasks[name]
+    except KeyError:
+        raise LookupError(f"no Celery task is registered as {name!r}") from None
+
+
 @signals.celeryd_init.connect(weak=False)
 def worker_niced(**kwargs) -> None:
     """As ``celery worker`` starts: its niceness raised by ``CELERY_WORKER_NICE``

@@ -70,14 +70,16 @@ def _arm_timer(live: LiveGame, again: bool = False) -> None:
 def _queue_timer(live_id: int, version: int, deadline, again: bool = False) -> None:
     from django.core.cache import cache
 
-    from live.tasks import live_autoplay_task
+    from config.celery import task_named
 
     countdown = max(0.0, (deadline - timezone.now()).total_seconds())
     key = f"gouji:live-timer:{live_id}:{version}"
     if not cache.add(key, 1, timeout=int(countdown) + 600) and not again:
         return  # armed already for this turn
     try:
-        live_autoplay_task.apply_async((live_id, version), countdown=countdown)
+        # (by name: live.tasks plays through these services)
+        task_named("games.tasks.live_autoplay_task").apply_async((live_id, version),
+                                                                  countdown=countdown)
     except Exception as exc:  # the change is committed: the sweep on beat plays the seat
         from config.outage import Skipped
 

@@ -57,12 +57,12 @@ def ratings_queue_update(event_id: int) -> bool:
     refuses is logged (the next change, or ``manage.py ratings_recompute``, catches up)."""
     from kombu.exceptions import OperationalError as BrokerError
 
-    from ratings.tasks import ratings_update_task
+    from config.celery import task_named
 
     if not cache.add(_queued_key(event_id), 1, timeout=300):
         return False
     try:
-        ratings_update_task.delay(event_id)
+        task_named("ratings.tasks.ratings_update_task").delay(event_id)
     except (BrokerError, OSError) as exc:
         from config.outage import Skipped
 
@@ -124,9 +124,9 @@ def ratings_update(*, event_id: int) -> int:
 
 def ratings_queue_recompute() -> None:
     """Queue :func:`ratings_recompute` on a worker (``manage.py ratings_recompute --worker``)."""
-    from ratings.tasks import ratings_recompute_task
+    from config.celery import task_named
 
-    ratings_recompute_task.delay()
+    task_named("ratings.tasks.ratings_recompute_task").delay()
 
 
 def ratings_recompute() -> int:

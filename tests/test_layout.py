@@ -11,6 +11,7 @@ import tomllib
 from pathlib import Path
 
 import grimp
+import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -224,13 +225,9 @@ def test_the_contracts_refuse_imports_against_the_arrows(tmp_path):
 #: closes: no other is allowed, no module may join one, and one that is cut leaves this list
 KNOWN_CIRCLES = {
     frozenset({"tournaments.locks", "tournaments.selectors", "tournaments.services.draws",
-               "tournaments.services.rounds", "tournaments.standings", "tournaments.tasks"}):
-        "rounds and standings queue tasks that call them back; the selectors re-draw with "
-        "draws.compute_draw and standings.scores_for_draw; locks read with the selectors",
-    frozenset({"ratings.services", "ratings.tasks"}):
-        "the services queue the re-rating tasks, which call the services",
-    frozenset({"live.services", "live.tasks"}):
-        "an act arms its 托管 timer task, which plays through the services",
+               "tournaments.services.rounds", "tournaments.standings"}):
+        "the selectors re-draw with draws.compute_draw and standings.scores_for_draw; locks "
+        "read with the selectors",
     frozenset({"web.views.live_stream", "web.views.live_table"}):
         "the stream uses the table page's checks, and the table page routes to the stream",
 }
@@ -312,3 +309,53 @@ def test_the_circle_check_finds_a_circle_and_only_circles():
 
     # then
     assert circles == {frozenset("abc"), frozenset("de")}
+
+
+# ----------------------------------------------------------------------------- tasks by name
+def _task_named_calls(sources: list[Path]) -> list[tuple[str, object]]:
+    """("file:line", name) of every call of ``task_named`` in ``sources``; the name is the
+    call's string argument, or its source text when it is not a string literal."""
+    calls = []
+    for path in sources:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Call) and getattr(node.func, "id", None) == "task_named"
+                    and node.args):
+                arg = node.args[0]
+                name = arg.value if isinstance(arg, ast.Constant) else ast.unparse(arg)
+                calls.append((f"{path.relative_to(REPO_ROOT)}:{node.lineno}", name))
+    return calls
+
+
+def test_every_task_queued_by_name_is_registered():
+    """A service queues the task that calls it back by name (``config.celery.task_named``): each
+    name is a string literal that Celery's registry holds, so that renaming a task cannot break
+    its queueing silently."""
+    from config.celery import app, task_named
+
+    # given: every call of task_named in the product (the 托管 timer, the re-ratings, the
+    # draw, the standings)
+    sources = [path for path in _first_party_sources()
+               if path.relative_to(REPO_ROOT).parts[0] != "tests"]
+    calls = _task_named_calls(sources)
+    assert len(calls) >= 5, calls
+
+    # when
+    unknown = []
+    for where, name in calls:
+        try:
+            task = task_named(name)
+        except (LookupError, TypeError):
+            unknown.append(f"{where} {name}")
+        else:
+            assert app.tasks[name] is task
+
+    # then
+    assert unknown == [], "tasks queued by a name the registry lacks:\n" + "\n".join(unknown)
+
+
+def test_task_named_refuses_a_name_no_task_has():
+    from config.celery import task_named
+
+    with pytest.raises(LookupError, match="'tournaments.tasks.no_such_task'"):
+        task_named("tournaments.tasks.no_such_task")

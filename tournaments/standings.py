@@ -290,7 +290,7 @@ def scores_for_draw(*, event: Event, entry_ids, as_of: Round | None = None) -> d
     """Points (match points in a team event) of the given entries from confirmed results, for
     a draw by score: now, when a round is opened; or ``as_of`` a round opened already — from
     the results of the rounds before it as they stand now and the penalties given before it
-    was opened: the scores its draw would take today (``tournaments.selectors.later_draws``)."""
+    was opened: the scores its draw would take today (``tournaments.services.draws.later_draws``)."""
     wanted = set(entry_ids)
     key = "match_points" if event.format == Event.Format.TEAM else "points"
     loaded, through = None, None
@@ -355,8 +355,9 @@ def standings_queue_recompute(event_id: int, *, why: str, coalesce: bool = False
     stuck behind them on the worker. The task so queued runs
     :data:`GATHER_SECONDS` later, so one run covers the changes of those seconds (the standings
     follow a change that much later)."""
-    from tournaments.tasks import standings_recompute_task
+    from config.celery import task_named
 
+    task = task_named("tournaments.tasks.standings_recompute_task")
     key = _debounce_key(event_id)
     coalesce = coalesce and _shared_cache()
     if coalesce:
@@ -367,10 +368,9 @@ def standings_queue_recompute(event_id: int, *, why: str, coalesce: bool = False
             pass
     try:
         if coalesce:
-            standings_recompute_task.apply_async((event_id,), {"force": force},
-                                                 countdown=GATHER_SECONDS)
+            task.apply_async((event_id,), {"force": force}, countdown=GATHER_SECONDS)
         else:
-            standings_recompute_task.delay(event_id, force=force)
+            task.delay(event_id, force=force)
     except _broker_errors() as exc:
         from config.outage import Skipped
 

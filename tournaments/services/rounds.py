@@ -213,11 +213,11 @@ def _queue_draw(round_id: int) -> bool:
     into a request whose change is stored)."""
     from kombu.exceptions import OperationalError as BrokerError
 
+    from config.celery import task_named
     from config.outage import Skipped
-    from tournaments.tasks import round_draw_task
 
     try:
-        round_draw_task.delay(round_id)
+        task_named("tournaments.tasks.round_draw_task").delay(round_id)
     except BrokerError as exc:
         if not isinstance(exc, Skipped):  # (a skipped one: the broker's breaker logged it)
             logger.warning("the draw of round %s was not queued: %s", round_id, exc)
