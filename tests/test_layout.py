@@ -224,10 +224,6 @@ def test_the_contracts_refuse_imports_against_the_arrows(tmp_path):
 #: the import circles the project still has, each the set of modules it joins, with why it
 #: closes: no other is allowed, no module may join one, and one that is cut leaves this list
 KNOWN_CIRCLES = {
-    frozenset({"tournaments.locks", "tournaments.selectors", "tournaments.services.draws",
-               "tournaments.services.rounds", "tournaments.standings"}):
-        "the selectors re-draw with draws.compute_draw and standings.scores_for_draw; locks "
-        "read with the selectors",
     frozenset({"web.views.live_stream", "web.views.live_table"}):
         "the stream uses the table page's checks, and the table page routes to the stream",
 }

@@ -15,7 +15,7 @@ from tests.pages.helpers import draw_round
 from tests.pages.test_desk import sheet_post
 from tournaments import draw as draw_module
 from tournaments.models import Seat
-from tournaments.selectors import later_draws
+from tournaments.services.draws import later_draws
 from tournaments.services.links import entry_link_issue
 from tournaments.standings import compute
 

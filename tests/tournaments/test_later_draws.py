@@ -1,4 +1,4 @@
-"""``tournaments.selectors.later_draws`` (issue 51, item 9): each round drawn after a closed
+"""``tournaments.services.draws.later_draws`` (issue 51, item 9): each round drawn after a closed
 one, held against the results as they stand now — drawn again from its published seed with
 the scores the standings give now, and compared with the stored seating."""
 
@@ -13,8 +13,8 @@ from tests.tournaments.test_knockout import TEAM0_WINS, TEAM1_WINS, _draw, _play
 from tests.tournaments.test_knockout import team_event as team_event  # (the fixture)
 from tournaments import draw as draw_module
 from tournaments.models import Penalty
-from tournaments.selectors import LaterDraw, later_draws, round_seating
-from tournaments.services.draws import round_verify
+from tournaments.selectors import round_seating
+from tournaments.services.draws import LaterDraw, later_draws, round_verify
 from tournaments.services.penalties import penalty_add
 
 pytestmark = pytest.mark.django_db

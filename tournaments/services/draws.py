@@ -1,8 +1,10 @@
 """The draw (抽签组邦) itself: run from the round's public data, stored as its tables and seats,
-and re-run to verify a drawn round against its commitment."""
+and re-run to verify a drawn round against its commitment, or a later round against the
+results as they stand now (:func:`later_draws`)."""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -227,3 +229,57 @@ def draw_change_text(change: dict) -> str:
 
     a, b = change["seats"]
     return _("swapped %(a)s and %(b)s") % {"a": place(a), "b": place(b)}
+
+
+@dataclass(frozen=True)
+class LaterDraw:
+    """A round drawn after another, held against the results as they stand now
+    (:func:`later_draws`). ``basis``: ``random`` (seated without the standings: an individual
+    event's round not seated by score), ``standings`` (seated by score, or 联邦 teams paired
+    by match points) or ``knockout`` (a bracket, not re-drawn here). ``changed``: whether its
+    draw, re-run from its published seed with the scores the standings give now, would seat
+    anyone differently (``None`` for a knockout round); ``tables``: the numbers of the tables
+    that would differ, ``byes``: whether the byes would."""
+
+    number: int
+    basis: str
+    changed: bool | None
+    tables: tuple[int, ...] = ()
+    byes: bool = False
+
+
+def later_draws(rnd: Round) -> list[LaterDraw]:
+    """Every round of ``rnd``'s event drawn after it, and whether its draw would come out
+    otherwise with the results as they stand now: what a change of ``rnd``'s results after its
+    close would have changed (the referee desk shows it). A round seated by score is drawn
+    again (:func:`compute_draw`: deterministic from its published seed and
+    input) with the scores of the standings through the round before it, now, and the
+    penalties given before it was opened (``tournaments.standings.scores_for_draw``); the
+    seating is compared with the stored one table by table. Nothing is written."""
+    from tournaments.standings import scores_for_draw
+
+    out = []
+    for later in (Round.objects.filter(event_id=rnd.event_id, number__gt=rnd.number)
+                  .exclude(status=Round.Status.COMMITTED).select_related("event")
+                  .order_by("number")):
+        if later.stage == Round.Stage.KNOCKOUT:
+            out.append(LaterDraw(later.number, "knockout", None))
+            continue
+        if later.event.format == Event.Format.INDIVIDUAL and not later.brackets:
+            out.append(LaterDraw(later.number, "random", False))
+            continue
+        inputs = later.draw_input or {}
+        published = {int(k): v for k, v in inputs.get("scores", {}).items()}
+        now = scores_for_draw(event=later.event, entry_ids=later.draw_entries, as_of=later)
+        if all(now.get(e, 0) == published.get(e, 0) for e in later.draw_entries):
+            out.append(LaterDraw(later.number, "standings", False))
+            continue
+        again = copy.copy(later)
+        again.draw_input = {**inputs, "scores": {str(k): v for k, v in now.items()}}
+        drawn, stored = compute_draw(round=again), round_seating(later)
+        # (the same entries: as many tables)
+        tables = tuple(k for k, (a, b) in enumerate(
+            zip(stored["tables"], drawn["tables"], strict=True), 1) if a != b)
+        byes = stored["byes"] != sorted(drawn["byes"])
+        out.append(LaterDraw(later.number, "standings", bool(tables or byes), tables, byes))
+    return out

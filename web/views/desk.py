@@ -48,11 +48,11 @@ from tournaments.names import person_name, side_names
 from tournaments.selectors import (
     drawn_rounds,
     is_referee,
-    later_draws,
     round_closed_by,
     round_tables_matching,
     table_penalties,
 )
+from tournaments.services.draws import later_draws
 from tournaments.services.matches import most_games, round_tied_matches
 from tournaments.services.penalties import penalty_add
 from web.forms.penalty import PenaltyForm
@@ -257,7 +257,7 @@ def desk_round_confirm(request, event: Event, number: int):
 # ----------------------------------------------------------------------------- one table
 def later_draw_lines(rnd: Round, games: list[dict]) -> list[str]:
     """What the desk says of the rounds drawn after ``rnd`` once a result of this table changed
-    after ``rnd`` was closed (``tournaments.selectors.later_draws``): for each, whether its
+    after ``rnd`` was closed (``tournaments.services.draws.later_draws``): for each, whether its
     draw would have come out otherwise with the results as they stand now. Empty while no
     such change was made here (nothing is drawn again for a look at a closed round)."""
     if not any(step["after_close"] for g in games for step in g.get("history", ())):
