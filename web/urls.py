@@ -5,7 +5,18 @@ from django.templatetags.static import static
 from django.urls import include, path
 from django.views.generic import RedirectView
 
-from web.views import boards, daily, desk, live_table, practice, public, ratings, table, watch
+from web.views import (
+    boards,
+    daily,
+    desk,
+    live_stream,
+    live_table,
+    practice,
+    public,
+    ratings,
+    table,
+    watch,
+)
 from web.views.console import entries as console_entries
 from web.views.console import event as console_event
 from web.views.console import home as console_home
@@ -85,8 +96,9 @@ urlpatterns = [
     path("p/<str:token>/", include(table.player_urls("link"))),
     path("me/", include(table.player_urls("me"))),
     # the live table of a seated player, and practice against bots (issue 18)
-    path("p/<str:token>/live/", include(live_table.player_urls("link"))),
-    path("me/live/", include(live_table.player_urls("me"))),
+    path("p/<str:token>/live/",
+         include(live_table.player_urls("link") + live_stream.player_urls("link"))),
+    path("me/live/", include(live_table.player_urls("me") + live_stream.player_urls("me"))),
     path("practice/", practice.practice_start, name="practice"),
     path("practice/<str:token>/", practice.practice_page, name="practice-game"),
     path("practice/<str:token>/state/", practice.practice_state, name="practice-state"),

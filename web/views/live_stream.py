@@ -47,6 +47,14 @@ def live_events(request, holder: Holder, live_id: int):
     return EventStreamResponse(events)
 
 
+def player_urls(how: str) -> list:
+    """The page's stream under ``/p/<token>/live/`` or ``/me/live/`` (beside
+    :func:`web.views.live_table.player_urls`), named ``pages:<how>-live-events``."""
+    by_link, signed_in = _guarded(live_events)
+    view = by_link if how == "link" else signed_in
+    return [path("<int:live_id>/events/", view, name=f"{how}-live-events")]
+
+
 def asgi_urls() -> list:
     """The page's stream for an ASGI server (config/asgi_urls.py): the same guarded views (by
     private link, signed in), their checks in a stream database thread and the stream on the

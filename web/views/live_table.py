@@ -260,9 +260,8 @@ def live_ready(request, holder: Holder):
 
 def player_urls(how: str) -> list:
     """The live table's URLs under ``/p/<token>/live/`` or ``/me/live/``, named
-    ``pages:<how>-live…``."""
-    from web.views import live_stream
-
+    ``pages:<how>-live…``; its stream's are :func:`web.views.live_stream.player_urls` (which
+    uses this page's checks)."""
     def route(view):
         by_link, signed_in = _guarded(view)
         return by_link if how == "link" else signed_in
@@ -274,5 +273,4 @@ def player_urls(how: str) -> list:
         path("<int:live_id>/state/", route(live_state), name=f"{how}-live-state"),
         path("<int:live_id>/act/", route(live_act), name=f"{how}-live-act"),
         path("<int:live_id>/host/", route(live_host), name=f"{how}-live-host"),
-        path("<int:live_id>/events/", route(live_stream.live_events), name=f"{how}-live-events"),
     ]
