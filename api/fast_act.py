@@ -53,7 +53,6 @@ from django.middleware.security import SecurityMiddleware
 from django.utils import translation
 from django.utils.module_loading import import_string
 from rest_framework.exceptions import APIException
-from rest_framework.permissions import IsAuthenticated
 
 from api.authentication import TokenAuthentication, token_holds_sql, token_users
 from api.live_views import FastJSONRenderer, LiveActApi, LiveActSerializer, plain_act
@@ -111,8 +110,42 @@ KNOWN_MIDDLEWARE = (
     "config.middleware.ContentSecurityPolicyMiddleware",
     "axes.middleware.AxesMiddleware",
 )
-#: the view's permissions the short path's token check makes (a token's user is authenticated)
-KNOWN_PERMISSIONS = (IsAuthenticated,)
+#: the act view's own policy the short path makes as the view would (:func:`policy`): its token
+#: check (a token's user is authenticated; a session is the view's), the view's throttles counted
+#: once (:func:`api.throttling.allow_for_view`), the JSON parser, the default negotiation
+KNOWN_VIEW_POLICY = (
+    ("authentication", ("api.authentication.TokenAuthentication",
+                        "rest_framework.authentication.SessionAuthentication")),
+    ("permission", ("rest_framework.permissions.IsAuthenticated",)),
+    ("throttle", ("api.throttling.AnonRateThrottle", "api.throttling.UserRateThrottle",
+                  "api.throttling.ScopedRateThrottle")),
+    ("throttle_scope", "live"),
+    ("parser", ("api.parsers.StrictJSONParser",)),
+    ("negotiation", "api.negotiation.ContentNegotiation"),
+)
+
+
+def _named(classes) -> tuple[str, ...]:
+    return tuple(f"{c.__module__}.{c.__qualname__}" for c in classes)
+
+
+def policy() -> tuple:
+    """Everything that decides how the act is checked: the settings' middleware, the user agents
+    refused, and :class:`LiveActApi`'s authentication, permission, throttle, parser and
+    negotiation classes, as names."""
+    view = LiveActApi
+    return (tuple(settings.MIDDLEWARE), tuple(settings.DISALLOWED_USER_AGENTS), (
+        ("authentication", _named(view.authentication_classes)),
+        ("permission", _named(view.permission_classes)),
+        ("throttle", _named(view.throttle_classes)),
+        ("throttle_scope", getattr(view, "throttle_scope", None)),
+        ("parser", _named(view.parser_classes)),
+        ("negotiation", _named([view.content_negotiation_class])[0]),
+    ))
+
+
+#: the policy the short path accounts for; any other sends every act to the view (:func:`fits`)
+KNOWN_POLICY = (KNOWN_MIDDLEWARE, (), KNOWN_VIEW_POLICY)
 
 Receive = Callable[[], Awaitable[dict]]
 Send = Callable[[dict], Awaitable[None]]
@@ -151,13 +184,10 @@ def handles(scope: dict) -> tuple[int, int, int | None] | None:
 
 
 def fits() -> bool:
-    """Whether the short path makes every check the view's stack would: the settings'
-    middleware and the view's permissions are those it accounts for (:data:`KNOWN_MIDDLEWARE`,
-    :data:`KNOWN_PERMISSIONS`) and no user agent is refused. Otherwise every act goes to the
-    view, so that a check added there is never bypassed (the server's start says so)."""
-    return (tuple(settings.MIDDLEWARE) == KNOWN_MIDDLEWARE
-            and tuple(LiveActApi.permission_classes) == KNOWN_PERMISSIONS
-            and not settings.DISALLOWED_USER_AGENTS)
+    """Whether the short path makes every check the view's stack would: its whole
+    :func:`policy` is :data:`KNOWN_POLICY`. Otherwise every act goes to the view, so that a
+    check added there is never bypassed (the server's start says so)."""
+    return policy() == KNOWN_POLICY
 
 
 async def serve(scope: dict, receive: Receive, send: Send,
@@ -201,9 +231,9 @@ async def warm() -> None:
     statement prepared (:meth:`live.loopdb.LoopDatabase.warm`). If the database cannot be
     reached, the server starts anyway and they open with the first acts, as before."""
     if settings.LIVE_ACT_SHORT_PATH and not fits():
-        log.warning("the act's short path is off: the middleware, the act view's permissions "
-                    "or DISALLOWED_USER_AGENTS are not those it accounts for (api/fast_act.py "
-                    "KNOWN_MIDDLEWARE, KNOWN_PERMISSIONS); every act goes to the view")
+        log.warning("the act's short path is off: the middleware, DISALLOWED_USER_AGENTS or the "
+                    "act view's policy are not those it accounts for (api/fast_act.py "
+                    "KNOWN_POLICY); every act goes to the view")
         return
     if not (settings.LIVE_ACT_SHORT_PATH and _on_loop()):
         return

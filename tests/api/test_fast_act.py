@@ -291,7 +291,63 @@ def test_the_projects_own_stack_is_one_the_short_path_accounts_for():
     """A middleware added to the settings without the short path accounting for it turns the
     short path off (every act to the view: safe, but the stream servers' budget is gone): this
     says so here rather than in a benchmark."""
-    assert fast_act.fits(), [m for m in django_settings.MIDDLEWARE if m not in fast_act.KNOWN_MIDDLEWARE]
+    assert fast_act.policy() == fast_act.KNOWN_POLICY
+    assert fast_act.fits()
+
+
+class _NobodyThrottled(SimpleRateThrottle):
+    """A throttle a deployment might add to the act's view: it refuses every act."""
+
+    rate = "1/min"
+
+    def get_cache_key(self, request, view):
+        return "nobody"
+
+    def allow_request(self, request, view):
+        return False
+
+    def wait(self):
+        return None
+
+
+class _NoAuthentication:
+    def authenticate(self, request):
+        return None
+
+
+@pytest.mark.parametrize("attribute, added", [
+    ("authentication_classes", _NoAuthentication),
+    ("permission_classes", _NobodyActs),
+    ("throttle_classes", _NobodyThrottled),
+    ("parser_classes", SimpleRateThrottle),  # (any class: the policy names it)
+])
+def test_any_class_added_to_the_views_policy_turns_the_short_path_off(monkeypatch, attribute,
+                                                                      added):
+    monkeypatch.setattr(LiveActApi, attribute, [*getattr(LiveActApi, attribute), added])
+    assert not fast_act.fits()
+
+
+@pytest.mark.parametrize("name, value", [
+    ("MIDDLEWARE", [*django_settings.MIDDLEWARE, "tests.api.test_fast_act.StampMiddleware"]),
+    ("MIDDLEWARE", django_settings.MIDDLEWARE[:-1]),
+    ("DISALLOWED_USER_AGENTS", ["curl"]),
+])
+def test_any_change_of_the_middleware_turns_the_short_path_off(settings, name, value):
+    setattr(settings, name, value)
+    assert not fast_act.fits()
+
+
+def test_a_throttle_added_to_the_view_is_honoured_by_the_short_path(game, viewed, monkeypatch):
+    """A throttle the short path does not know of refuses the act there too (the view's 429),
+    and nothing is stored."""
+    lt, live_id, keys = game
+    monkeypatch.setattr(LiveActApi, "throttle_classes",
+                        [*LiveActApi.throttle_classes, _NobodyThrottled])
+    seat, payload = next_act(lt, live_id)
+    status, _headers, body = act(live_id, keys[seat], payload)
+    assert status == 429, body
+    assert viewed == [live_id]
+    assert server_game(live_id).version == payload["version"]  # nothing stored
 
 
 def test_a_disallowed_user_agent_is_refused_on_the_short_path_too(game, viewed, settings):
