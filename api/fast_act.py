@@ -6,7 +6,7 @@ gunicorn, Django's middleware and DRF it cost about 2 ms of CPU (py-spy of ``ben
 --streams 10000``, docs/BENCHMARKS.md): two cores could not carry 1,667 tables' acts. Here,
 :func:`serve` (called by config/asgi.py) reads the request and — on the event loop itself
 when the process holds what the act needs (:func:`_act_here`: the statement awaited on the
-loop's own connection, :mod:`live.loopdb`), else in a stream database thread
+loop's own connection, :mod:`live.aiodb`), else in a stream database thread
 (:mod:`live.aio`) — makes the view's checks with the view's code: the host against
 ``ALLOWED_HOSTS``, HTTPS when the site requires it, the token (:class:`api.authentication.
 TokenAuthentication`), the view's throttles, counted once (:func:`api.throttling.
@@ -60,7 +60,7 @@ from api.parsers import StrictJSONParser
 from api.throttling import allow_for_view, counters_for_view, let_through
 from config.loopredis import RedisError
 from config.ratelimit import COUNTED, count_on_redis, counts_in_process, on_redis
-from live import loopdb, queries, streams
+from live import aiodb, queries, streams
 from live import services as live
 from live.aio import in_db_thread
 
@@ -228,7 +228,7 @@ WARM_TIMEOUT = 10.0
 
 async def warm() -> None:
     """As the server starts: open the event loop's database connections for the acts, their
-    statement prepared (:meth:`live.loopdb.LoopDatabase.warm`). If the database cannot be
+    statement prepared (:meth:`live.aiodb.LoopDatabase.warm`). If the database cannot be
     reached, the server starts anyway and they open with the first acts, as before."""
     if settings.LIVE_ACT_SHORT_PATH and not fits():
         log.warning("the act's short path is off: the middleware, DISALLOWED_USER_AGENTS or the "
@@ -239,7 +239,7 @@ async def warm() -> None:
         return
     statement = _loop_context.run(_act_statement)
     try:
-        await asyncio.wait_for(loopdb.database.warm([statement]), WARM_TIMEOUT)
+        await asyncio.wait_for(aiodb.database.warm([statement]), WARM_TIMEOUT)
     except Exception:  # (the first acts open them, or fail as they would have)
         log.warning("the act's database connections could not be opened at start-up; they "
                     "open with the first acts", exc_info=True)
@@ -247,7 +247,7 @@ async def warm() -> None:
 
 def _on_loop() -> bool:
     """Whether the short path's acts are stored on the event loop (its own connections)."""
-    return settings.LIVE_ACT_ON_LOOP and loopdb.LoopDatabase.usable()
+    return settings.LIVE_ACT_ON_LOOP and aiodb.LoopDatabase.usable()
 
 
 def _act_statement() -> str:
@@ -259,7 +259,7 @@ def _act_statement() -> str:
 
 def cool() -> None:
     """As the server stops: its loop connections are closed."""
-    loopdb.database.close_now()
+    aiodb.database.close_now()
 
 
 def _replayed(body: bytes, more: bool, receive: Receive) -> Receive:
@@ -283,7 +283,7 @@ async def _act_here(scope: dict, body: bytes, live_id: int, acts_from: int | Non
     facts and the user's seat), it is checked and made on the event loop, its throttles counted
     in the process's memory or in Redis on the loop's own connection (blocks of numbers:
     :class:`config.ratelimit.Leases`), and stored by one
-    statement awaited there (:mod:`live.loopdb`); otherwise, or with ``LIVE_ACT_ON_LOOP`` off,
+    statement awaited there (:mod:`live.aiodb`); otherwise, or with ``LIVE_ACT_ON_LOOP`` off,
     all of it happens in a stream database thread (:func:`_act`), as it did before. The answer
     carries the acts from ``acts_from`` on (``None``: every act)."""
     if not _on_loop():
@@ -305,7 +305,7 @@ async def _act_here(scope: dict, body: bytes, live_id: int, acts_from: int | Non
     if planned is _IN_THREAD_COUNTED:
         return await in_db_thread(_act, scope, body, live_id, acts_from, counted=True)
     request, language, made = planned
-    if await loopdb.database.rowcount(made.sql, made.params, order=live_id) != 1:
+    if await aiodb.database.rowcount(made.sql, made.params, order=live_id) != 1:
         return None  # moved on, finished, or reseated meanwhile: the game is dropped
     answer = _loop_context.run(_stored_here, request, language, made, acts_from)
     if answer is None:  # (the game not in memory after all: its view is read)

@@ -272,7 +272,7 @@ LIVE_FAST_PATH = os.environ.get("LIVE_FAST_PATH", "1") != "0"
 # The ASGI server answers the common act itself (api/fast_act.py), without Django's middleware
 # and DRF's dispatch; LIVE_ACT_SHORT_PATH=0 sends every act through the DRF view.
 LIVE_ACT_SHORT_PATH = os.environ.get("LIVE_ACT_SHORT_PATH", "1") != "0"
-# ... and, on PostgreSQL, checks and stores the common act on the event loop (live/loopdb.py);
+# ... and, on PostgreSQL, checks and stores the common act on the event loop (live/aiodb.py);
 # LIVE_ACT_ON_LOOP=0 does it in a stream database thread.
 LIVE_ACT_ON_LOOP = os.environ.get("LIVE_ACT_ON_LOOP", "1") != "0"
 # The event loop's own connections for those acts, per process. One makes every act wait for

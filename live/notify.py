@@ -193,7 +193,7 @@ def _publish(channel: str, data: bytes) -> None:
     """Publish ``data`` on ``channel``: on an event loop (a stream server's acts), on the loop's
     own Redis connection, which writes the commands of a turn of the loop at once
     (:meth:`config.loopredis.LoopRedis.send_unanswered`) — a server behind on its acts
-    announces the acts a batch stored (live/loopdb.py) in one write, not one each; elsewhere,
+    announces the acts a batch stored (live/aiodb.py) in one write, not one each; elsewhere,
     or until that connection is open, on :data:`_publisher`'s."""
     redis = loopredis.client_now(_redis_url(), outage.PUBSUB)
     if redis is not None:

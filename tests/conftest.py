@@ -116,9 +116,9 @@ def _fresh_live_caches():
     if type(cache).__name__ == "LocMemCache":  # (a shared CACHE_URL is not the tests' to clear)
         cache.clear()
     yield
-    from live import loopdb
+    from live import aiodb
 
-    loopdb.database.close_now()  # (the acts stored on an event loop: its connections)
+    aiodb.database.close_now()  # (the acts stored on an event loop: its connections)
 
 
 @pytest.fixture(autouse=True)

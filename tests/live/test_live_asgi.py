@@ -422,7 +422,7 @@ def test_the_server_answers_the_lifespan_protocol():
     refuses it): both are answered, and what the start opened for the acts is closed at the
     stop (tests/api/test_fast_act_loop.py has the connections on PostgreSQL)."""
     from config.asgi import Handler
-    from live import loopdb
+    from live import aiodb
 
     async def served():
         comm, start, stop = lifespan(Handler())
@@ -431,7 +431,7 @@ def test_the_server_answers_the_lifespan_protocol():
         await comm.wait(5)
 
     async_to_sync(served)()
-    assert loopdb.database.connections() == 0
+    assert aiodb.database.connections() == 0
 
 
 # ----------------------------------------------------------------------------- access checked again
