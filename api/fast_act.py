@@ -12,8 +12,8 @@ loop's own connection, :mod:`live.aiodb`), else in a stream database thread
 TokenAuthentication`), the view's throttles, counted once (:func:`api.throttling.
 allow_for_view`), the body (:class:`api.parsers.StrictJSONParser`, then
 :class:`api.live_views.LiveActSerializer`); then it stores the act with the same conditional
-update (:func:`live.services.live_act_planned` and its statement, or
-:func:`live.services.live_act_unlocked`). The answer is the view's: the seat's view as JSON
+update (:func:`live.services.live_act_planned`, its statement awaited on the loop or run by
+:func:`live.services.store_planned`). The answer is the view's: the seat's view as JSON
 (on the loop, the data of the seat's stream frame, rendered once for both:
 :func:`live.streams.view_json_cached`; in a thread, as :class:`api.live_views.FastJSONRenderer`
 renders it), with the headers DRF and the middleware give it (:func:`_headers`;
@@ -351,7 +351,7 @@ def _plan_here(admitted: tuple, live_id: int):
     # answers in the request's language; activating it for each act was 2 % of the server's
     # samples, with the answer's)
     made = live.live_act_planned(live_id=live_id, user=user, action=action, version=version,
-                                 seat=seat, also=_token_holds(key, user))
+                                 seat=seat, also=_token_holds(key, user), read=False)
     if made is live.NEEDS_READ:
         return _IN_THREAD_COUNTED
     return None if made is None else (request, language, made)
@@ -388,8 +388,9 @@ def _act(scope: dict, body: bytes, live_id: int, acts_from: int | None = None,
         return None
     request, language, user, key, action, version, seat = admitted
     with translation.override(language):
-        lg = live.live_act_unlocked(live_id=live_id, user=user, action=action,
-                                    version=version, seat=seat, also=_token_holds(key, user))
+        made = live.live_act_planned(live_id=live_id, user=user, action=action,
+                                     version=version, seat=seat, also=_token_holds(key, user))
+        lg = None if made is None else live.store_planned(made)
     return None if lg is None else _answer(request, language, lg, acts_from)
 
 

@@ -266,7 +266,7 @@ CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL") or "memory://localhost/"
 LIVE_PUBSUB_URL = os.environ.get("LIVE_PUBSUB_URL") or (
     CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None)
 # An act in a live game this process knows is first tried as one conditional update, without the
-# row lock (live/services.py, _act_unlocked); LIVE_FAST_PATH=0 takes the lock for every act
+# row lock (live/services.py, unlocked_act); LIVE_FAST_PATH=0 takes the lock for every act
 # (``manage.py bench_live --no-fast-path`` measures the difference).
 LIVE_FAST_PATH = os.environ.get("LIVE_FAST_PATH", "1") != "0"
 # The ASGI server answers the common act itself (api/fast_act.py), without Django's middleware

@@ -147,7 +147,7 @@ class GameCache:
     def remember(self, live: LiveGame, user=None) -> None:
         """Note ``live``'s fixed facts (and its seats in 托管) and, with ``user``, the seat the
         locked read found for them (``live.user_seat``): an act checks them again in its update
-        (:func:`live.services._act_unlocked`)."""
+        (:func:`live.services.unlocked_act`)."""
         with self._lock:
             self._bound(self._facts, live.pk, (live.started_at, live.table_id, live.number,
                                                live.move_seconds, live.hosted), self.size * 4)

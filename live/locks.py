@@ -27,8 +27,8 @@ def _locked_sql() -> str:
 def lock_live(live_id: int, user=None) -> LiveGame:
     """Lock the live game's row and return it without its state (this process's cache has the
     game), annotated in the same statement with the seat ``user`` has at its table
-    (``user_seat``; ``None`` without a user) and whether the table is open to its players
-    (``seating_public``): the hot path of every act and 托管 switch."""
+    (``user_seat``; ``None`` without a user) and the seat they act from (``acting_seat``:
+    :func:`live.queries.acting_seat_sql`): the hot path of every act and 托管 switch."""
     rows = list(LiveGame.objects.raw(_locked_sql(), live_row_params(live_id,
                                                                    getattr(user, "pk", None))))
     if not rows:

@@ -1,12 +1,11 @@
 """The reads and conditional writes of live games that the services and the API share.
 
-One rule is written here once: **a user sits at a live game's table, and the table is open to
-its players** (its event and its round's seating are published: a player acts only at a table
-the public can see). :func:`user_seat_sql` and :func:`seating_public_sql` state it as SQL
-fragments, and every path uses them: the read of the API and the pages (:func:`live_for_view`),
-the locked read of every act and 托管 switch (:func:`live_row_sql`, run by
-:func:`live.locks.lock_live`) and the conditional update of an act in a game this process
-knows (:func:`act_update_sql`). The hot paths are SQL built once per process: the ORM took
+One rule is written here once: **a user acts from their own seat at a live game's table, and
+only while the table is open to its players** (its event and its round's seating published).
+:func:`acting_seat_sql` states it, and both act paths use it: the locked read of every act and
+托管 switch (:func:`live_row_sql`, run by :func:`live.locks.lock_live`, whose ``acting_seat``
+:func:`live.services._own_seat` reads) and the conditional update of an act made without the
+lock (:func:`act_update_sql`). The hot paths are SQL built once per process: the ORM took
 longer (about 1 ms) to build the locked read than PostgreSQL took to run it.
 """
 
@@ -58,6 +57,18 @@ def seating_public_params() -> list:
     return [str(status) for status in SEATING_PUBLIC]
 
 
+@functools.cache
+def acting_seat_sql(table_id: str) -> str:
+    """The seat rule: the seat one user acts from at the table whose id is the SQL
+    ``table_id`` — theirs, while the table is open to its players — or NULL. Parameters:
+    :func:`acting_seat_params`."""
+    return f"(CASE WHEN {seating_public_sql(table_id)} THEN {user_seat_sql(table_id)} END)"
+
+
+def acting_seat_params(user_id: int | None) -> list:
+    return [*seating_public_params(), user_id]
+
+
 def live_for_view(pk: int, user, table_id: int | None = None) -> LiveGame | None:
     """The live game ``pk`` (``table_id``: only if it is at that table) for the API and the
     pages, or ``None``: without its state (this process's cache has the game), with its table,
@@ -101,18 +112,19 @@ def _view_sql() -> tuple[tuple[Columns, ...], str]:
 
 @functools.cache
 def live_row_sql() -> str:
-    """One live game's row (alias ``lg``) without its state, with ``user_seat`` and
-    ``seating_public``. Parameters: :func:`live_row_params`."""
+    """One live game's row (alias ``lg``) without its state, with ``user_seat`` (seated at
+    its table) and ``acting_seat`` (:func:`acting_seat_sql`). Parameters:
+    :func:`live_row_params`."""
     columns = ", ".join(f"lg.{connection.ops.quote_name(f.column)}"
                         for f in LiveGame._meta.concrete_fields if f.name != "state")
     table_id = f"lg.{_col(LiveGame, 'table')}"
     return (f"SELECT {columns}, {user_seat_sql(table_id)} AS user_seat, "
-            f"{seating_public_sql(table_id)} AS seating_public "
+            f"{acting_seat_sql(table_id)} AS acting_seat "
             f"FROM {_q(LiveGame)} lg WHERE lg.{_col(LiveGame, 'id')} = %s")
 
 
 def live_row_params(live_id: int, user_id: int | None) -> list:
-    return [user_id, *seating_public_params(), live_id]
+    return [user_id, *acting_seat_params(user_id), live_id]
 
 
 @functools.cache
@@ -175,10 +187,10 @@ def act_update_sql(seated: bool, also: str | None = None) -> str:
     """The conditional update of an act made without the row lock: it stores the new state,
     version, turn deadline and update time only if the row is still the game named, at the
     version acted on, running, with no seat in 托管 (the locked path knows whose turn is
-    hosted), and, ``seated``, if the user still sits at the seat acting at a table open to its
-    players. Parameters: state, version, deadline, now, id, version, start time, the running
-    status and, ``seated``, the user's id, the seat and :func:`seating_public_params`, then
-    those of ``also``, one more condition (SQL) the caller adds."""
+    hosted), and, ``seated``, if the seat acting is still the user's (:func:`acting_seat_sql`).
+    Parameters: state, version, deadline, now, id, version, start time, the running status
+    and, ``seated``, :func:`acting_seat_params` and the seat, then those of ``also``, one more
+    condition (SQL) the caller adds."""
     lg = _q(LiveGame)
     sql = (f"UPDATE {lg} SET {_col(LiveGame, 'state')} = %s, {_col(LiveGame, 'version')} = %s, "
            f"{_col(LiveGame, 'turn_deadline')} = %s, {_col(LiveGame, 'updated_at')} = %s "
@@ -187,7 +199,7 @@ def act_update_sql(seated: bool, also: str | None = None) -> str:
            f"AND {_col(LiveGame, 'hosted')} = 0")
     if seated:
         table_id = f"{lg}.{_col(LiveGame, 'table')}"
-        sql += (f" AND {user_seat_sql(table_id)} = %s AND {seating_public_sql(table_id)}")
+        sql += f" AND {acting_seat_sql(table_id)} = %s"
     if also:
         sql += f" AND {also}"
     return sql

@@ -205,18 +205,21 @@ def live_act(*, live_id: int, action: dict, version: int, seat: int | None = Non
     legal — and makes it) and :func:`_act_store` (the row, and the result when the act ends the
     game), under the game's row lock (read with the user's seat in one statement:
     :func:`live.locks.lock_live`). In a game this process knows, the act is first tried
-    without the lock, as one conditional update (:func:`_act_unlocked`, unless
-    ``settings.LIVE_FAST_PATH`` is off); every refusal, and the act that ends the game, take
-    the locked path."""
+    without the lock, as one conditional update (:func:`unlocked_act`, then
+    :func:`store_planned`, unless ``settings.LIVE_FAST_PATH`` is off); every refusal, and the
+    act that ends the game, take the locked path."""
     act = _act_of(action)
     if seat is None and user is None:
         raise ValueError("live_act needs the seat or the user acting")
     ending = None
     if settings.LIVE_FAST_PATH:
-        unlocked = _act_unlocked(live_id, act, version, seat, user, auto)
-        if isinstance(unlocked, LiveGame):
-            return unlocked
-        ending = unlocked
+        made = unlocked_act(live_id, act, version, seat, user, auto)
+        if isinstance(made, UnlockedAct):
+            stored = store_planned(made)
+            if stored is not None:
+                return stored
+        elif made is not None:
+            ending = made  # (seat, game): the act that ends the game, stored under the lock
     with transaction.atomic():
         # lock the game's row only: other tables' games must not queue behind it
         live = lock_live(live_id, user)
@@ -237,57 +240,32 @@ def _act_of(action) -> dict:
     return {k: v for k, v in action.items() if k not in ("version", "seat")}
 
 
-def live_act_unlocked(*, live_id: int, user, action: dict, version: int,
-                      seat: int | None = None, also: tuple[str, list] | None = None
-                      ) -> LiveGame | None:
-    """:func:`live_act`'s common case alone, for the ASGI server's short path of an act
-    (api/fast_act.py): ``user``'s act stored by the conditional update, without the lock
-    (:func:`_act_unlocked`), or ``None`` when that did not happen — nothing has changed, and
-    :func:`live_act` decides (it refuses with the right code, or stores under the lock: a
-    refusal, the act that ends the game, a game with a seat in 托管). ``also``: one more
-    condition the update must meet, as SQL and its parameters (the caller's token still
-    valid: :func:`api.authentication.token_holds_sql`)."""
-    if not settings.LIVE_FAST_PATH or not isinstance(action, dict):
-        return None
-    done = _act_unlocked(live_id, _act_of(action), version, seat, user, auto=False, also=also)
-    return done if isinstance(done, LiveGame) else None
-
-
 def live_act_planned(*, live_id: int, user, action: dict, version: int,
-                     seat: int | None = None, also: tuple[str, list] | None = None
-                     ) -> UnlockedAct | object | None:
-    """:func:`live_act_unlocked` from this process's memory, for an event loop (api/fast_act.py):
-    ``user``'s act made on the game in memory, and the statement that stores it
-    (:class:`UnlockedAct`: its caller runs it, then calls :meth:`UnlockedAct.stored`);
-    :data:`NEEDS_READ` when memory does not hold what the act needs (:func:`live_act_unlocked`
-    reads it); ``None`` when the act is not the common one (:func:`live_act` decides)."""
+                     seat: int | None = None, also: tuple[str, list] | None = None,
+                     read: bool = True) -> UnlockedAct | object | None:
+    """:func:`live_act`'s common case for the ASGI server's short path (api/fast_act.py), the
+    one place both its ways (on the event loop, in a thread) check and make the act: ``user``'s
+    act made on the game and the statement that stores it (:class:`UnlockedAct`: its caller
+    runs it, or :func:`store_planned` does); ``None`` when the act is not the common one
+    (:func:`live_act` decides; nothing has changed). ``read=False``: from memory only, for the
+    event loop, :data:`NEEDS_READ` when a read is due. ``also``: one more condition (SQL and
+    parameters) the update must meet (:func:`api.authentication.token_holds_sql`)."""
     if not settings.LIVE_FAST_PATH or not isinstance(action, dict):
         return None
     made = unlocked_act(live_id, _act_of(action), version, seat, user, auto=False, also=also,
-                        read=False)
+                        read=read)
     return made if isinstance(made, UnlockedAct) or made is NEEDS_READ else None
 
 
-def _act_unlocked(live_id: int, act: dict, version: int, seat: int | None, user, auto: bool,
-                  also: tuple[str, list] | None = None) -> LiveGame | tuple | None:
-    """The common act, without a lock: the game at ``version`` from the cache (or from one read
-    of the row and its state, when another process made the last act), the engine's check, and
-    one ``UPDATE`` that stores it only if, at that instant, the row is still at ``version``,
-    running, and ``user`` still sits at ``seat`` of a table open to its players (the refusals
-    of :func:`_act_refuse`, made by the database in the same statement:
-    :func:`live.queries.act_update_sql`). ``None`` when any of this does not hold, when the
-    engine refuses the act, or when the act ends the game: the locked path then decides, and
-    refuses with the right code, in the right order. For the act that ends the game:
-    ``(seat, game)``, the game with the act applied, which the locked path stores with the
-    result if the row is still where the act was made."""
-    made = unlocked_act(live_id, act, version, seat, user, auto, also)
-    if not isinstance(made, UnlockedAct):
-        return made
-    with prepared_cursor() as cursor:  # planned once per connection, not per act
+def store_planned(made: UnlockedAct) -> LiveGame | None:
+    """Run ``made``'s conditional ``UPDATE`` (prepared once per connection): the game, cached
+    and announced on commit, or ``None`` when it moved on, finished or was reseated meanwhile
+    (nothing stored)."""
+    with prepared_cursor() as cursor:
         cursor.execute(made.sql, made.params)
         stored = cursor.rowcount == 1
     if not stored:
-        return None  # moved on, finished, or reseated meanwhile: the game is dropped
+        return None
     transaction.on_commit(made.stored)
     return made.live
 
@@ -317,12 +295,14 @@ NEEDS_READ = object()
 def unlocked_act(live_id: int, act: dict, version: int, seat: int | None, user, auto: bool,
                  also: tuple[str, list] | None = None, *, read: bool = True
                  ) -> UnlockedAct | tuple | object | None:
-    """:func:`_act_unlocked` up to its ``UPDATE``: the act made on the game at ``version``
-    and the statement that stores it (:class:`UnlockedAct`), or what :func:`_act_unlocked`
-    answers without one (``None``, or the act that ends the game). ``read=False``: from this
-    process's memory only, for code on an event loop (api/fast_act.py); :data:`NEEDS_READ`
-    when it does not hold the game's facts, the user's seat or the game at ``version``
-    (nothing is changed then)."""
+    """The common act, without a lock: the game at ``version`` from the cache (or one read of
+    the row and its state), the engine's check, and the act made; the ``UPDATE`` that stores
+    it only if the row is still at ``version``, running, and the seat still ``user``'s
+    (:func:`live.queries.act_update_sql`) is returned with it (:class:`UnlockedAct`). ``None``
+    when any of this does not hold or the engine refuses the act: the locked path then
+    refuses with the right code, in the right order. For the act that ends the game:
+    ``(seat, game)``, which the locked path stores with the result. ``read=False``: from
+    memory only (an event loop's), :data:`NEEDS_READ` when a read is due."""
     facts = games.facts(live_id)
     if facts is None or (user is not None and games.seat_of(live_id, user) is None):
         if not read:
@@ -363,7 +343,7 @@ def unlocked_act(live_id: int, act: dict, version: int, seat: int | None, user, 
     params = [fastjson.db_param(_state_encoding(game)), game.version,
               when(live.turn_deadline), when(now), live_id, version, when(started_at),
               LiveGame.Status.RUNNING,
-              *([user.pk, seat, *queries.seating_public_params()] if user is not None else []),
+              *([*queries.acting_seat_params(user.pk), seat] if user is not None else []),
               *(also[1] if also else [])]
     # what the row holds once stored (the statement is conditional: only then is it used)
     live.version = game.version
@@ -469,14 +449,14 @@ def _unlocked_state(live: LiveGame) -> dict | None:
 
 
 def _own_seat(live: LiveGame, seat: int | None, not_seated: str, not_yours: str) -> int:
-    """The seat the locked read found for its user (``live.user_seat``), who must sit at the
-    table with its seating published, and may name only that seat: else 403 ``not_seated``
+    """The seat the locked read found its user acts from (``live.acting_seat``: the rule is
+    :func:`live.queries.acting_seat_sql`), the only one they may name: else 403 ``not_seated``
     or ``not_your_seat`` with these messages (``not_yours`` gets the seat as ``%(s)s``)."""
-    if live.user_seat is None or not live.seating_public:
+    if live.acting_seat is None:
         raise NotSeated("not_seated", not_seated)
-    if seat is not None and seat != live.user_seat:
-        raise NotSeated("not_your_seat", not_yours % {"s": live.user_seat})
-    return live.user_seat
+    if seat is not None and seat != live.acting_seat:
+        raise NotSeated("not_your_seat", not_yours % {"s": live.acting_seat})
+    return live.acting_seat
 
 
 def _act_refuse(live: LiveGame, *, version: int, seat: int | None, user) -> int:
