@@ -121,26 +121,33 @@ KNOWN_VIEW_POLICY = (
                   "api.throttling.ScopedRateThrottle")),
     ("throttle_scope", "live"),
     ("parser", ("api.parsers.StrictJSONParser",)),
-    ("negotiation", "api.negotiation.ContentNegotiation"),
+    ("renderer", ("api.live_views.FastJSONRenderer",
+                  "rest_framework.renderers.BrowsableAPIRenderer")),
+    ("negotiation", ("api.negotiation.ContentNegotiation",)),
+    ("versioning", ("builtins.NoneType",)),
 )
 
 
-def _named(classes) -> tuple[str, ...]:
+@functools.cache
+def _named(*classes) -> tuple[str, ...]:
     return tuple(f"{c.__module__}.{c.__qualname__}" for c in classes)
 
 
 def policy() -> tuple:
-    """Everything that decides how the act is checked: the settings' middleware, the user agents
-    refused, and :class:`LiveActApi`'s authentication, permission, throttle, parser and
-    negotiation classes, as names."""
+    """Everything that decides how the act is checked and answered: the settings' middleware,
+    the user agents refused, and :class:`LiveActApi`'s authentication, permission, throttle,
+    parser, renderer, negotiation and versioning classes, as names."""
     view = LiveActApi
     return (tuple(settings.MIDDLEWARE), tuple(settings.DISALLOWED_USER_AGENTS), (
-        ("authentication", _named(view.authentication_classes)),
-        ("permission", _named(view.permission_classes)),
-        ("throttle", _named(view.throttle_classes)),
+        ("authentication", _named(*view.authentication_classes)),
+        ("permission", _named(*view.permission_classes)),
+        ("throttle", _named(*view.throttle_classes)),
         ("throttle_scope", getattr(view, "throttle_scope", None)),
-        ("parser", _named(view.parser_classes)),
-        ("negotiation", _named([view.content_negotiation_class])[0]),
+        ("parser", _named(*view.parser_classes)),
+        ("renderer", _named(*view.renderer_classes)),
+        ("negotiation", _named(view.content_negotiation_class)),
+        ("versioning", _named(type(view.versioning_class) if view.versioning_class is None
+                              else view.versioning_class)),
     ))
 
 

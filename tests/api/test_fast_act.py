@@ -320,6 +320,7 @@ class _NoAuthentication:
     ("permission_classes", _NobodyActs),
     ("throttle_classes", _NobodyThrottled),
     ("parser_classes", SimpleRateThrottle),  # (any class: the policy names it)
+    ("renderer_classes", SimpleRateThrottle),
 ])
 def test_any_class_added_to_the_views_policy_turns_the_short_path_off(monkeypatch, attribute,
                                                                       added):
@@ -334,6 +335,13 @@ def test_any_class_added_to_the_views_policy_turns_the_short_path_off(monkeypatc
 ])
 def test_any_change_of_the_middleware_turns_the_short_path_off(settings, name, value):
     setattr(settings, name, value)
+    assert not fast_act.fits()
+
+
+def test_a_versioning_class_turns_the_short_path_off(monkeypatch):
+    from rest_framework.versioning import AcceptHeaderVersioning
+
+    monkeypatch.setattr(LiveActApi, "versioning_class", AcceptHeaderVersioning)
     assert not fast_act.fits()
 
 
