@@ -7,7 +7,7 @@ statement prepared on the server. Statements that arrive while every connection 
 together on the next free one, in pipeline mode, as one transaction: a server behind on its acts
 pays one round trip and one commit for them. Whatever fails closes its connection and raises in
 every statement sent with it: the caller hands the act to the view, whose conditional update
-stores it at most once.
+stores it at most once; an idle connection the server ended is let go before use.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import re
+import select
 
 from django.conf import settings
 from django.db import connections
@@ -100,8 +101,8 @@ class LoopDatabase:
         self._waiting = [w for w in self._waiting if not w[3].done()]  # (not cancelled)
         if not self._waiting:
             return
-        while self._idle and self._idle[-1].closed:
-            self._idle.pop()
+        while self._idle and not _alive(self._idle[-1]):
+            _close(self._idle.pop())
         if self._idle:
             conn = self._idle.pop()
             batch, self._waiting = sorted(self._waiting, key=lambda w: w[0]), []
@@ -182,6 +183,16 @@ async def _open() -> AsyncConnection:
     for kind in (bool, int, str, Json, Jsonb, datetime.datetime):
         conn.adapters.register_dumper(kind, _Text)
     return conn
+
+
+def _alive(conn: AsyncConnection) -> bool:
+    """Whether an idle connection is still the server's: it has nothing to read, unless the
+    server ended it (a restart): then its next statement would fail."""
+    if conn.closed:
+        return False
+    poll = select.poll()
+    poll.register(conn.pgconn.socket, select.POLLIN)
+    return not poll.poll(0)
 
 
 def _close(conn: AsyncConnection) -> None:
