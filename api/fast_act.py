@@ -52,13 +52,13 @@ from django.middleware.locale import LocaleMiddleware
 from django.middleware.security import SecurityMiddleware
 from django.utils import translation
 from django.utils.module_loading import import_string
+from redis.exceptions import RedisError
 from rest_framework.exceptions import APIException
 
 from api.authentication import TokenAuthentication, token_holds_sql, token_users
 from api.live_views import FastJSONRenderer, LiveActApi, LiveActSerializer, plain_act
 from api.parsers import StrictJSONParser
 from api.throttling import allow_for_view, counters_for_view, let_through
-from config.loopredis import RedisError
 from config.ratelimit import COUNTED, count_on_redis, counts_in_process, on_redis
 from live import aiodb, queries, streams
 from live import services as live

@@ -128,7 +128,7 @@ class Handler(ASGIHandler):
             elif message["type"] == "lifespan.shutdown":
                 young.stop()
                 fast_act.cool()
-                loopredis.close_all()
+                await loopredis.close_all()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 

@@ -21,6 +21,7 @@ import zlib
 from django.conf import settings
 from django.core.cache import DEFAULT_CACHE_ALIAS, cache, caches
 from django.core.cache.backends.locmem import LocMemCache
+from redis.exceptions import RedisError
 
 from config import loopredis, outage
 
@@ -113,7 +114,7 @@ end
 return counts"""
 _scripts: dict = {}
 #: the Redis cache's ``OPTIONS`` that do not change where or how it connects (its timeouts
-#: are the loop connection's too: :data:`config.loopredis.TIMEOUT`)
+#: are the loop clients' too: :data:`config.loopredis.TIMEOUT`)
 _NOT_CONNECTING = {"pool_class", "parser_class", "serializer", "socket_connect_timeout",
                    "socket_timeout"}
 
@@ -212,7 +213,7 @@ for i, key in ipairs(KEYS) do
   out[2 * i] = take
 end
 return out"""
-_LEASE_ON_LOOP = loopredis.Script(_LEASE_SCRIPT)
+_lease_script = None  # (an AsyncScript: its digest; each call runs it on the client given)
 
 
 class Leases:
@@ -269,7 +270,7 @@ async def count_on_redis(server: str, keys: list[str], timeouts: list[int],
     """:func:`count_requests` on Redis (:func:`on_redis` gave the arguments) from the running
     event loop, without a thread: each counter's number for this request, from the block this
     process holds (:class:`Leases`) or, when none is left, from a new block taken in one
-    script call on the loop's own connection (:func:`config.loopredis.client`) for all the
+    script call on the loop's client (:func:`config.loopredis.client`) for all the
     counters that need one. A number past a limit means the request is refused, as with
     :func:`count_requests`. While Redis is down (:data:`config.outage.CACHE`), or when it
     fails or does not answer here, the counters that needed a new block are counted in this
@@ -287,9 +288,9 @@ async def count_on_redis(server: str, keys: list[str], timeouts: list[int],
             for i in due:
                 args += [lease_size(limits[i]), timeouts[i], limits[i]]
             try:
-                redis = await loopredis.client(server)
-                reply = await _LEASE_ON_LOOP(redis, [keys[i] for i in due], args)
-            except (loopredis.RedisError, OSError) as exc:  # (OSError: the connect's own)
+                reply = await _lease_on_loop(loopredis.client(server), [keys[i] for i in due],
+                                             args)
+            except (RedisError, OSError) as exc:  # (OSError: the socket's own)
                 outage.CACHE.failed(exc, "counting an act's requests on the event loop")
             else:
                 outage.CACHE.succeeded()
@@ -302,6 +303,15 @@ async def count_on_redis(server: str, keys: list[str], timeouts: list[int],
                 counts[i] = leases.keep(keys[i], int(reply[2 * j]), int(reply[2 * j + 1]),
                                         timeouts[i])
     return counts
+
+
+async def _lease_on_loop(redis, keys: list[str], args: list) -> list:
+    """:data:`_LEASE_SCRIPT` on ``redis`` (redis.asyncio's script: ``EVALSHA``, the source
+    sent whole the first time a server does not know it)."""
+    global _lease_script
+    if _lease_script is None:
+        _lease_script = redis.register_script(_LEASE_SCRIPT)
+    return await _lease_script(keys=keys, args=args, client=redis)
 
 
 def counts_in_process() -> bool:

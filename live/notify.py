@@ -52,11 +52,11 @@ import weakref
 from collections import OrderedDict
 from datetime import timedelta
 
-import hiredis
 from django.conf import settings
 from django.core.signals import request_finished, request_started
 from django.db import transaction
 from django.utils import timezone
+from redis.exceptions import ResponseError
 
 from config import loopredis, outage
 from live import fastjson
@@ -189,17 +189,69 @@ class Publisher:
 _publisher = Publisher()
 
 
-def _publish(channel: str, data: bytes) -> None:
-    """Publish ``data`` on ``channel``: on an event loop (a stream server's acts), on the loop's
-    own Redis connection, which writes the commands of a turn of the loop at once
-    (:meth:`config.loopredis.LoopRedis.send_unanswered`) — a server behind on its acts
-    announces the acts a batch stored (live/aiodb.py) in one write, not one each; elsewhere,
-    or until that connection is open, on :data:`_publisher`'s."""
-    redis = loopredis.client_now(_redis_url(), outage.PUBSUB)
-    if redis is not None:
-        redis.send_unanswered(_publish_command(channel.encode(), data))
-        return
-    _publisher.publish(channel, data)
+def _publish(channel: str, data: bytes) -> bool:
+    """Publish ``data`` on ``channel``: on an event loop (a stream server's acts), through the
+    loop's :class:`LoopPublisher`, which sends the announcements of a turn of the loop
+    together — a server behind on its acts announces the acts a batch stored (live/aiodb.py)
+    in one write, not one each; elsewhere on :data:`_publisher`'s connection. Whether it was
+    sent here (on the loop, its failure goes to :data:`config.outage.PUBSUB` later)."""
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        _publisher.publish(channel, data)
+        return True
+    LoopPublisher.of(loop, _redis_url()).publish(channel, data)
+    return False
+
+
+class LoopPublisher:
+    """An event loop's announcements to the Redis of one URL, on the loop's client
+    (:func:`config.loopredis.client`), without their callers waiting: those of one turn of the
+    loop go out in one pipeline (one write), and those that come while it is answered in the
+    next. An error reply is logged. A failure — Redis gone, or no answer within
+    :data:`config.loopredis.TIMEOUT` — opens :data:`config.outage.PUBSUB` and loses the
+    announcements of that pipeline and those waiting for it, as a publish lost with a broken
+    connection always could: waiters elsewhere read the version every ``SAFETY_READ`` seconds
+    all the same. Get one with :meth:`of`."""
+
+    def __init__(self, url: str):
+        self.url = url
+        self._waiting: list[tuple[str, bytes]] = []
+        self._sending: asyncio.Task | None = None
+
+    @classmethod
+    def of(cls, loop: asyncio.AbstractEventLoop, url: str) -> LoopPublisher:
+        publishers = _loop_publishers.setdefault(loop, {})
+        found = publishers.get(url)
+        if found is None:
+            found = publishers[url] = cls(url)
+        return found
+
+    def publish(self, channel: str, data: bytes) -> None:
+        self._waiting.append((channel, data))
+        if self._sending is None:
+            self._sending = asyncio.get_running_loop().create_task(self._send())
+
+    async def _send(self) -> None:
+        try:
+            while self._waiting:
+                batch, self._waiting = self._waiting, []
+                pipe = loopredis.client(self.url).pipeline(transaction=False)
+                for channel, data in batch:
+                    pipe.publish(channel, data)
+                for reply in await pipe.execute(raise_on_error=False):
+                    if isinstance(reply, Exception):
+                        log.warning("live pub/sub: Redis refused an announcement: %s", reply)
+                outage.PUBSUB.succeeded()
+        except Exception as exc:
+            self._waiting = []
+            outage.PUBSUB.failed(exc, "announcing on the event loop")
+        finally:
+            self._sending = None
+
+
+#: the loop -> the URL -> its :class:`LoopPublisher`
+_loop_publishers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def _publish_command(channel: bytes, data: bytes) -> bytes:
@@ -336,11 +388,13 @@ def announce_committed(live_id: int, version: int, act: dict | None = None) -> N
         _seen(live_id, version, act)
         if _redis_url() and outage.PUBSUB.allows():
             try:
-                _publish(f"{CHANNEL_PREFIX}{live_id}", _message(live_id, version, act))
+                answered = _publish(f"{CHANNEL_PREFIX}{live_id}",
+                                    _message(live_id, version, act))
             except Exception as exc:  # waiters elsewhere fall back to polling
                 outage.PUBSUB.failed(exc, "announcing a live act")
             else:
-                outage.PUBSUB.succeeded()
+                if answered:
+                    outage.PUBSUB.succeeded()
 
     after_response(send)
 
@@ -628,11 +682,7 @@ def publish_revocation(logged: int, keys) -> None:
         return
     data = b"%d %s" % (logged, " ".join(keys).encode())
     try:
-        redis = loopredis.client_now(url)
-        if redis is not None:
-            redis.send_unanswered(_publish_command(REVOKED, data))
-        else:
-            _publisher.publish(REVOKED_CHANNEL, data)
+        if _publish(REVOKED_CHANNEL, data):
             _publisher.flush()  # (answered: a command-line revocation may exit next)
     except Exception as exc:
         log.warning("live pub/sub: a revocation was not published (%s); the other processes "
@@ -767,11 +817,11 @@ class Dispatcher:
     async def _listen(self) -> None:
         """Redis messages into :func:`_seen`; reconnects after a second when Redis is lost."""
         while _redis_url():
-            subscriber = None
+            subscriber = _Subscriber(_redis_url())
             try:
-                subscriber = await _Subscriber.open(_redis_url(), self._reply)
+                await subscriber.subscribe()
                 self.subscriptions += 1
-                await subscriber.held()
+                await subscriber.held(self._reply)
                 outage.PUBSUB.failed(ConnectionError("the subscription's connection was lost"),
                                      "listening for live announcements (async)")
             except asyncio.CancelledError:
@@ -781,8 +831,7 @@ class Dispatcher:
             finally:
                 self.subscribed = False
                 self._read_due.set()  # the waiters read until it is back
-                if subscriber is not None:
-                    subscriber.close()
+                await subscriber.close()
             await asyncio.sleep(1.0)
 
     def _reply(self, reply) -> None:
@@ -836,80 +885,50 @@ class Dispatcher:
             task.cancel()
 
 
-class _Subscriber(asyncio.Protocol):
-    """The connection of a :class:`Dispatcher`'s subscription: ``PSUBSCRIBE`` to every game's
-    channel, and each reply, parsed by hiredis (Redis' own C parser, redis-py's too), handed to
-    ``on_reply`` as the bytes arrive, in the loop's own callback. redis.asyncio's ``PubSub``
-    read each message through half a dozen coroutines (its retry, timeout and push-parser
-    layers): about 80 µs of a stream server's CPU for every act of every game, twice (its own
-    act's echo, and the other processes' acts), against a few here (docs/BENCHMARKS.md,
-    "Eighth pass"). The URL is read by redis-py (``redis://``, ``rediss://``, ``unix://``, a
-    user and password); a quiet connection is pinged every :attr:`HEALTH` seconds, and one that
-    does not answer by the next is closed, as redis-py's ``health_check_interval`` did."""
+class _Subscriber:
+    """The connection of a :class:`Dispatcher`'s subscription (redis.asyncio's, of its own:
+    :func:`config.loopredis.connection`): ``PSUBSCRIBE`` to every game's channel, and each
+    reply read off it as it comes. Read on the connection itself, not through redis.asyncio's
+    ``PubSub``, whose retry and timeout layers cost about 80 µs of a stream server's CPU for
+    every act of every game (docs/BENCHMARKS.md, "Eighth pass"). A quiet connection is pinged
+    every :attr:`HEALTH` seconds, and one that does not answer by the next is given up, as
+    redis-py's ``health_check_interval`` did."""
 
     HEALTH = 30.0  # seconds
 
-    def __init__(self, on_reply):
-        self._parser = hiredis.Reader()
-        self._on_reply = on_reply
-        self._transport = None
-        self._lost: asyncio.Future = asyncio.get_running_loop().create_future()
-        self._heard = time.monotonic()
+    def __init__(self, url: str):
+        self._connection = loopredis.connection(url)
 
-    @classmethod
-    async def open(cls, url: str, on_reply) -> _Subscriber:
-        """Connect to the Redis of ``url`` (:func:`config.loopredis.connect`: at most
-        :data:`config.loopredis.TIMEOUT`,
-        signed in if it names a password) and subscribe: replies go to ``on_reply`` from then
-        on."""
-        subscriber, first = await loopredis.connect(url, lambda: cls(on_reply))
-        for command in first:
-            subscriber._transport.write(command)
-        subscriber.command("PSUBSCRIBE", f"{CHANNEL_PREFIX}*")
-        return subscriber
+    async def subscribe(self) -> None:
+        """Connect (at most :data:`config.loopredis.TIMEOUT`, signed in and the database
+        selected as the URL says) and subscribe."""
+        await self._connection.connect()
+        await self._connection.send_command("PSUBSCRIBE", f"{CHANNEL_PREFIX}*")
 
-    def command(self, *words: str) -> None:
-        """Send one command (in Redis' protocol)."""
-        self._transport.write(loopredis.packed(*words))
-
-    async def held(self) -> None:
-        """Until the connection is lost (or stops answering)."""
-        pinged = None
+    async def held(self, on_reply) -> None:
+        """Each reply (a list: the subscription's confirmation, a message, a ping's answer) to
+        ``on_reply``, until the connection is lost (which raises), stops answering, or Redis
+        refuses the subscription."""
+        pinged = False
         while True:
-            try:  # (asyncio.timeout, not wait_for: see Dispatcher._poll)
-                async with asyncio.timeout(self.HEALTH):
-                    await asyncio.shield(self._lost)
+            try:
+                reply = await self._connection.read_response(timeout=self.HEALTH,
+                                                             disconnect_on_error=False)
+            except ResponseError as exc:
+                log.warning("live pub/sub (async): Redis said %s", exc)
                 return
-            except TimeoutError:
-                if pinged is not None and self._heard < pinged:
-                    self.close()  # (no answer to the last ping)
+            if reply is None:  # (nothing for HEALTH seconds)
+                if pinged:
                     return
-                if time.monotonic() - self._heard >= self.HEALTH:
-                    pinged = time.monotonic()
-                    self.command("PING")
-
-    def close(self) -> None:
-        if self._transport is not None:
-            self._transport.close()
-
-    # -- asyncio.Protocol
-    def connection_made(self, transport) -> None:
-        self._transport = transport
-
-    def data_received(self, data: bytes) -> None:
-        self._heard = time.monotonic()
-        self._parser.feed(data)
-        while (reply := self._parser.gets()) is not False:
-            if isinstance(reply, hiredis.ReplyError):  # (a refused AUTH or PSUBSCRIBE)
-                log.warning("live pub/sub (async): Redis said %s", reply)
-                self.close()
-                return
+                await self._connection.send_command("PING", check_health=False)
+                pinged = True
+                continue
+            pinged = False
             if isinstance(reply, list) and reply:
-                self._on_reply(reply)
+                on_reply(reply)
 
-    def connection_lost(self, exc) -> None:
-        if not self._lost.done():
-            self._lost.set_result(exc)
+    async def close(self) -> None:
+        await self._connection.disconnect(nowait=True)
 
 
 def _reads(ids: list[int], watched: bool) -> list[tuple[int, int]]:

@@ -1,25 +1,28 @@
-"""Redis on the event loop (config/loopredis.py) and the throttles' counting there
-(config.ratelimit.count_on_redis), against the local Redis: commands pipelined on one
-connection each get their own reply, an error reply fails only its command, a Redis that does
-not answer fails what waits on it and is replaced, and the loop counts exactly what the
-cache's own client counts, on the same keys of the same database."""
+"""Redis on the event loop (config/loopredis.py: each loop's redis.asyncio client, on a
+capped pool) and the throttles' counting there (config.ratelimit.count_on_redis), against the
+local Redis: one client a loop and a URL, its database selected; however many acts count at
+once, no more than :data:`config.loopredis.MAX_CONNECTIONS` connections; a Redis that does not
+answer fails within the timeout, without a retry; and the loop counts exactly what the cache's
+own client counts, on the same keys of the same database."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
+import time
 import uuid
 from types import SimpleNamespace
 
 import pytest
 import redis as redis_py
 
-from config import loopredis, ratelimit
+from config import loopredis, outage, ratelimit
+from live import notify
 from tests.live.test_live_notify import redis_up
 
 pytestmark = pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
 
-URL = "redis://127.0.0.1:6379/7"
+URL = "redis://127.0.0.1:6379/12"
 
 
 @pytest.fixture
@@ -32,120 +35,94 @@ def silent_redis():
     silent.close()
 
 
-def test_pipelined_commands_each_get_their_own_reply_and_an_error_fails_only_its_own():
+def _loop_connections() -> int:
+    """The connections of this database that the loops' clients opened (their name)."""
+    return sum(1 for c in redis_py.Redis.from_url(URL).client_list()
+               if c["name"] == loopredis.NAME and c["db"] == "12")
+
+
+def test_a_loop_has_one_client_a_url_and_it_selects_the_urls_database():
     key = f"loopredis-test:{uuid.uuid4().hex}"
 
     async def run():
-        redis = await loopredis.client(URL)
-        assert await loopredis.client(URL) is redis  # (one connection for the loop)
-        replies = await asyncio.gather(
-            *(redis.call("INCRBY", key, n) for n in range(1, 51)),
-            redis.call("LPUSH", key, "x"),  # (a number is not a list)
-            redis.call("GET", key), return_exceptions=True)
-        await redis.call("DEL", key)
-        return replies
+        redis = loopredis.client(URL)
+        assert loopredis.client(URL) is redis
+        await redis.set(key, "on twelve", ex=60)
+        await loopredis.close_all()
+        return redis
 
-    replies = asyncio.run(run())
-    assert replies[:50] == [n * (n + 1) // 2 for n in range(1, 51)]
-    assert isinstance(replies[50], loopredis.RedisError) and "WRONGTYPE" in str(replies[50])
-    assert replies[51] == b"1275"
-
-
-def test_the_commands_of_one_turn_of_the_loop_go_out_in_one_write(caplog):
-    """Commands sent in one turn of the loop — awaited or unanswered — are written together;
-    an unanswered command's reply is read and dropped (an error one logged), and the commands
-    awaited after it get their own replies."""
-    key = f"loopredis-test:{uuid.uuid4().hex}"
-    writes = []
-
-    async def run():
-        redis = await loopredis.client(URL)
-        transport_write = redis._transport.write
-        redis._transport.write = lambda data: (writes.append(data), transport_write(data))
-        try:
-            redis.send_unanswered(loopredis.packed("SET", key, "a word", "EX", 60))
-            redis.send_unanswered(loopredis.packed("INCR", key))  # (not a number: refused)
-            replies = await asyncio.gather(redis.write(loopredis.packed("APPEND", key, "s")),
-                                           redis.write(loopredis.packed("GET", key)))
-            redis.send_unanswered(loopredis.packed("DEL", key))
-            return replies, await redis.call("EXISTS", key)
-        finally:
-            del redis._transport.write
-
-    assert asyncio.run(run()) == ([7, b"a words"], 0)
-    assert [data.count(b"\r\n*") + 1 for data in writes] == [4, 2]  # (two turns)
-    assert "Redis refused a command sent unanswered" in caplog.text
-    assert loopredis.client_now(URL) is None  # (off an event loop: the caller's own way)
-
-
-def test_a_redis_that_owes_too_many_replies_is_dropped(monkeypatch, silent_redis):
-    """Unanswered commands pile up only so far: past :data:`config.loopredis.UNANSWERED`
-    replies owed, the connection is taken for dead, closed, and the next client is another."""
-    monkeypatch.setattr(loopredis, "UNANSWERED", 3)
-
-    async def run():
-        redis = await loopredis.client(silent_redis)
-        for _ in range(3):
-            redis.send_unanswered(loopredis.packed("PING"))
-        with pytest.raises(loopredis.RedisError, match="not answering"):
-            redis.send_unanswered(loopredis.packed("PING"))
-        assert redis.closed and loopredis.client_now(silent_redis) is None  # (opening another)
-        return redis, await loopredis.client(silent_redis)
-
-    first, second = asyncio.run(run())
-    assert second is not first and not second.closed
-
-
-def test_the_database_of_the_url_is_selected():
-    key = f"loopredis-test:{uuid.uuid4().hex}"
-
-    async def run():
-        redis = await loopredis.client(URL)
-        await redis.call("SET", key, "on seven", "EX", 60)
-
-    asyncio.run(run())
-    assert redis_py.Redis.from_url(URL).get(key) == b"on seven"
+    first = asyncio.run(run())
+    assert redis_py.Redis.from_url(URL).get(key) == b"on twelve"
     assert redis_py.Redis.from_url("redis://127.0.0.1:6379/0").get(key) is None
 
+    async def again():
+        return loopredis.client(URL)
 
-def test_a_redis_that_does_not_answer_fails_the_waiting_commands_and_is_replaced(
-        monkeypatch, silent_redis):
-    """A server that accepts the connection and never answers: the command fails after the
-    timeout, the connection is closed, and the next call opens a new one."""
-    monkeypatch.setattr(loopredis, "TIMEOUT", 0.2)
-
-    async def run():
-        redis = await loopredis.client(silent_redis)
-        with pytest.raises(loopredis.RedisError, match="not answered"):
-            await redis.call("PING")
-        assert redis.closed
-        with pytest.raises(loopredis.RedisError, match="closed"):
-            await redis.call("PING")
-        return redis, await loopredis.client(silent_redis)
-
-    first, second = asyncio.run(run())
-    assert second is not first and not second.closed
+    assert asyncio.run(again()) is not first  # (another loop, another client)
 
 
-def test_a_script_unknown_to_the_server_is_sent_whole_once():
-    script = loopredis.Script(f"return '{uuid.uuid4().hex}'")
-    sent = []
+def test_concurrent_acts_and_announcements_share_a_few_connections(settings):
+    """300 acts counted at once, each taking a new block of its own counters, and 300
+    announcements: every count right, every announcement sent, and the loop's client opened
+    :data:`config.loopredis.MAX_CONNECTIONS` connections at most (an uncapped pool opened one
+    for each act waiting on a round trip)."""
+    settings.LIVE_PUBSUB_URL = URL
+    prefix = uuid.uuid4().hex
+    heard = redis_py.Redis.from_url(URL).pubsub(ignore_subscribe_messages=True)
+    heard.subscribe(f"loopredis-test:{prefix}")
 
     async def run():
-        redis = await loopredis.client(URL)
-        call = redis.call
+        before = _loop_connections()
+        counted = asyncio.gather(*(
+            ratelimit.count_on_redis(URL, [f"loopredis-test:{prefix}:{n}:{k}" for k in "ab"],
+                                     [60, 60], [3000, 1200]) for n in range(300)))
+        for n in range(300):
+            notify._publish(f"loopredis-test:{prefix}", str(n).encode())
+        counts = await counted
+        while notify.LoopPublisher.of(asyncio.get_running_loop(), URL)._sending is not None:
+            await asyncio.sleep(0.01)
+        opened = _loop_connections() - before
+        await loopredis.close_all()
+        return counts, opened
 
-        async def recorded(*words):
-            sent.append(words[0])
-            return await call(*words)
-        redis.call = recorded
-        try:
-            return [await script(redis, [], []) for _ in range(3)]
-        finally:
-            del redis.call
+    outage.reset()
+    try:
+        counts, opened = asyncio.run(run())
+        got = []
+        deadline = time.monotonic() + 5
+        while len(got) < 300 and time.monotonic() < deadline:
+            message = heard.get_message(timeout=0.5)
+            if message:
+                got.append(int(message["data"]))
+    finally:
+        heard.close()
+    assert counts == [[1, 1]] * 300 and not outage.CACHE.is_open
+    assert got == list(range(300))
+    assert 1 <= opened <= 2 == loopredis.MAX_CONNECTIONS
 
-    results = asyncio.run(run())
-    assert len(set(results)) == 1 and sent == ["EVALSHA", "EVAL", "EVALSHA", "EVALSHA"]
+
+def test_a_redis_that_does_not_answer_fails_within_the_timeout_without_a_retry(silent_redis):
+    """A server that takes the connection and never answers: the command fails after
+    :data:`config.loopredis.TIMEOUT` (once: no retry), and an act's throttles are counted in
+    the process instead, the cache's breaker open."""
+
+    async def run():
+        started = time.monotonic()
+        with pytest.raises(redis_py.RedisError):
+            await loopredis.client(silent_redis).ping()
+        failed_after = time.monotonic() - started
+        outage.reset()
+        counts = await ratelimit.count_on_redis(silent_redis, ["loopredis-test:silent"], [60],
+                                                [100])
+        await loopredis.close_all()
+        return failed_after, counts
+
+    try:
+        failed_after, counts = asyncio.run(run())
+        assert loopredis.TIMEOUT * 0.9 <= failed_after < loopredis.TIMEOUT * 1.9
+        assert counts == [1] and outage.CACHE.is_open
+    finally:
+        outage.reset()
 
 
 def test_the_loop_counts_on_the_counters_the_caches_own_client_counts(settings):
@@ -172,18 +149,19 @@ def test_the_loop_counts_on_the_counters_the_caches_own_client_counts(settings):
 
 def _loop_counts(where, times: int, round_trips: list) -> list[list[int]]:
     """``times`` counts of ``where`` on one event loop, and the script calls they made."""
-    script = ratelimit._LEASE_ON_LOOP
+    script = ratelimit._lease_on_loop
 
     async def run():
         async def recorded(redis, keys, args):
             round_trips.append(len(keys))
             return await script(redis, keys, args)
 
-        ratelimit._LEASE_ON_LOOP = recorded
+        ratelimit._lease_on_loop = recorded
         try:
             return [await ratelimit.count_on_redis(*where) for _ in range(times)]
         finally:
-            ratelimit._LEASE_ON_LOOP = script
+            ratelimit._lease_on_loop = script
+            await loopredis.close_all()
 
     return asyncio.run(run())
 
@@ -252,7 +230,7 @@ def test_a_redis_cache_whose_options_say_how_to_connect_counts_with_its_own_clie
     assert ratelimit.on_redis([("throttle_user_1:99", 61)], [3000]) is None
 
 
-def test_the_servers_stop_closes_the_loops_connection(monkeypatch):
+def test_the_servers_stop_closes_the_loops_connections(monkeypatch):
     from api import fast_act
     from config.asgi import Handler
     from tests.live.helpers import lifespan
@@ -265,16 +243,16 @@ def test_the_servers_stop_closes_the_loops_connection(monkeypatch):
     async def served():
         comm, start, stop = lifespan(Handler())
         assert await start() == {"type": "lifespan.startup.complete"}
-        redis = await loopredis.client(URL)
-        assert await redis.call("PING") == b"PONG"
+        redis = loopredis.client(URL)
+        assert await redis.ping()
+        (connection,) = redis.connection_pool._available_connections
         # when: the server stops
         assert await stop() == {"type": "lifespan.shutdown.complete"}
         await comm.wait(5)
-        # then: the loop's connection is closed; the next caller opens another
-        assert redis.closed
-        again = await loopredis.client(URL)
-        assert again is not redis and await again.call("PING") == b"PONG"
-        loopredis.close_all()
-        assert again.closed
+        # then: the loop's connections are closed; the next caller has another client
+        assert not connection.is_connected
+        again = loopredis.client(URL)
+        assert again is not redis and await again.ping()
+        await loopredis.close_all()
 
     asyncio.run(served())

@@ -10,11 +10,11 @@ import json
 import uuid
 
 import pytest
+import redis
 from asgiref.sync import async_to_sync
 from django.db import OperationalError, connection
 
 from api import fast_act
-from config import loopredis
 from live import aiodb
 from live.models import LiveGame
 from tests.api.test_fast_act import (  # noqa: F401
@@ -114,7 +114,7 @@ def test_a_failed_count_in_redis_hands_the_act_to_the_view_which_stores_it_once(
         assert act(live_id, keys[seat], payload)[0] == 200
 
     async def broken(server, keys, timeouts, limits):
-        raise loopredis.RedisError("the connection to Redis was lost")
+        raise redis.ConnectionError("the connection to Redis was lost")
 
     monkeypatch.setattr(fast_act, "count_on_redis", broken)
     seat, payload = next_act(lt, live_id)

@@ -211,36 +211,42 @@ def test_the_publisher_delivers_every_announcement_in_order_without_waiting_for_
 
 @pytest.mark.redis
 @pytest.mark.skipif(not redis_up(), reason="needs Redis on 127.0.0.1:6379")
-def test_on_an_event_loop_announcements_go_out_on_the_loops_own_connection(settings, monkeypatch):
-    """A stream server's acts are announced on its event loop's Redis connection, the
-    announcements of a turn of the loop in one write; until that connection is open (the first
-    announcement opens it), on the process's publisher: every one is heard, in order."""
+def test_on_an_event_loop_announcements_go_out_on_the_loops_client_a_turn_in_one_write(
+        settings, monkeypatch):
+    """A stream server's acts are announced on its event loop's Redis client, never the
+    process's publisher, without the act waiting: the announcements of a turn of the loop in
+    one write, and those made while it is answered in the next; every one is heard, in order."""
     import redis
 
     from config import loopredis
 
-    settings.LIVE_PUBSUB_URL = url = "redis://127.0.0.1:6379/13"
+    settings.LIVE_PUBSUB_URL = url = "redis://127.0.0.1:6379/12"
     subscriber = redis.Redis.from_url(url).pubsub(ignore_subscribe_messages=True)
     # (this game's channel only: pub/sub is one namespace for every database of the server, and
     # other processes' live games may be announced on it meanwhile)
     subscriber.subscribe(f"{live_notify.CHANNEL_PREFIX}990001")
-    on_publisher = []
-    publish = live_notify._publisher.publish
-    monkeypatch.setattr(live_notify._publisher, "publish",
-                        lambda channel, data: (on_publisher.append(data), publish(channel, data)))
+    monkeypatch.setattr(live_notify._publisher, "publish", None)  # (not called on a loop)
 
     async def run():
-        live_notify.announce_committed(990_001, 1)  # (no loop connection yet: the publisher's)
-        redis_on_loop = await loopredis.client(url)  # (the one the first announcement opens)
         writes = []
-        transport_write = redis_on_loop._transport.write
-        redis_on_loop._transport.write = lambda data: (writes.append(data), transport_write(data))
-        for version in (2, 3, 4):
+        connection = await loopredis.client(url).connection_pool.get_connection()
+        send = connection.send_packed_command
+
+        async def recorded(command, check_health=True):
+            writes.append(b"".join(command) if isinstance(command, list) else command)
+            return await send(command, check_health)
+
+        connection.send_packed_command = recorded
+        await loopredis.client(url).connection_pool.release(connection)
+        for version in (1, 2, 3):
             live_notify.announce_committed(990_001, version)
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0)  # (the first pipeline sent: the next two wait for its replies)
+        live_notify.announce_committed(990_001, 4)
         live_notify.announce_committed(990_001, 5)
-        await redis_on_loop.call("PING")
-        del redis_on_loop._transport.write
+        publisher = live_notify.LoopPublisher.of(asyncio.get_running_loop(), url)
+        while publisher._sending is not None:
+            await asyncio.sleep(0.01)
+        await loopredis.close_all()
         return writes
 
     try:
@@ -253,10 +259,8 @@ def test_on_an_event_loop_announcements_go_out_on_the_loops_own_connection(setti
                 heard.append(message["data"])
     finally:
         subscriber.close()
-        live_notify._publisher.close()
     assert heard == [b"1", b"2", b"3", b"4", b"5"]
-    assert on_publisher == [b"1"]
-    assert [data.count(b"PUBLISH") for data in writes] == [3, 1]  # (the second with the PING)
+    assert [data.count(b"PUBLISH") for data in writes] == [3, 2]
 
 
 def test_a_forked_publisher_opens_its_own_connection_and_leaves_the_parents_open(monkeypatch):
