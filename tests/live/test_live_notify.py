@@ -279,3 +279,37 @@ def test_a_forked_publisher_opens_its_own_connection_and_leaves_the_parents_open
     with pytest.raises(redis.ConnectionError):  # (nothing listens on port 1)
         publisher.publish("gouji:test:fork", b"1")
     assert not parents.closed and publisher._connection is None
+
+
+def test_on_an_event_loop_a_dead_redis_opens_the_breaker_and_the_act_goes_on(settings):
+    """Announcements on the loop to a Redis that is not there: the act is not held up (the
+    publish returns at once), the failure opens the pub/sub breaker once the connection
+    fails, and the announcements after it are skipped while it is open."""
+    from config import loopredis, outage
+
+    free = socket.socket()
+    free.bind(("127.0.0.1", 0))
+    settings.LIVE_PUBSUB_URL = url = f"redis://127.0.0.1:{free.getsockname()[1]}/0"
+    free.close()  # (nothing listens there now)
+    sent = []
+
+    async def run():
+        publisher = live_notify.LoopPublisher.of(asyncio.get_running_loop(), url)
+        publish = publisher.publish
+        publisher.publish = lambda channel, data: (sent.append(data), publish(channel, data))
+        started = time.monotonic()
+        live_notify.announce_committed(990_002, 1)
+        assert time.monotonic() - started < 0.05 and live_notify.latest(990_002) == 1
+        while publisher._sending is not None:
+            await asyncio.sleep(0.01)
+        opened = outage.PUBSUB.is_open
+        live_notify.announce_committed(990_002, 2)  # (skipped: the breaker is open)
+        await loopredis.close_all()
+        return opened
+
+    outage.reset()
+    try:
+        assert asyncio.run(run()) is True
+        assert sent == [b"1"] and live_notify.latest(990_002) == 2
+    finally:
+        outage.reset()
