@@ -206,13 +206,14 @@ def _publish(channel: str, data: bytes) -> bool:
 
 class LoopPublisher:
     """An event loop's announcements to the Redis of one URL, without their callers waiting,
-    on a connection it holds from the loop's client (:func:`config.loopredis.client`): those
-    of one turn of the loop go out in one write, and those that come while it is written in
-    the next. As :class:`Publisher`, each ``PUBLISH`` is packed at once
-    (:func:`_publish_command`) and the replies are read :attr:`UNREAD` at a time, by then
-    arrived (a pipeline of redis-py's, its replies awaited, cost 120 µs of CPU an
-    announcement). An error reply is logged. A failure — Redis gone, or replies not read
-    within :data:`config.loopredis.TIMEOUT` — opens :data:`config.outage.PUBSUB`, drops the
+    on a redis.asyncio connection of their own (:func:`config.loopredis.connection`): those of
+    one turn of the loop go out in one write, and those that come while it is written in the
+    next. As :class:`Publisher`, each ``PUBLISH`` is packed at once (:func:`_publish_command`)
+    and the replies are read :attr:`UNREAD` at a time, by then arrived; the write and the reads
+    have one timer each, not the task redis-py's ``socket_timeout`` makes for every write (a
+    pipeline of redis-py's cost 120 µs of CPU an announcement). An error reply is logged. A
+    failure — Redis gone, or a write or the replies not done within
+    :data:`config.loopredis.TIMEOUT` — opens :data:`config.outage.PUBSUB`, drops the
     connection and loses the announcements since the last replies read and those waiting, as
     a publish lost with a broken connection always could: waiters elsewhere read the version
     every ``SAFETY_READ`` seconds all the same. Get one with :meth:`of`."""
@@ -223,12 +224,14 @@ class LoopPublisher:
         self.url = url
         self._waiting: list[tuple[str, bytes]] = []
         self._sending: asyncio.Task | None = None
-        self._pool = self._connection = None
+        self._connection = None
         self._unread = 0
 
     @classmethod
     def of(cls, loop: asyncio.AbstractEventLoop, url: str) -> LoopPublisher:
-        publishers = _loop_publishers.setdefault(loop, {})
+        publishers = _loop_publishers.get(loop)
+        if publishers is None:
+            publishers = _loop_publishers[loop] = {}
         found = publishers.get(url)
         if found is None:
             found = publishers[url] = cls(url)
@@ -241,43 +244,42 @@ class LoopPublisher:
 
     async def _send(self) -> None:
         try:
+            if self._connection is None:
+                self._connection = loopredis.connection(self.url, closed_at_stop=True,
+                                                        socket_timeout=None)
+                async with asyncio.timeout(loopredis.TIMEOUT):
+                    await self._connection.connect()
+            connection = self._connection
             while self._waiting:
-                connection = await self._connected()
                 batch, self._waiting = self._waiting, []
-                await connection.send_packed_command(
-                    b"".join([_publish_command(channel.encode(), data)
-                              for channel, data in batch]), check_health=False)
+                async with asyncio.timeout(loopredis.TIMEOUT):
+                    await connection.send_packed_command(
+                        b"".join([_publish_command(channel.encode(), data)
+                                  for channel, data in batch]), check_health=False)
                 outage.PUBSUB.succeeded()
                 self._unread += len(batch)
-                while self._unread >= self.UNREAD:
-                    self._unread -= 1
-                    try:
-                        await connection.read_response()
-                    except ResponseError as exc:
-                        log.warning("live pub/sub: Redis refused an announcement: %s", exc)
+                if self._unread >= self.UNREAD:
+                    async with asyncio.timeout(loopredis.TIMEOUT):
+                        await self._read_replies(connection)
         except Exception as exc:
             self._waiting = []
-            await self._drop()
+            await self.close()
             outage.PUBSUB.failed(exc, "announcing on the event loop")
         finally:
             self._sending = None
 
-    async def _connected(self):
-        """The connection, taken from the loop's current client (another after
-        :func:`config.loopredis.close_all`)."""
-        pool = loopredis.client(self.url).connection_pool
-        if self._pool is not pool:
-            await self._drop()
-        if self._connection is None:
-            self._connection, self._pool = await pool.get_connection(), pool
-        return self._connection
+    async def _read_replies(self, connection) -> None:
+        while self._unread:
+            self._unread -= 1
+            try:
+                await connection.read_response()
+            except ResponseError as exc:
+                log.warning("live pub/sub: Redis refused an announcement: %s", exc)
 
-    async def _drop(self) -> None:
-        connection, pool, self._connection, self._pool = self._connection, self._pool, None, None
-        self._unread = 0
+    async def close(self) -> None:
+        connection, self._connection, self._unread = self._connection, None, 0
         if connection is not None:
             await connection.disconnect(nowait=True)
-            await pool.release(connection)
 
 
 #: the loop -> the URL -> its :class:`LoopPublisher`
