@@ -3,8 +3,7 @@ throttles, the pages' limits) shares, so it is written once, here beside the set
 
 Requests are counted with the cache's atomic ``add`` and ``incr``: each request takes its number
 first and is refused past the limit, however many arrive at once (DRF's own throttles read the
-history and write it back, so requests arriving together all passed: 8 clients got 517 of 900
-requests through a limit of 300 a minute). The windows are on the shared cache (``CACHE_URL``)
+history and write it back: 8 clients got 517 of 900 requests through a limit of 300). The windows are on the shared cache (``CACHE_URL``)
 when there is one.
 
 The client's address is REMOTE_ADDR unless ``TRUSTED_PROXY_COUNT`` proxies stand in front of
@@ -121,19 +120,16 @@ _NOT_CONNECTING = {"pool_class", "parser_class", "serializer", "socket_connect_t
 
 def count_request(counter: str, timeout: int) -> int:
     """Add one to ``counter`` (created at 1, expiring after ``timeout`` seconds); its new
-    value. On Redis one script call, one round trip: the cache's ``add`` then ``incr`` (which
-    asks whether the key exists first) were three for most requests, three per throttle, six
-    for every authenticated API request (``bench_live``'s acts, py-spy). Elsewhere the cache's
-    atomic ``add`` and ``incr``. While Redis is down, in this process's memory
-    (:func:`count_requests`)."""
+    value. On Redis one script call, one round trip (the cache's ``add`` then ``incr`` were
+    three); elsewhere the cache's atomic ``add`` and ``incr``. While Redis is down, in this
+    process's memory (:func:`count_requests`)."""
     return count_requests([(counter, timeout)])[0]
 
 
 def count_requests(counters: list[tuple[str, int]]) -> list[int]:
     """:func:`count_request` on each (counter, timeout) of ``counters``: their new values. On
     Redis one round trip for all of them (the writes of Django's Redis cache all go to its
-    first server): a live act's throttles, two round trips, each waited for in a thread that
-    then had to win the GIL back from the event loop (``bench_live --streams``).
+    first server).
 
     While Redis is down (its breaker open, or this call finding it so) the counters are this
     process's, in :data:`config.outage.local_cache`: each limit then holds per process, and
@@ -223,8 +219,8 @@ class Leases:
     The live act is the only request the event loop counts (api/fast_act.py). A round trip to
     Redis for each act cost a tenth of a stream server's CPU, so the loop takes a block of a
     counter's numbers — :data:`LEASE_SHARE` of its limit, never past it — and hands them to the
-    requests that follow in the same window. Nothing gets past a limit: every number handed out was taken from the
-    shared counter first. A number taken and not handed out (the window ended, another
+    requests that follow in the same window. Nothing gets past a limit: every number handed
+    out was taken from the shared counter first. A number taken and not handed out (the window ended, another
     process's block came first) counts as a request, so a client spread over several
     processes may be refused up to a block a process before its limit; one that sends a game's
     acts to one process (docs/DEPLOY.md's layout) is refused exactly at it."""
@@ -334,9 +330,8 @@ def _count_in_cache(counter: str, timeout: int) -> int:
 def _count_in_local_memory(backend: LocMemCache, counter: str, timeout: int) -> int:
     """:func:`_count_in_cache` on Django's local-memory cache in one step under its lock, as
     its ``add`` and ``incr`` leave the counter (a pickled number, with its expiry): those two
-    made the key three times, checked it for memcached's sake each time (a warning only, for
-    keys of ours) and pickled four times — a twentieth of a live act's CPU on the ASGI server,
-    where its throttles count in the process (``bench_live --streams``)."""
+    made the key three times and pickled four times, a twentieth of a live act's CPU on the
+    ASGI server (``bench_live --streams``)."""
     key = backend.make_key(counter)
     with backend._lock:
         if backend._has_expired(key):

@@ -108,9 +108,8 @@ def _redis():
 class Publisher:
     """This process's announcements to Redis, on a connection of its own: each ``PUBLISH`` is
     written without waiting for its reply (how many subscribers heard it, which nothing here
-    uses); the replies are read :attr:`UNREAD` at a time, by then already arrived. Waiting for
-    each reply through redis-py's client cost about 75 µs of CPU an act (a twelfth of the
-    stream server's time at 10,000 streams, ``bench_live --streams``; writing alone, 10 µs).
+    uses); the replies are read :attr:`UNREAD` at a time, by then already arrived (waiting for
+    each reply cost about 75 µs of CPU an act, ``bench_live --streams``).
 
     A failure (Redis gone, an error reply) raises, drops the connection (the next publish
     opens another) and may lose the announcements sent since the last replies were read, as a
@@ -288,8 +287,8 @@ _loop_publishers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _publish_command(channel: bytes, data: bytes) -> bytes:
     """``PUBLISH channel data`` in Redis's protocol (RESP: an array of three bulk strings),
-    as redis-py's ``pack_command`` writes it for bytes, in one formatting step: its general
-    packing was a third of an announcement's cost (py-spy, ``bench_live --streams``)."""
+    as redis-py's ``pack_command`` writes it for bytes, in one formatting step (its general
+    packing was a third of an announcement's cost, ``bench_live --streams``)."""
     return b"*3\r\n$7\r\nPUBLISH\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n" % (
         len(channel), channel, len(data), data)
 
