@@ -3,8 +3,8 @@ throttles, the pages' limits) shares, so it is written once, here beside the set
 
 Requests are counted with the cache's atomic ``add`` and ``incr``: each request takes its number
 first and is refused past the limit, however many arrive at once (DRF's own throttles read the
-history and write it back: 8 clients got 517 of 900 requests through a limit of 300). The windows are on the shared cache (``CACHE_URL``)
-when there is one.
+history and write it back: 8 clients got 517 of 900 requests through a limit of 300). The
+windows are on the shared cache (``CACHE_URL``) when there is one.
 
 The client's address is REMOTE_ADDR unless ``TRUSTED_PROXY_COUNT`` proxies stand in front of
 the server: a client can write any X-Forwarded-For, so only the addresses our proxies added
