@@ -38,11 +38,13 @@ from web.seating_index import bucket, find_key
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 REPO = Path(__file__).resolve().parents[2]
 WAIT_MS = 30_000  # the pages poll every ~5 s
+#: the browser tests' skip where Debian's chromium is missing (.ci/run fails on that skip)
+NEEDS_CHROMIUM = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM),
+    reason="Debian's chromium is not installed (apt-get install -y chromium; .ci/run installs it)")
 
 pytestmark = [
-    pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                       reason="Debian's chromium is not installed (apt-get install -y chromium; "
-                              ".ci/run installs it)"),
+    NEEDS_CHROMIUM,
     pytest.mark.django_db(transaction=True),
 ]
 

@@ -22,17 +22,15 @@ from live.models import ChallengeEntry, ChallengePlay
 from tests.live.test_daily import play_through
 from tests.pages.helpers import bot_act
 from tests.pages.test_browser import (  # browser: its fixture, used by name
-    CHROMIUM,
     HARNESS,
+    NEEDS_CHROMIUM,
     REPO,
     browser,  # noqa: F401
 )
 from tests.pages.test_live_browser import PHONE, perform, wait_version
 
 pytestmark = [
-    pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                       reason="Debian's chromium is not installed (apt-get install -y chromium; "
-                              ".ci/run installs it)"),
+    NEEDS_CHROMIUM,
     pytest.mark.django_db(transaction=True),
 ]
 WAIT_MS = 15_000

@@ -18,17 +18,15 @@ from django.core.cache import cache
 
 from tests.duplicate_helpers import duplicate_event, play_game
 from tests.pages.test_browser import (  # browser: its fixture, used by name
-    CHROMIUM,
     HARNESS,
+    NEEDS_CHROMIUM,
     REPO,
     browser,  # noqa: F401
 )
 from tournaments.models import Board, BoardResult
 
 pytestmark = [
-    pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                       reason="Debian's chromium is not installed (apt-get install -y chromium; "
-                              ".ci/run installs it)"),
+    NEEDS_CHROMIUM,
     pytest.mark.django_db(transaction=True),
 ]
 SHOTS = os.environ.get("UPDATE_SCREENSHOTS") == "1"

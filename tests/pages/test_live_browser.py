@@ -30,17 +30,15 @@ from live.models import LiveGame, PracticeGame
 from tests.live.helpers import hand_of, make_live_table
 from tests.pages.helpers import bot_act
 from tests.pages.test_browser import (  # browser: its fixture, used by name
-    CHROMIUM,
     HARNESS,
+    NEEDS_CHROMIUM,
     REPO,
     browser,  # noqa: F401
 )
 from tests.pages.test_live_table_views import links_of
 
 pytestmark = [
-    pytest.mark.skipif(not os.path.exists(CHROMIUM),
-                       reason="Debian's chromium is not installed (apt-get install -y chromium; "
-                              ".ci/run installs it)"),
+    NEEDS_CHROMIUM,
     pytest.mark.django_db(transaction=True),
 ]
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2,
