@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from engine.duplicate import score_board
 from games.models import GameResult
-from tournaments.boards import group_tables, groups_of, is_duplicate
+from tournaments.boards import group_tables, is_duplicate, table_board
 from tournaments.locks import lock_board
 from tournaments.models import Board, BoardResult, Event, Round, Table
 
@@ -47,14 +47,10 @@ def boards_score_on_commit(result_ids: list[int]) -> None:
                 .filter(table__round__stage=Round.Stage.SWISS)
                 .values_list("table_id", "number").distinct())
         for table_id, number in rows:
-            table = Table.objects.select_related("round__event").get(pk=table_id)
-            numbers = list(Table.objects.filter(round_id=table.round_id)
-                           .values_list("number", flat=True))
-            group = groups_of(numbers, table.round.event.duplicate_group)[table.number][0]
-            board = Board.objects.filter(round_id=table.round_id, group=group,
-                                         number=number).first()
-            if board is not None:
-                board_score(board.pk)
+            found = table_board(Table.objects.select_related("round__event").get(pk=table_id),
+                                number)
+            if found is not None:
+                board_score(found[0].pk)
     # robust: a failure is logged, not the act's or confirmation's error (their results are
     # committed); ``manage.py score_boards`` scores what it left behind
     transaction.on_commit(run, robust=True)
