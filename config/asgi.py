@@ -33,7 +33,7 @@ URLCONF = "config.asgi_urls"
 #: generations, which were then collected every 7,000 allocations, and the whole heap each
 #: time the old generation grew by a quarter: with 10,000 open streams, 0.8-0.9 s with the
 #: event loop stopped, every few seconds in each process (gc callbacks, ``bench_live --streams
-#: 10000``, docs/BENCHMARKS.md "Sixth pass"). At 100,000 allocations (the sixth pass) each young
+#: 10000``, beed985:docs/BENCHMARKS.md "Sixth pass"). At 100,000 allocations (the sixth pass) each young
 #: collection stopped the loop 80-190 ms every 4-5 s; at 10,000, 20-30 ms ("Seventh pass").
 #:
 #: But the young count is allocations less deallocations, and in steady play the two balance:
@@ -56,7 +56,7 @@ YOUNG_EVERY = 0.25
 #: interval, so the loop served a socket every few milliseconds and its 5,000 streams and their
 #: acts fell behind: with 10,000 streams, the acts' p99 was 382–673 ms in the 10 s in which a
 #: game ended, 66–274 ms at a tenth of the interval (``bench_live --streams 10000``,
-#: docs/BENCHMARKS.md, "Fifteenth pass").
+#: beed985:docs/BENCHMARKS.md, "Fifteenth pass").
 SWITCH_INTERVAL = 0.0005
 
 

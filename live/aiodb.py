@@ -1,6 +1,6 @@
 """The event loop's own PostgreSQL connections, for the act's short path (api/fast_act.py): a
 common act is stored by one conditional ``UPDATE`` awaited on the loop, not in a stream database
-thread (the hop to a thread cost more than the act: docs/BENCHMARKS.md, "Seventh pass").
+thread (the hop to a thread cost more than the act: beed985:docs/BENCHMARKS.md, "Seventh pass").
 
 psycopg's ``AsyncConnection``, in autocommit, with Django's connection parameters, every
 statement prepared on the server. Statements that arrive while every connection is busy go
@@ -53,7 +53,7 @@ class LoopDatabase:
 
     async def warm(self, statements: list[str] = ()) -> None:
         """Open the connections now, each with ``statements`` prepared: opened on demand, they
-        held the first acts after a restart 50-90 ms (docs/BENCHMARKS.md, "Ninth pass")."""
+        held the first acts after a restart 50-90 ms (beed985:docs/BENCHMARKS.md, "Ninth pass")."""
         self._bind()
         while self.connections() + self._opening < self._slots():
             self._opening += 1
