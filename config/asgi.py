@@ -33,8 +33,9 @@ URLCONF = "config.asgi_urls"
 #: generations, which were then collected every 7,000 allocations, and the whole heap each
 #: time the old generation grew by a quarter: with 10,000 open streams, 0.8-0.9 s with the
 #: event loop stopped, every few seconds in each process (gc callbacks, ``bench_live --streams
-#: 10000``, beed985:docs/BENCHMARKS.md "Sixth pass"). At 100,000 allocations (the sixth pass) each young
-#: collection stopped the loop 80-190 ms every 4-5 s; at 10,000, 20-30 ms ("Seventh pass").
+#: 10000``, beed985:docs/BENCHMARKS.md "Sixth pass"). At 100,000 allocations (the sixth
+#: pass) each young collection stopped the loop 80-190 ms every 4-5 s; at 10,000, 20-30 ms
+#: ("Seventh pass").
 #:
 #: But the young count is allocations less deallocations, and in steady play the two balance:
 #: 10,000 came only every 15-20 s, when the young generation held everything made since and

@@ -921,8 +921,8 @@ class _Subscriber:
     :func:`config.loopredis.connection`): ``PSUBSCRIBE`` to every game's channel, and each
     reply read off it as it comes. Read on the connection itself, not through redis.asyncio's
     ``PubSub``, whose retry and timeout layers cost about 80 µs of a stream server's CPU for
-    every act of every game (beed985:docs/BENCHMARKS.md, "Eighth pass"). A quiet connection is pinged
-    every :attr:`HEALTH` seconds, and one that does not answer by the next is given up, as
+    every act of every game (beed985:docs/BENCHMARKS.md, "Eighth pass"). A quiet connection is
+    pinged every :attr:`HEALTH` seconds, and one that does not answer by the next is given up, as
     redis-py's ``health_check_interval`` did."""
 
     HEALTH = 30.0  # seconds

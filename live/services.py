@@ -55,10 +55,11 @@ def _arm_timer(live: LiveGame, again: bool = False) -> None:
     ``LIVE_SWEEP_SECONDS``), one query for every running game. A timer for each turn's move
     time — re-armed about once a minute for every game, as each fired early and found its game
     moved on — came in waves (a round's games start together): at 1,667 tables, 1,667 timers
-    in 25 s every minute, a third of a core (``bench_live --streams 10000``, beed985:docs/BENCHMARKS.md
-    "Seventeenth pass"). Arming twice for one version queues one message (a key in the shared
-    cache). Without a broker (tasks run in-process, which ignores countdowns) nothing is
-    queued: the sweep in the serving process plays overdue seats instead (live/sweeps.py).
+    in 25 s every minute, a third of a core (``bench_live --streams 10000``,
+    beed985:docs/BENCHMARKS.md "Seventeenth pass"). Arming twice for one version queues one
+    message (a key in the shared cache). Without a broker (tasks run in-process, which ignores
+    countdowns) nothing is queued: the sweep in the serving process plays overdue seats instead
+    (live/sweeps.py).
     ``again``: the timer of this very version fired early (clocks differ by a little): it is
     queued again, past the key that holds the turn's one timer."""
     if settings.CELERY_TASK_ALWAYS_EAGER or live.turn_deadline is None:
