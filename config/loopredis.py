@@ -3,11 +3,11 @@ connection pool.
 
 The stream server (config/asgi.py) asks Redis three things on its loop: the act's throttles
 (:func:`config.ratelimit.count_on_redis`, on the loop's client), and on connections of their
-own (:func:`connection`) its announcements (``live.notify.LoopPublisher``) and the live games'
-pub/sub subscription (``live.notify.Dispatcher``). The pool is capped at :data:`MAX_CONNECTIONS` — an uncapped one opened a
-connection for each concurrent act, up to 78 a run against 18 — and every connection, and every
-command, fails after :data:`TIMEOUT` rather than retrying: the callers' breakers
-(:mod:`config.outage`) decide when to try again.
+own (:func:`connection`) its announcements (``live.notify.LoopPublisher``) and the live
+games' pub/sub subscription (``live.notify.Dispatcher``). The pool is capped at
+:data:`MAX_CONNECTIONS` — an uncapped one opened a connection for each concurrent act, up to
+78 a run against 18 — and every connection, and every command, fails after :data:`TIMEOUT`
+rather than retrying: the callers' breakers (:mod:`config.outage`) decide when to try again.
 """
 
 from __future__ import annotations

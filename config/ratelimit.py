@@ -220,10 +220,10 @@ class Leases:
     Redis for each act cost a tenth of a stream server's CPU, so the loop takes a block of a
     counter's numbers — :data:`LEASE_SHARE` of its limit, never past it — and hands them to the
     requests that follow in the same window. Nothing gets past a limit: every number handed
-    out was taken from the shared counter first. A number taken and not handed out (the window ended, another
-    process's block came first) counts as a request, so a client spread over several
-    processes may be refused up to a block a process before its limit; one that sends a game's
-    acts to one process (docs/DEPLOY.md's layout) is refused exactly at it."""
+    out was taken from the shared counter first. A number taken and not handed out (the
+    window ended, another process's block came first) counts as a request, so a client spread
+    over several processes may be refused up to a block a process before its limit; one that
+    sends a game's acts to one process (docs/DEPLOY.md's layout) is refused exactly at it."""
 
     def __init__(self):
         #: key -> [the next number to hand out, the block's last, when its counter expires]
